@@ -1,0 +1,35 @@
+// Services the daemon lends to every plugin. Passed in at creation, never linked: a plugin
+// calls back into the daemon only through these interfaces.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kg::plugin {
+
+enum class LogLevel { error = 0, warn = 1, info = 2, debug = 3 };
+
+// Thread-safe; never throws.
+class Logger {
+ public:
+  virtual ~Logger() = default;
+  virtual void log(LogLevel level, std::string_view message) noexcept = 0;
+};
+
+// Facts about the Go toolchain the sandboxes use, found by the daemon at start.
+struct ToolchainInfo {
+  std::string go_version;  // "go1.26.8"
+  std::string go_root;     // the GOROOT path as seen inside a sandbox
+};
+
+class HostServices {
+ public:
+  virtual ~HostServices() = default;
+  virtual Logger& logger() noexcept = 0;
+  // Value of `key` in the plugin's own config section ([<plugin-name>] in the INI file).
+  virtual std::optional<std::string> config_value(std::string_view key) const = 0;
+  virtual const ToolchainInfo& toolchain() const noexcept = 0;
+};
+
+}  // namespace kg::plugin

@@ -1,0 +1,131 @@
+// The interface a runtime plugin (compiled-go, yaegi) implements. The daemon calls execute()
+// from a call thread; calls in one session are serialized, calls of different sessions may run
+// in parallel, so a plugin must keep per-call state on the stack.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sandbox_handle.hpp"
+
+namespace kg::plugin {
+
+// The caller's input is wrong (bad path, no main, two package names...). The message is shown
+// to the caller as it is, so it says what is wrong and how to fix it.
+class InvalidInputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class Phase { setup, build, run };
+enum class Mode { wrapped, verbatim };
+enum class Status {
+  ok,
+  compile_error,
+  runtime_error,
+  panic,
+  timeout,
+  oom,
+  output_limit,
+  killed,
+  internal,
+};
+
+struct Limits {
+  std::uint32_t run_timeout_ms = 60'000;
+  std::uint32_t build_timeout_ms = 300'000;
+  std::uint64_t output_limit_bytes = 4 * 1024 * 1024;
+};
+
+struct ExecuteRequest {
+  std::vector<SourceFile> files;  // path -> source, as the caller sent them
+  std::vector<std::string> extra_imports;
+  Limits limits;
+};
+
+struct Diagnostic {
+  std::string file;
+  int line = 0;
+  int col = 0;
+  std::string message;
+};
+
+struct ExecuteResult {
+  Phase phase = Phase::setup;
+  Mode mode = Mode::verbatim;
+  Status status = Status::internal;
+  int exit_code = 0;
+  int signal = 0;  // 0: none
+  std::uint64_t setup_ms = 0;
+  std::uint64_t build_ms = 0;
+  std::uint64_t run_ms = 0;
+  bool tidied = false;
+  bool cache_hit = false;
+  std::vector<std::string> warnings;
+  std::string stdout_text;
+  std::string stderr_text;
+  std::vector<Diagnostic> diagnostics;
+  std::optional<std::string> result_json;  // the result.json object, raw JSON text
+};
+
+// Told when a call crosses a phase boundary, for progress notifications. Never throws.
+class ProgressSink {
+ public:
+  virtual ~ProgressSink() = default;
+  virtual void phase_started(Phase phase, std::string_view detail) noexcept = 0;
+};
+
+struct Availability {
+  bool available = true;
+  std::string reason;  // why not, when not available
+};
+
+class RuntimePlugin {
+ public:
+  virtual ~RuntimePlugin() = default;
+  // Asked once after creation; an unavailable plugin is disabled with a log line.
+  virtual Availability check_availability() = 0;
+  // Throws InvalidInputError for bad input, SandboxError when the sandbox fails; every outcome
+  // of the user's program (compile error, crash, timeout) is a result, not an exception.
+  virtual ExecuteResult execute(const ExecuteRequest& request, SandboxHandle& sandbox,
+                                ProgressSink& progress) = 0;
+};
+
+std::string_view to_string(Phase phase) noexcept;
+std::string_view to_string(Mode mode) noexcept;
+std::string_view to_string(Status status) noexcept;
+
+}  // namespace kg::plugin
+
+// Header-only so that each side of the ABI gets the same names without linking each other.
+namespace kg::plugin {
+inline std::string_view to_string(Phase phase) noexcept {
+  switch (phase) {
+    case Phase::setup: return "setup";
+    case Phase::build: return "build";
+    case Phase::run: return "run";
+  }
+  return "setup";
+}
+inline std::string_view to_string(Mode mode) noexcept {
+  return mode == Mode::wrapped ? "wrapped" : "verbatim";
+}
+inline std::string_view to_string(Status status) noexcept {
+  switch (status) {
+    case Status::ok: return "ok";
+    case Status::compile_error: return "compile_error";
+    case Status::runtime_error: return "runtime_error";
+    case Status::panic: return "panic";
+    case Status::timeout: return "timeout";
+    case Status::oom: return "oom";
+    case Status::output_limit: return "output_limit";
+    case Status::killed: return "killed";
+    case Status::internal: return "internal";
+  }
+  return "internal";
+}
+}  // namespace kg::plugin

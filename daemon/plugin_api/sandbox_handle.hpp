@@ -1,0 +1,61 @@
+// The host-provided view of one sandbox, as a runtime plugin drives it. The daemon implements it
+// over the sandbox runtime API (CONTRACTS.md §1); the plugin never sees HTTP.
+//
+// Called from the thread running the call; a sandbox runs one call at a time, so implementations
+// need not be re-entrant. Every method throws SandboxError when the sandbox cannot be reached or
+// answers with an error; a command that fails or is killed is an outcome, not an exception.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace kg::plugin {
+
+class SandboxError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct SourceFile {
+  std::string path;  // relative to /app, already validated
+  std::string content;
+};
+
+struct CommandSpec {
+  std::string command;  // run as `sh -c <command>` in /app
+  std::vector<std::pair<std::string, std::string>> env;
+  std::uint32_t timeout_ms = 60'000;
+  std::uint64_t output_limit_bytes = 4 * 1024 * 1024;  // per stream
+};
+
+struct CommandOutcome {
+  int exit_code = 0;  // 128+signal when killed by a signal
+  int signal = 0;     // 0 unless killed by a signal
+  bool timed_out = false;
+  bool stdout_truncated = false;
+  bool stderr_truncated = false;
+  std::string stdout_text;
+  std::string stderr_text;
+  std::uint64_t duration_ms = 0;
+};
+
+class SandboxHandle {
+ public:
+  virtual ~SandboxHandle() = default;
+  // Removes everything under /app.
+  virtual void reset_workdir() = 0;
+  // Writes the files under /app in one round trip (a tar extracted by the sandbox).
+  virtual void upload_files(std::span<const SourceFile> files) = 0;
+  virtual CommandOutcome run_command(const CommandSpec& spec) = 0;
+  // Contents of a file under /app, nullopt when it does not exist; throws SandboxError when it
+  // is larger than max_bytes.
+  virtual std::optional<std::string> read_file(std::string_view path, std::uint64_t max_bytes) = 0;
+};
+
+}  // namespace kg::plugin
