@@ -26,7 +26,7 @@ std::string utc_timestamp() {
   const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
   std::tm tm{};
   gmtime_r(&seconds, &tm);
-  char buffer[40];
+  char buffer[96];
   std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
   return buffer;
