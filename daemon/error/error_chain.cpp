@@ -11,7 +11,7 @@ void append_chain(const std::exception& error, std::string& out) {
   } catch (const std::exception& nested) {
     append_chain(nested, out);
   } catch (...) {
-    out += ": unknown error";
+    out += ": unknown exception";
   }
 }
 
@@ -29,7 +29,7 @@ std::string describe_error_chain(std::exception_ptr error) {
   } catch (const std::exception& e) {
     return describe_error_chain(e);
   } catch (...) {
-    return "unknown error";
+    return "unknown exception";
   }
   return "no error";
 }

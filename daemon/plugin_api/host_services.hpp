@@ -27,7 +27,8 @@ class HostServices {
  public:
   virtual ~HostServices() = default;
   virtual Logger& logger() noexcept = 0;
-  // Value of `key` in the plugin's own config section ([<plugin-name>] in the INI file).
+  // Value of a key in the plugin's own config section ([<plugin-name>] in the INI file),
+  // asked for as "<plugin-name>.<key>"; nullopt when not set.
   virtual std::optional<std::string> config_value(std::string_view key) const = 0;
   virtual const ToolchainInfo& toolchain() const noexcept = 0;
 };

@@ -28,7 +28,7 @@ class CredentialsPlugin;
 struct PluginDescriptor {
   std::uint32_t abi_version;
   PluginKind kind;
-  const char* name;         // e.g. "compiled-go"; must match the file name lib<name>.so
+  const char* name;         // e.g. "compiled-go"; must match the file name <name>.so
   const char* version;      // the plugin's own version string
   const char* description;  // one line for `kode-gopher plugins`
   RuntimePlugin* (*create_runtime)(HostServices& host);

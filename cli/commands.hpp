@@ -1,0 +1,67 @@
+// The subcommands of `kode-gopher`, one file each. Each add_*_command adds its CLI11
+// subcommand to `app`; when the user picks it, its callback stores in `action` the work to run
+// after parsing (see run_cli). The pure parts the tests check are declared here as well.
+// Main thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <CLI/App.hpp>
+#include <rapidjson/document.h>
+
+#include "global_options.hpp"
+#include "program_collector.hpp"
+
+namespace kg::cli {
+
+// exec_command.cpp
+struct ExecOptions {
+  std::string target;                      // FILE, DIR or "-"
+  bool json = false;                       // print the ExecuteResult JSON
+  std::string runtime;                     // empty: the daemon's default
+  std::optional<std::uint32_t> timeout_ms;  // run-phase wall clock
+  std::string session_id;                  // empty: a one-shot session
+};
+void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+// The ExecuteRequest JSON for `files` (docs/daemon-api.md), with "client":"cli" for one-shots.
+std::string execute_request_body(const ProgramFiles& files, const ExecOptions& options);
+// "/v1/execute", or "/v1/sessions/<id>/execute" with --session.
+std::string execute_target(const ExecOptions& options);
+
+// sessions_command.cpp
+void add_sessions_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+// The table of a GET /v1/sessions answer, or "no open sessions" / "no sessions" (with --all).
+std::string render_sessions(const rapidjson::Value& answer, bool all);
+
+// stats_command.cpp
+void add_stats_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+std::string render_stats(const rapidjson::Value& stats);
+
+// plugins_command.cpp
+void add_plugins_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+std::string render_plugins(const rapidjson::Value& answer);
+
+// config_command.cpp: `config check [FILE]`.
+void add_config_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+// Checks `file` (else --config, else the default path) and prints the verdict to `out`.
+int run_config_check(const GlobalOptions& globals, const std::string& file, std::ostream& out);
+
+// daemon_command.cpp: replaces the process with kode-gopherd.
+// `kode-gopher [global options] daemon ARGS...` hands ARGS to kode-gopherd untouched, so the
+// command line is cut after `daemon` before CLI11 parses it: parsed_argc is what CLI11 gets.
+struct DaemonCommandLine {
+  int parsed_argc;
+  std::vector<std::string> passed_arguments;
+};
+DaemonCommandLine split_daemon_command_line(int argc, char** argv);
+void add_daemon_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action,
+                        std::vector<std::string> passed_arguments);
+
+// serve_command.cpp: the MCP server, not in this build yet.
+void add_serve_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+
+}  // namespace kg::cli

@@ -1,0 +1,76 @@
+#include "daemon_client.hpp"
+
+#include "json_text.hpp"
+
+#include <stdexcept>
+
+namespace kg::cli {
+namespace {
+
+const char* string_member(const rapidjson::Value& object, const char* name) {
+  if (!object.IsObject()) return nullptr;
+  const auto found = object.FindMember(name);
+  return found != object.MemberEnd() && found->value.IsString() ? found->value.GetString()
+                                                                  : nullptr;
+}
+
+}  // namespace
+
+rapidjson::Document DaemonClient::get(std::string_view target,
+                                      std::chrono::milliseconds timeout) const {
+  kg::net::HttpRequestOptions options;
+  options.timeout = timeout;
+  return answer(http_.get(target, options), "GET", target);
+}
+
+rapidjson::Document DaemonClient::post(std::string_view target, std::string_view json_body,
+                                       std::chrono::milliseconds timeout) const {
+  kg::net::HttpRequestOptions options;
+  options.timeout = timeout;
+  return answer(http_.request("POST", target, json_body, options), "POST", target);
+}
+
+rapidjson::Document DaemonClient::answer(const kg::net::HttpResponse& response,
+                                         std::string_view method,
+                                         std::string_view target) const {
+  if (response.status < 200 || response.status > 299) {
+    throw daemon_error_from_answer(response.status, response.body);
+  }
+  return parse_json(response.body, "The daemon's answer to " + std::string(method) + " " +
+                                       std::string(target));
+}
+
+DaemonApiError daemon_error_from_answer(int http_status, std::string_view body) {
+  rapidjson::Document document;
+  document.Parse(body.data(), body.size());
+  if (!document.HasParseError() && document.IsObject()) {
+    const auto error = document.FindMember("error");
+    if (error != document.MemberEnd()) {
+      const char* code = string_member(error->value, "code");
+      const char* message = string_member(error->value, "message");
+      if (code != nullptr && message != nullptr) return DaemonApiError(http_status, code, message);
+    }
+  }
+  return DaemonApiError(http_status, "",
+                        "daemon answered HTTP " + std::to_string(http_status) + ": " +
+                            std::string(body.substr(0, 200)));
+}
+
+std::string percent_encode_segment(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte >= 'A' && byte <= 'Z') || (byte >= 'a' && byte <= 'z') ||
+        (byte >= '0' && byte <= '9') || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0x0F];
+    }
+  }
+  return out;
+}
+
+}  // namespace kg::cli

@@ -1,0 +1,99 @@
+// `kode-gopher exec FILE|DIR|-`: send a program to the daemon, print its result, exit with the
+// code the result means (exit_codes.hpp).
+#include <iostream>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "commands.hpp"
+#include "daemon_connection.hpp"
+#include "exit_codes.hpp"
+#include "json_text.hpp"
+#include "result_renderer.hpp"
+
+namespace kg::cli {
+namespace {
+
+// Headers arrive only when the program is done: wait for the longest build and run the config
+// allows, plus room for queueing and sandbox setup.
+std::chrono::milliseconds execute_wait(const kg::config::DaemonConfig& config,
+                                       const ExecOptions& options) {
+  const std::uint64_t run_ms = options.timeout_ms.value_or(config.limits.run_timeout_ms);
+  return std::chrono::milliseconds(config.limits.build_timeout_ms + run_ms + 300'000);
+}
+
+int run_exec(const GlobalOptions& globals, const ExecOptions& options) {
+  const ProgramFiles files = options.target == "-" ? collect_program_from_stream(std::cin)
+                                                   : collect_program(options.target);
+  const std::string body = execute_request_body(files, options);
+  const DaemonConnection connection = connect_to_daemon(globals, std::cerr);
+  const rapidjson::Document result = connection.client.post(
+      execute_target(options), body, execute_wait(connection.config, options));
+  if (options.json) {
+    std::cout << pretty_json(result) << '\n';
+  } else {
+    std::cout << render_execute_result(result);
+  }
+  std::cout.flush();
+  return to_int(exit_code_for_result(result));
+}
+
+}  // namespace
+
+std::string execute_request_body(const ProgramFiles& files, const ExecOptions& options) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  writer.StartObject();
+  writer.Key("files");
+  writer.StartObject();
+  for (const auto& [path, content] : files) {
+    writer.Key(path.data(), static_cast<rapidjson::SizeType>(path.size()));
+    writer.String(content.data(), static_cast<rapidjson::SizeType>(content.size()));
+  }
+  writer.EndObject();
+  if (!options.runtime.empty()) {
+    writer.Key("runtime");
+    writer.String(options.runtime.data(), static_cast<rapidjson::SizeType>(options.runtime.size()));
+  }
+  if (options.timeout_ms) {
+    writer.Key("timeout_ms");
+    writer.Uint(*options.timeout_ms);
+  }
+  if (options.session_id.empty()) {
+    writer.Key("client");
+    writer.String("cli");
+  }
+  writer.EndObject();
+  return {buffer.GetString(), buffer.GetSize()};
+}
+
+std::string execute_target(const ExecOptions& options) {
+  if (options.session_id.empty()) return "/v1/execute";
+  return "/v1/sessions/" + percent_encode_segment(options.session_id) + "/execute";
+}
+
+void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action) {
+  auto options = std::make_shared<ExecOptions>();
+  auto timeout = std::make_shared<std::uint32_t>(0);
+  CLI::App* exec = app.add_subcommand(
+      "exec", "Run a Go program: a .go file, a directory (its *.go, go.mod, go.sum), or - for "
+              "main.go on standard input");
+  exec->add_option("program", options->target, "FILE, DIR or -")->required()->type_name(
+      "FILE|DIR|-");
+  exec->add_flag("--json", options->json, "Print the daemon's result JSON instead of text");
+  exec->add_option("--runtime", options->runtime, "Runtime plugin (compiled-go, yaegi, auto)")
+      ->type_name("NAME");
+  CLI::Option* timeout_option =
+      exec->add_option("--timeout,--timeout-ms", *timeout, "Run-phase wall clock in milliseconds")
+          ->type_name("DURATION_MS")
+          ->check(CLI::Range(1u, 3'600'000u));
+  exec->add_option("--session", options->session_id,
+                   "Run in this open session (see `kode-gopher sessions`)")
+      ->type_name("ID");
+  exec->callback([&globals, &action, options, timeout, timeout_option] {
+    if (timeout_option->count() > 0) options->timeout_ms = *timeout;
+    action = [&globals, options] { return run_exec(globals, *options); };
+  });
+}
+
+}  // namespace kg::cli

@@ -1,0 +1,28 @@
+// JSON text in and out for the CLI: parsing the daemon's answers with the parser's own message
+// and position, and the 2-space pretty form used by --json and the result block.
+// Pure functions; any thread.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <rapidjson/document.h>
+
+namespace kg::cli {
+
+// Throws std::runtime_error "<what> is not valid JSON: <reason> (line L, column C)".
+rapidjson::Document parse_json(std::string_view text, std::string_view what);
+
+// `value` with 2-space indentation and no trailing newline.
+std::string pretty_json(const rapidjson::Value& value);
+
+// `value` on one line.
+std::string compact_json(const rapidjson::Value& value);
+
+// A member as a person reads it in a table or a status line: strings bare, whole numbers without
+// a decimal point, other numbers with one decimal, anything else as compact JSON; `missing` when
+// `object` lacks it or it is null.
+std::string member_text(const rapidjson::Value& object, const char* name,
+                        std::string_view missing = "-");
+
+}  // namespace kg::cli

@@ -1,0 +1,27 @@
+// The text rendering of one call's result (CONTRACTS.md §3), shared by `kode-gopher exec` and
+// the MCP server's text block. A pure function; any thread.
+//
+//   phase=run mode=verbatim runtime=compiled-go exit=1 (812ms, build 700ms) status=runtime_error
+//   warning: <each warning>
+//   ── diagnostics ──
+//   main.go:3:2: undefined: x
+//   ── stdout ──
+//   ── stderr ──
+//   ── result ──
+//   { 2-space JSON }
+//
+// `status=` is shown only when it is not ok, `signal=N` only when present, then ` cache hit` and
+// ` tidied` when true. Each block appears only when it has content and always ends with a newline.
+#pragma once
+
+#include <string>
+
+#include <rapidjson/document.h>
+
+namespace kg::cli {
+
+// `execute_result` is the daemon's ExecuteResult object (docs/daemon-api.md). Members it lacks
+// are shown as "?" on the first line and left out below it.
+std::string render_execute_result(const rapidjson::Value& execute_result);
+
+}  // namespace kg::cli

@@ -1,0 +1,42 @@
+// `kode-gopher sessions [--all] [--json]`: the daemon's sessions (GET /v1/sessions).
+#include <iostream>
+
+#include "commands.hpp"
+#include "daemon_connection.hpp"
+#include "json_text.hpp"
+#include "text_table.hpp"
+
+namespace kg::cli {
+
+std::string render_sessions(const rapidjson::Value& answer, bool all) {
+  TextTable table({"ID", "STATE", "CLIENT", "RUNTIME", "CALLS", "OPENED_AT"});
+  const auto sessions = answer.IsObject() ? answer.FindMember("sessions") : answer.MemberEnd();
+  if (answer.IsObject() && sessions != answer.MemberEnd() && sessions->value.IsArray()) {
+    for (const auto& session : sessions->value.GetArray()) {
+      table.add_row({member_text(session, "id"), member_text(session, "state"),
+                     member_text(session, "client"), member_text(session, "runtime"),
+                     member_text(session, "calls"), member_text(session, "opened_at")});
+    }
+  }
+  if (table.empty()) return all ? "no sessions\n" : "no open sessions\n";
+  return table.render();
+}
+
+void add_sessions_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action) {
+  auto all = std::make_shared<bool>(false);
+  auto json = std::make_shared<bool>(false);
+  CLI::App* sessions = app.add_subcommand("sessions", "List the daemon's open sessions");
+  sessions->add_flag("--all", *all, "Include closed sessions (the newest 100)");
+  sessions->add_flag("--json", *json, "Print the daemon's JSON");
+  sessions->callback([&globals, &action, all, json] {
+    action = [&globals, all, json] {
+      const DaemonConnection connection = connect_to_daemon(globals, std::cerr);
+      const rapidjson::Document answer =
+          connection.client.get(*all ? "/v1/sessions?all=true" : "/v1/sessions");
+      std::cout << (*json ? pretty_json(answer) + '\n' : render_sessions(answer, *all));
+      return 0;
+    };
+  });
+}
+
+}  // namespace kg::cli

@@ -1,0 +1,26 @@
+// What the daemon API's handlers need, lent by Instance for the server's whole life.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "plugin_registry.hpp"
+#include "session_manager.hpp"
+#include "store/store.hpp"
+
+namespace kg::api {
+
+struct ApiContext {
+  session::SessionManager& sessions;
+  plugin_host::PluginRegistry& plugins;
+  store::Store& store;
+  plugin::Logger& logger;
+  std::string version;
+  std::string socket_path;
+  std::string state_dir;
+  std::uint64_t max_request_bytes;
+  std::chrono::steady_clock::time_point started_at;
+};
+
+}  // namespace kg::api

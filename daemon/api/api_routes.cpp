@@ -1,0 +1,159 @@
+#include "api_routes.hpp"
+
+#include <unistd.h>
+
+#include <vector>
+
+#include "api_errors.hpp"
+#include "execute_request_parser.hpp"
+#include "json_body.hpp"
+#include "response_json.hpp"
+
+namespace kg::api {
+namespace {
+
+// Progress is logged at debug level until a streaming transport carries it to the caller.
+class LoggingProgress final : public plugin::ProgressSink {
+ public:
+  LoggingProgress(plugin::Logger& logger, std::string session_id)
+      : logger_(logger), session_id_(std::move(session_id)) {}
+  void phase_started(plugin::Phase phase, std::string_view detail) noexcept override {
+    try {
+      logger_.log(plugin::LogLevel::debug, "Session " + session_id_ + ": " +
+                                               std::string(plugin::to_string(phase)) + ": " +
+                                               std::string(detail));
+    } catch (...) {
+    }
+  }
+
+ private:
+  plugin::Logger& logger_;
+  std::string session_id_;
+};
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> parts;
+  std::size_t start = 1;
+  while (start <= path.size()) {
+    const auto slash = path.find('/', start);
+    const auto end = slash == std::string::npos ? path.size() : slash;
+    if (end > start) parts.push_back(path.substr(start, end - start));
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  return parts;
+}
+
+void require_method(const ApiRequest& request, std::string_view allowed) {
+  if (request.method != allowed) {
+    throw MethodNotAllowedError(request.method + " is not allowed on " + request.path +
+                                "; use " + std::string(allowed));
+  }
+}
+
+std::string health_json(const ApiContext& context) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  w.Key("status"); w.String("ok");
+  w.Key("version"); write_string(w, context.version);
+  w.Key("pid"); w.Int(static_cast<int>(::getpid()));
+  w.Key("uptime_ms");
+  w.Int64(std::chrono::duration_cast<std::chrono::milliseconds>(
+              std::chrono::steady_clock::now() - context.started_at).count());
+  w.Key("socket"); write_string(w, context.socket_path);
+  w.Key("state_dir"); write_string(w, context.state_dir);
+  w.EndObject();
+  return buffer.GetString();
+}
+
+ApiResponse open_session(ApiContext& context, const ApiRequest& request) {
+  std::string client, runtime;
+  if (!request.body.empty()) {
+    const auto doc = parse_json_object(request.body);
+    for (auto& [key, target] : {std::pair<const char*, std::string*>{"client", &client},
+                                {"runtime", &runtime}}) {
+      auto it = doc.FindMember(key);
+      if (it == doc.MemberEnd() || it->value.IsNull()) continue;
+      if (!it->value.IsString()) throw BadRequestError(std::string("\"") + key + "\" must be a string");
+      *target = it->value.GetString();
+    }
+  }
+  return {201, session_json(context.sessions.open(client, runtime))};
+}
+
+ApiResponse execute_in_session(ApiContext& context, const std::string& session_id,
+                               const ApiRequest& request) {
+  auto parsed = parse_execute_request(request.body);
+  LoggingProgress progress(context.logger, session_id);
+  return {200, call_result_json(context.sessions.execute(session_id, std::move(parsed.call), progress))};
+}
+
+// POST /v1/execute: a session for just this call.
+ApiResponse execute_once(ApiContext& context, const ApiRequest& request) {
+  auto parsed = parse_execute_request(request.body);
+  const auto session = context.sessions.open(parsed.client.empty() ? "api" : parsed.client,
+                                             parsed.call.runtime);
+  try {
+    LoggingProgress progress(context.logger, session.id);
+    auto result = context.sessions.execute(session.id, std::move(parsed.call), progress);
+    context.sessions.close(session.id, "one-shot call finished");
+    return {200, call_result_json(result)};
+  } catch (...) {
+    try {
+      context.sessions.close(session.id, "one-shot call failed");
+    } catch (...) {
+    }
+    throw;
+  }
+}
+
+}  // namespace
+
+ApiResponse route_request(ApiContext& context, const ApiRequest& request) {
+  const auto parts = split_path(request.path);
+  if (parts.size() < 2 || parts[0] != "v1") {
+    throw RouteNotFoundError("No route " + request.path + "; every route starts with /v1/");
+  }
+  const std::string& resource = parts[1];
+  if (parts.size() == 2) {
+    if (resource == "health") {
+      require_method(request, "GET");
+      return {200, health_json(context)};
+    }
+    if (resource == "plugins") {
+      require_method(request, "GET");
+      return {200, plugins_json(context.plugins)};
+    }
+    if (resource == "stats") {
+      require_method(request, "GET");
+      return {200, stats_json(context.store.stats())};
+    }
+    if (resource == "execute") {
+      require_method(request, "POST");
+      return execute_once(context, request);
+    }
+    if (resource == "sessions") {
+      if (request.method == "POST") return open_session(context, request);
+      require_method(request, "GET");
+      const bool all = request.query.find("all=true") != std::string::npos ||
+                       request.query.find("all=1") != std::string::npos;
+      return {200, sessions_json(context.store.list_sessions(all, 100))};
+    }
+  }
+  if (resource == "sessions" && parts.size() == 3) {
+    if (request.method == "DELETE") {
+      return {200, session_json(context.sessions.close(parts[2], "closed by client"))};
+    }
+    require_method(request, "GET");
+    return {200, session_json(context.sessions.get(parts[2]))};
+  }
+  if (resource == "sessions" && parts.size() == 4 && parts[3] == "execute") {
+    require_method(request, "POST");
+    return execute_in_session(context, parts[2], request);
+  }
+  throw RouteNotFoundError("No route " + request.method + " " + request.path +
+                           "; see docs/daemon-api.md");
+}
+
+}  // namespace kg::api

@@ -1,0 +1,28 @@
+// The daemon API's routes (docs/daemon-api.md): each takes the parsed request and returns the
+// status and JSON body, or throws; ApiRequestHandler maps what they throw.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "api_context.hpp"
+
+namespace kg::api {
+
+struct ApiRequest {
+  std::string method;
+  std::string path;   // without the query
+  std::string query;  // without '?'
+  std::string body;
+};
+
+struct ApiResponse {
+  int status = 200;
+  std::string body;
+};
+
+// Dispatches by method and path. Throws RouteNotFoundError, MethodNotAllowedError and whatever
+// the session layer throws.
+ApiResponse route_request(ApiContext& context, const ApiRequest& request);
+
+}  // namespace kg::api

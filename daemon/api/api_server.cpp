@@ -1,0 +1,129 @@
+#include "api_server.hpp"
+
+#include <Poco/Net/HTTPRequestHandler.h>
+#include <Poco/Net/HTTPRequestHandlerFactory.h>
+#include <Poco/Net/HTTPServer.h>
+#include <Poco/Net/HTTPServerParams.h>
+#include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerResponse.h>
+#include <Poco/ThreadPool.h>
+#include <Poco/URI.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "api_errors.hpp"
+#include "api_routes.hpp"
+#include "response_json.hpp"
+#include "unix_socket_listener.hpp"
+
+namespace kg::api {
+namespace {
+
+std::string read_body(Poco::Net::HTTPServerRequest& request, std::uint64_t limit) {
+  if (request.hasContentLength() && request.getContentLength64() > static_cast<Poco::Int64>(limit)) {
+    throw PayloadTooLargeError("request body of " + std::to_string(request.getContentLength64()) +
+                               " bytes is over the limit of " + std::to_string(limit) +
+                               " bytes (daemon.max_request_bytes)");
+  }
+  std::string body;
+  char buffer[64 * 1024];
+  auto& in = request.stream();
+  while (in) {
+    in.read(buffer, sizeof buffer);
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got == 0) break;
+    if (body.size() + got > limit) {
+      throw PayloadTooLargeError("request body is over the limit of " + std::to_string(limit) +
+                                 " bytes (daemon.max_request_bytes)");
+    }
+    body.append(buffer, got);
+  }
+  return body;
+}
+
+class ApiRequestHandler final : public Poco::Net::HTTPRequestHandler {
+ public:
+  explicit ApiRequestHandler(ApiContext& context) : context_(context) {}
+
+  void handleRequest(Poco::Net::HTTPServerRequest& request,
+                     Poco::Net::HTTPServerResponse& response) override {
+    const auto started = std::chrono::steady_clock::now();
+    ApiResponse answer;
+    try {
+      Poco::URI uri(request.getURI());
+      ApiRequest api_request{request.getMethod(), uri.getPath(), uri.getRawQuery(), {}};
+      api_request.body = read_body(request, context_.max_request_bytes);
+      answer = route_request(context_, api_request);
+    } catch (...) {
+      const auto error = map_exception(std::current_exception());
+      answer = {error.status, error_json(error)};
+      if (error.status >= 500) {
+        context_.logger.log(plugin::LogLevel::warn, request.getMethod() + " " + request.getURI() +
+                                                        ": " + error.message);
+      }
+    }
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - started).count();
+    context_.logger.log(plugin::LogLevel::debug, request.getMethod() + " " + request.getURI() +
+                                                     " -> " + std::to_string(answer.status) +
+                                                     " (" + std::to_string(ms) + " ms)");
+    try {
+      response.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(answer.status));
+      response.setContentType("application/json");
+      response.setContentLength64(static_cast<Poco::Int64>(answer.body.size()));
+      response.setKeepAlive(false);
+      response.send().write(answer.body.data(), static_cast<std::streamsize>(answer.body.size()));
+    } catch (...) {
+      // The client went away; nothing to tell it.
+    }
+  }
+
+ private:
+  ApiContext& context_;
+};
+
+class ApiRequestHandlerFactory final : public Poco::Net::HTTPRequestHandlerFactory {
+ public:
+  explicit ApiRequestHandlerFactory(ApiContext& context) : context_(context) {}
+  Poco::Net::HTTPRequestHandler* createRequestHandler(
+      const Poco::Net::HTTPServerRequest&) override {
+    return new ApiRequestHandler(context_);
+  }
+
+ private:
+  ApiContext& context_;
+};
+
+}  // namespace
+
+ApiServer::ApiServer(ApiContext& context) : context_(context) {
+  std::filesystem::create_directories(std::filesystem::path(context.socket_path).parent_path());
+  auto socket = net::listen_on_unix_socket(context.socket_path, 0600);
+  auto params = new Poco::Net::HTTPServerParams;
+  params->setMaxThreads(64);
+  params->setMaxQueued(256);
+  params->setKeepAlive(false);
+  // Calls wait for builds; the idle timeout only bounds a silent client.
+  params->setTimeout(Poco::Timespan(60, 0));
+  threads_ = std::make_unique<Poco::ThreadPool>(2, 64, 60);
+  server_ = std::make_unique<Poco::Net::HTTPServer>(new ApiRequestHandlerFactory(context_),
+                                                    *threads_, socket, params);
+}
+
+ApiServer::~ApiServer() { stop(); }
+
+void ApiServer::start() {
+  server_->start();
+  running_ = true;
+}
+
+void ApiServer::stop_accepting() {
+  if (!running_) return;
+  running_ = false;
+  server_->stop();
+}
+
+void ApiServer::wait_for_requests() { threads_->joinAll(); }
+
+}  // namespace kg::api

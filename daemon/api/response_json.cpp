@@ -1,0 +1,192 @@
+#include "response_json.hpp"
+
+#include "json_body.hpp"
+
+namespace kg::api {
+namespace {
+
+void write_session_fields(JsonWriter& w, const store::SessionRecord& s) {
+  w.Key("id"); write_string(w, s.id);
+  w.Key("client"); write_string(w, s.client);
+  w.Key("provider"); write_string(w, s.provider);
+  if (!s.sandbox_id.empty()) { w.Key("sandbox_id"); write_string(w, s.sandbox_id); }
+  w.Key("runtime"); write_string(w, s.runtime);
+  w.Key("state"); write_string(w, s.state);
+  w.Key("opened_at"); write_string(w, s.opened_at);
+  if (!s.closed_at.empty()) { w.Key("closed_at"); write_string(w, s.closed_at); }
+  if (!s.close_reason.empty()) { w.Key("close_reason"); write_string(w, s.close_reason); }
+  w.Key("calls"); w.Int64(s.calls);
+}
+
+std::string result_kind(const std::optional<std::string>& result_json) {
+  if (!result_json) return {};
+  rapidjson::Document doc;
+  doc.Parse(result_json->c_str(), result_json->size());
+  if (doc.HasParseError() || !doc.IsObject()) return "invalid";
+  auto it = doc.FindMember("kind");
+  return (it != doc.MemberEnd() && it->value.IsString()) ? it->value.GetString() : "invalid";
+}
+
+}  // namespace
+
+bool result_is_error(const plugin::ExecuteResult& r) {
+  const auto kind = result_kind(r.result_json);
+  return r.exit_code != 0 || r.status != plugin::Status::ok || (!kind.empty() && kind != "ok") ||
+         !r.warnings.empty();
+}
+
+std::string call_result_json(const session::CallResult& call) {
+  const auto& r = call.result;
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  w.Key("call_id"); w.Int64(call.call_id);
+  w.Key("session_id"); write_string(w, call.session_id);
+  w.Key("phase"); write_string(w, plugin::to_string(r.phase));
+  w.Key("mode"); write_string(w, plugin::to_string(r.mode));
+  w.Key("runtime"); write_string(w, call.runtime);
+  w.Key("status"); write_string(w, plugin::to_string(r.status));
+  w.Key("exit_code"); w.Int(r.exit_code);
+  if (r.signal != 0) { w.Key("signal"); w.Int(r.signal); }
+  w.Key("duration_ms"); w.Uint64(call.duration_ms);
+  w.Key("queue_ms"); w.Uint64(call.queue_ms);
+  w.Key("setup_ms"); w.Uint64(r.setup_ms);
+  w.Key("build_ms"); w.Uint64(r.build_ms);
+  w.Key("run_ms"); w.Uint64(r.run_ms);
+  w.Key("tidied"); w.Bool(r.tidied);
+  w.Key("cache_hit"); w.Bool(r.cache_hit);
+  w.Key("is_error"); w.Bool(result_is_error(r));
+  if (!r.warnings.empty()) {
+    w.Key("warnings");
+    w.StartArray();
+    for (const auto& warning : r.warnings) write_string(w, warning);
+    w.EndArray();
+  }
+  if (!r.stdout_text.empty()) { w.Key("stdout"); write_string(w, r.stdout_text); }
+  if (!r.stderr_text.empty()) { w.Key("stderr"); write_string(w, r.stderr_text); }
+  if (!r.diagnostics.empty()) {
+    w.Key("diagnostics");
+    w.StartArray();
+    for (const auto& d : r.diagnostics) {
+      w.StartObject();
+      w.Key("file"); write_string(w, d.file);
+      w.Key("line"); w.Int(d.line);
+      w.Key("col"); w.Int(d.col);
+      w.Key("message"); write_string(w, d.message);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  if (r.result_json) {
+    rapidjson::Document doc;
+    doc.Parse(r.result_json->c_str(), r.result_json->size());
+    if (!doc.HasParseError()) {
+      w.Key("result");
+      doc.Accept(w);
+    }
+  }
+  w.EndObject();
+  return buffer.GetString();
+}
+
+std::string session_json(const store::SessionRecord& session) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  write_session_fields(w, session);
+  w.EndObject();
+  return buffer.GetString();
+}
+
+std::string sessions_json(const std::vector<store::SessionRecord>& sessions) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  w.Key("sessions");
+  w.StartArray();
+  for (const auto& s : sessions) {
+    w.StartObject();
+    write_session_fields(w, s);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return buffer.GetString();
+}
+
+std::string stats_json(const store::Stats& stats) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  w.Key("sessions");
+  w.StartObject();
+  w.Key("open"); w.Int64(stats.open_sessions);
+  w.Key("total"); w.Int64(stats.total_sessions);
+  w.EndObject();
+  w.Key("calls");
+  w.StartObject();
+  w.Key("total"); w.Int64(stats.total_calls);
+  w.Key("by_status");
+  w.StartObject();
+  for (const auto& [status, count] : stats.calls_by_status) {
+    w.Key(status.c_str());
+    w.Int64(count);
+  }
+  w.EndObject();
+  w.EndObject();
+  w.Key("timings");
+  w.StartArray();
+  for (const auto& t : stats.timings) {
+    w.StartObject();
+    w.Key("runtime"); write_string(w, t.runtime);
+    w.Key("metric"); write_string(w, t.metric);
+    w.Key("count"); w.Int64(t.count);
+    w.Key("p50"); w.Uint64(t.p50);
+    w.Key("p95"); w.Uint64(t.p95);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return buffer.GetString();
+}
+
+std::string error_json(const ApiError& error) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  w.Key("error");
+  w.StartObject();
+  w.Key("code"); write_string(w, error.code);
+  w.Key("message"); write_string(w, error.message);
+  w.EndObject();
+  w.EndObject();
+  return buffer.GetString();
+}
+
+}  // namespace kg::api
+
+namespace kg::api {
+
+std::string plugins_json(const plugin_host::PluginRegistry& registry) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  w.Key("plugins");
+  w.StartArray();
+  for (const auto& p : registry.list()) {
+    w.StartObject();
+    w.Key("name"); write_string(w, p.name);
+    w.Key("kind"); write_string(w, p.kind);
+    w.Key("version"); write_string(w, p.version);
+    w.Key("description"); write_string(w, p.description);
+    w.Key("path"); write_string(w, p.path);
+    w.Key("state"); write_string(w, p.state);
+    if (!p.reason.empty()) { w.Key("reason"); write_string(w, p.reason); }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return buffer.GetString();
+}
+
+}  // namespace kg::api

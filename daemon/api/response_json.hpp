@@ -1,0 +1,25 @@
+// JSON bodies of the daemon API's answers (docs/daemon-api.md): call results, sessions, stats,
+// plugins, errors. Pure functions; called from API threads.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "api_errors.hpp"
+#include "plugin_registry.hpp"
+#include "session_manager.hpp"
+#include "store/store.hpp"
+
+namespace kg::api {
+
+std::string call_result_json(const session::CallResult& call);
+std::string session_json(const store::SessionRecord& session);
+std::string sessions_json(const std::vector<store::SessionRecord>& sessions);
+std::string stats_json(const store::Stats& stats);
+std::string plugins_json(const plugin_host::PluginRegistry& registry);
+std::string error_json(const ApiError& error);
+
+// CONTRACTS.md §3: exit_code != 0, status != ok, result.kind != ok, or any warning.
+bool result_is_error(const plugin::ExecuteResult& result);
+
+}  // namespace kg::api

@@ -1,0 +1,199 @@
+#include "config_keys.hpp"
+
+#include <algorithm>
+
+namespace kg::config {
+namespace {
+
+constexpr std::string_view kLogLevels[] = {"error", "warn", "info", "debug"};
+constexpr std::string_view kRuntimes[] = {"compiled-go", "yaegi", "auto"};
+constexpr std::string_view kProviders[] = {"local", "kubernetes"};
+
+// sockaddr_un::sun_path holds 108 bytes including the terminating NUL.
+constexpr std::size_t kUnixSocketPathMax = 107;
+
+std::string join_paths(const std::vector<std::string>& paths) {
+  std::string out;
+  for (const auto& path : paths) {
+    if (!out.empty()) out += ':';
+    out += path;
+  }
+  return out;
+}
+
+// Table order is the order of docs/configuration.md, of errors, and of "known keys" lists.
+constexpr ConfigKeySpec kKeySpecs[] = {
+    {.section = "daemon", .name = "socket", .kind = ValueKind::absolute_path,
+     .max_bytes = kUnixSocketPathMax,
+     .default_text = "`$XDG_RUNTIME_DIR/kode-gopher/daemon.sock`, else `<state_dir>/daemon.sock`",
+     .help = "Unix socket the daemon serves its API on (mode 0600); the CLI connects to it.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.socket_path = v.text; },
+     .current = [](const DaemonConfig& c) { return c.socket_path; }},
+    {.section = "daemon", .name = "state_dir", .kind = ValueKind::absolute_path,
+     .default_text = "`$XDG_STATE_HOME/kode-gopher`, else `~/.local/state/kode-gopher` "
+                     "(`/tmp/kode-gopher-<uid>` when HOME is unset)",
+     .help = "Directory of the SQLite database of sessions and calls and the base Go build cache.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.state_dir = v.text; },
+     .current = [](const DaemonConfig& c) { return c.state_dir; }},
+    {.section = "daemon", .name = "log_level", .kind = ValueKind::choice, .choices = kLogLevels,
+     .default_text = "info",
+     .help = "Least severe message the daemon writes to stderr.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.log_level = v.text; },
+     .current = [](const DaemonConfig& c) { return c.log_level; }},
+    {.section = "daemon", .name = "max_sessions", .kind = ValueKind::integer, .min = 1,
+     .max = 1024, .default_text = "16",
+     .help = "Sessions (each with its own sandbox) open at once; more callers wait in a bounded "
+             "queue and get queue_full when it is full.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.max_sessions = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.max_sessions); }},
+    {.section = "daemon", .name = "max_request_bytes", .kind = ValueKind::integer, .min = 1024,
+     .max = 1073741824, .default_text = "16777216",
+     .help = "Largest request body the daemon API accepts (16 MiB by default); larger ones get 413.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.max_request_bytes = v.number; },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.max_request_bytes); }},
+    {.section = "plugins", .name = "dirs", .kind = ValueKind::path_list,
+     .default_text = "auto: the installed plugin directory",
+     .help = "Directories searched for plugins, in order; plugin names resolve only inside them.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.plugin_dirs = v.list; },
+     .current = [](const DaemonConfig& c) { return join_paths(c.plugin_dirs); }},
+    {.section = "runtime", .name = "default", .kind = ValueKind::choice, .choices = kRuntimes,
+     .default_text = "compiled-go",
+     .help = "Runtime of calls that name none; auto picks one per call and says why.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.default_runtime = v.text; },
+     .current = [](const DaemonConfig& c) { return c.default_runtime; }},
+    {.section = "sandbox", .name = "provider", .kind = ValueKind::choice, .choices = kProviders,
+     .default_text = "local",
+     .help = "Where sandboxes run: bubblewrap namespaces on this host, or agent-sandbox claims "
+             "in a Kubernetes cluster.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.sandbox_provider = v.text; },
+     .current = [](const DaemonConfig& c) { return c.sandbox_provider; }},
+    {.section = "sandbox", .name = "bwrap", .kind = ValueKind::program, .default_text = "bwrap",
+     .help = "The bubblewrap binary the local provider starts sandboxes with.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.bwrap_path = v.text; },
+     .current = [](const DaemonConfig& c) { return c.bwrap_path; }},
+    {.section = "sandbox", .name = "server_binary", .kind = ValueKind::absolute_path,
+     .default_text = "auto: the installed kode-gopher-sandbox",
+     .help = "The kode-gopher-sandbox server started inside each local sandbox.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.sandbox_server_binary = v.text; },
+     .current = [](const DaemonConfig& c) { return c.sandbox_server_binary; }},
+    {.section = "sandbox", .name = "cacheprog_binary", .kind = ValueKind::absolute_path,
+     .default_text = "auto: the installed one",
+     .help = "The GOCACHEPROG helper that gives each sandbox a copy-on-write view of the base "
+             "build cache.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.cacheprog_binary = v.text; },
+     .current = [](const DaemonConfig& c) { return c.cacheprog_binary; }},
+    {.section = "sandbox", .name = "go_root", .kind = ValueKind::absolute_path,
+     .default_text = "auto: `go env GOROOT`",
+     .help = "The Go toolchain mounted read-only into local sandboxes.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.go_root = v.text; },
+     .current = [](const DaemonConfig& c) { return c.go_root; }},
+    {.section = "sandbox", .name = "base_cache_dir", .kind = ValueKind::absolute_path,
+     .default_text = "auto: `<state_dir>/gocache-base`",
+     .help = "The prewarmed Go build cache every local sandbox starts from.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.base_cache_dir = v.text; },
+     .current = [](const DaemonConfig& c) { return c.base_cache_dir; }},
+    {.section = "limits", .name = "run_timeout_ms", .kind = ValueKind::integer, .min = 100,
+     .max = 3600000, .default_text = "60000",
+     .help = "Wall-clock limit of a program's run phase; a request's timeout_ms may only lower it.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.limits.run_timeout_ms = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.limits.run_timeout_ms); }},
+    {.section = "limits", .name = "build_timeout_ms", .kind = ValueKind::integer, .min = 1000,
+     .max = 3600000, .default_text = "300000",
+     .help = "Wall-clock limit of the build phase (go build, and go mod tidy when needed).",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.limits.build_timeout_ms = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.limits.build_timeout_ms); }},
+    {.section = "limits", .name = "output_bytes", .kind = ValueKind::integer, .min = 1024,
+     .max = 67108864, .default_text = "4194304",
+     .help = "Bytes kept of each of stdout and stderr per call (4 MiB by default); the rest is "
+             "cut with a truncation marker.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.limits.output_bytes = v.number; },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.limits.output_bytes); }},
+};
+
+constexpr PluginSectionSpec kPluginSections[] = {
+    {"compiled-go", "the compiled-go runtime plugin (see plugins/compiled-go)"},
+    {"yaegi", "the yaegi runtime plugin (see plugins/yaegi)"},
+    {"creds-adc", "the Application Default Credentials plugin (see plugins/creds-adc)"},
+    {"creds-workload", "the in-cluster identity plugin (see plugins/creds-workload)"},
+};
+
+std::string join_choices(std::span<const std::string_view> choices, std::string_view quote) {
+  std::string out;
+  for (const auto choice : choices) {
+    if (!out.empty()) out += ", ";
+    out.append(quote).append(choice).append(quote);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool default_is_description(ValueKind kind) {
+  return kind == ValueKind::absolute_path || kind == ValueKind::path_list;
+}
+
+std::string ConfigKeySpec::full_name() const {
+  std::string out(section);
+  out += '.';
+  out += name;
+  return out;
+}
+
+std::span<const ConfigKeySpec> config_key_specs() { return kKeySpecs; }
+
+std::span<const PluginSectionSpec> plugin_section_specs() { return kPluginSections; }
+
+std::vector<std::string_view> config_section_names() {
+  std::vector<std::string_view> names;
+  for (const auto& spec : kKeySpecs) {
+    if (std::find(names.begin(), names.end(), spec.section) == names.end()) {
+      names.push_back(spec.section);
+    }
+  }
+  return names;
+}
+
+std::string describe_allowed_values(const ConfigKeySpec& spec) {
+  switch (spec.kind) {
+    case ValueKind::integer:
+      return "an integer from " + std::to_string(spec.min) + " to " + std::to_string(spec.max);
+    case ValueKind::choice:
+      return "one of " + join_choices(spec.choices, "");
+    case ValueKind::absolute_path:
+      if (spec.max_bytes != 0) {
+        return "an absolute path of at most " + std::to_string(spec.max_bytes) + " bytes";
+      }
+      return "an absolute path";
+    case ValueKind::program:
+      return "an absolute path or a program name looked up in PATH";
+    case ValueKind::path_list:
+      return "':'-separated absolute paths";
+  }
+  return "a value";
+}
+
+std::string config_reference_markdown() {
+  std::string out =
+      "| Key | Default | Allowed values | Meaning |\n"
+      "|---|---|---|---|\n";
+  for (const auto& spec : kKeySpecs) {
+    out += "| `" + spec.full_name() + "` | ";
+    out += default_is_description(spec.kind) ? std::string(spec.default_text)
+                                             : "`" + std::string(spec.default_text) + "`";
+    out += " | ";
+    out += spec.kind == ValueKind::choice ? join_choices(spec.choices, "`")
+                                          : describe_allowed_values(spec);
+    out += " | ";
+    out.append(spec.help);
+    out += " |\n";
+  }
+  return out;
+}
+
+}  // namespace kg::config

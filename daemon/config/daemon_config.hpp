@@ -1,0 +1,83 @@
+// kode-gopher's configuration: one INI file (Poco::Util::IniFileConfiguration), every key
+// optional with a documented default (docs/configuration.md). Loaded once by the daemon at start
+// and by the CLI (to find the socket); `kode-gopher config check` reports every issue.
+//
+// Empty path values mean "auto": the daemon resolves them against the install layout at start.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kg::config {
+
+struct LimitsConfig {
+  std::uint32_t run_timeout_ms = 60'000;      // [limits] run_timeout_ms, 100..3600000
+  std::uint32_t build_timeout_ms = 300'000;   // [limits] build_timeout_ms, 1000..3600000
+  std::uint64_t output_bytes = 4ull << 20;    // [limits] output_bytes, 1024..67108864 (per stream)
+};
+
+struct DaemonConfig {
+  std::string source_path;     // the file it came from; empty when no file exists (all defaults)
+  std::string socket_path;     // [daemon] socket; default $XDG_RUNTIME_DIR/kode-gopher/daemon.sock,
+                               //   else <state_dir>/daemon.sock
+  std::string state_dir;       // [daemon] state_dir; default $XDG_STATE_HOME/kode-gopher,
+                               //   else $HOME/.local/state/kode-gopher
+  std::string log_level = "info";          // [daemon] log_level: error|warn|info|debug
+  std::uint32_t max_sessions = 16;         // [daemon] max_sessions, 1..1024
+  std::uint64_t max_request_bytes = 16ull << 20;  // [daemon] max_request_bytes, 1024..1073741824
+  std::vector<std::string> plugin_dirs;    // [plugins] dirs, ':'-separated; empty: auto
+  std::string default_runtime = "compiled-go";  // [runtime] default: compiled-go|yaegi|auto
+  std::string sandbox_provider = "local";  // [sandbox] provider: local|kubernetes
+  std::string bwrap_path = "bwrap";        // [sandbox] bwrap
+  std::string sandbox_server_binary;       // [sandbox] server_binary; empty: auto
+  std::string cacheprog_binary;            // [sandbox] cacheprog_binary; empty: auto
+  std::string go_root;                     // [sandbox] go_root; empty: `go env GOROOT`
+  std::string base_cache_dir;              // [sandbox] base_cache_dir; empty: <state_dir>/gocache-base
+  LimitsConfig limits;
+  // Sections named after plugins ([compiled-go], ...): key -> value, handed to that plugin.
+  std::map<std::string, std::map<std::string, std::string>> plugin_sections;
+};
+
+struct ConfigIssue {
+  enum class Severity { warning, error };
+  Severity severity;
+  std::string file;     // the config file's path
+  std::string key;      // "section.key", or empty for file-level problems
+  std::string message;  // e.g. "must be an integer from 1 to 1024, got \"0\""
+
+  // "<file>: <key>: <message>" (or "<file>: <message>")
+  std::string to_string() const;
+};
+
+// Thrown by load_config when the file has errors; what() lists every one, one per line.
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(const std::string& message, std::vector<ConfigIssue> issues)
+      : std::runtime_error(message), issues_(std::move(issues)) {}
+  const std::vector<ConfigIssue>& issues() const noexcept { return issues_; }
+
+ private:
+  std::vector<ConfigIssue> issues_;
+};
+
+struct LoadedConfig {
+  DaemonConfig config;
+  std::vector<ConfigIssue> warnings;  // unknown sections/keys
+};
+
+// $KODE_GOPHER_CONFIG, else $XDG_CONFIG_HOME/kode-gopher/kode-gopher.ini,
+// else $HOME/.config/kode-gopher/kode-gopher.ini.
+std::string default_config_path();
+
+// Loads `path` (or default_config_path() when nullopt). A missing default file means all
+// defaults; a missing explicitly named file is an error. Throws ConfigError.
+LoadedConfig load_config(const std::optional<std::string>& path);
+
+// Every issue in the file (warnings and errors), for `kode-gopher config check`. Never throws.
+std::vector<ConfigIssue> check_config_file(const std::string& path);
+
+}  // namespace kg::config

@@ -1,0 +1,114 @@
+#include "install_layout.hpp"
+
+#include <Poco/Pipe.h>
+#include <Poco/PipeStream.h>
+#include <Poco/Process.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+
+#include "build_paths.hpp"
+
+namespace kg {
+namespace fs = std::filesystem;
+namespace {
+
+fs::path own_directory() {
+  std::error_code ec;
+  const auto exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("Cannot find the daemon's own executable: " + ec.message());
+  return exe.parent_path();
+}
+
+std::string first_existing(const std::vector<fs::path>& candidates, const std::string& what,
+                           const std::string& key) {
+  for (const auto& candidate : candidates) {
+    std::error_code ec;
+    if (fs::exists(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
+  }
+  std::string looked;
+  for (const auto& candidate : candidates) looked += "\n  " + candidate.string();
+  throw std::runtime_error("Cannot find " + what + "; looked in:" + looked + "\nSet " + key +
+                           " in the config file to its path");
+}
+
+std::string find_on_path(const std::string& program) {
+  if (program.find('/') != std::string::npos) return program;
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    const auto candidate = fs::path(dir) / program;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return {};
+}
+
+// Asks the Go toolchain itself, so GOROOT and version can never disagree with the binary.
+std::pair<std::string, std::string> go_env(const std::string& go_binary) {
+  Poco::Pipe out;
+  Poco::Process::Args args{"env", "GOROOT", "GOVERSION"};
+  auto handle = Poco::Process::launch(go_binary, args, nullptr, &out, &out);
+  Poco::PipeInputStream in(out);
+  std::string root, version;
+  std::getline(in, root);
+  std::getline(in, version);
+  const int rc = handle.wait();
+  if (rc != 0 || root.empty() || !version.starts_with("go")) {
+    throw std::runtime_error("`" + go_binary + " env GOROOT GOVERSION` failed (exit " +
+                             std::to_string(rc) + "): " + root);
+  }
+  return {root, version};
+}
+
+}  // namespace
+
+InstallLayout resolve_install_layout(const config::DaemonConfig& config) {
+  const fs::path bin = own_directory();
+  InstallLayout layout;
+  if (!config.plugin_dirs.empty()) {
+    layout.plugin_dirs = config.plugin_dirs;
+  } else {
+    const fs::path installed = bin / kPluginDirFromBindir;
+    if (fs::is_directory(installed)) {
+      layout.plugin_dirs.push_back(installed.lexically_normal().string());
+    } else {
+      // Build tree: each plugin is built in its own folder under build/plugins/.
+      std::error_code ec;
+      for (const auto& entry : fs::directory_iterator(bin / ".." / "plugins", ec)) {
+        if (entry.is_directory()) layout.plugin_dirs.push_back(entry.path().lexically_normal().string());
+      }
+    }
+  }
+  layout.sandbox_server_binary =
+      !config.sandbox_server_binary.empty()
+          ? config.sandbox_server_binary
+          : first_existing({bin / kLibexecFromBindir / "kode-gopher-sandbox",
+                            bin / ".." / "sandbox" / "server" / "kode-gopher-sandbox"},
+                           "kode-gopher-sandbox", "[sandbox] server_binary");
+  layout.cacheprog_binary =
+      !config.cacheprog_binary.empty()
+          ? config.cacheprog_binary
+          : first_existing({bin / kLibexecFromBindir / "kode-gopher-cacheprog",
+                            bin / ".." / "sandbox" / "cacheprog" / "kode-gopher-cacheprog"},
+                           "kode-gopher-cacheprog", "[sandbox] cacheprog_binary");
+  layout.bwrap_path = find_on_path(config.bwrap_path);
+  if (layout.bwrap_path.empty()) {
+    throw std::runtime_error("Cannot find bubblewrap (`" + config.bwrap_path +
+                             "`) on PATH; install it (Debian: apt-get install bubblewrap) or set "
+                             "[sandbox] bwrap");
+  }
+  std::string go_binary = config.go_root.empty() ? find_on_path("go") : config.go_root + "/bin/go";
+  if (go_binary.empty()) {
+    throw std::runtime_error("Cannot find the Go toolchain (`go`) on PATH; install Go or set "
+                             "[sandbox] go_root");
+  }
+  auto [root, version] = go_env(go_binary);
+  layout.go_root = config.go_root.empty() ? root : config.go_root;
+  layout.go_version = version;
+  return layout;
+}
+
+}  // namespace kg

@@ -1,0 +1,28 @@
+// Finds the files the daemon needs besides its config: plugin folders, the sandbox server, the
+// cache program, the Go toolchain. Looks relative to the daemon's own executable, first in the
+// installed layout (<prefix>/bin, <prefix>/<libdir>/kode-gopher/plugins,
+// <prefix>/libexec/kode-gopher), then in the Meson build tree (build/daemon, build/plugins/*,
+// build/sandbox/*), so both `meson install` and a plain build run without configuration.
+// Config values, when set, always win.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/daemon_config.hpp"
+
+namespace kg {
+
+struct InstallLayout {
+  std::vector<std::string> plugin_dirs;
+  std::string sandbox_server_binary;
+  std::string cacheprog_binary;
+  std::string bwrap_path;
+  std::string go_root;
+  std::string go_version;
+};
+
+// Throws std::runtime_error saying what is missing, where it looked, and which config key sets it.
+InstallLayout resolve_install_layout(const config::DaemonConfig& config);
+
+}  // namespace kg

@@ -1,0 +1,212 @@
+#include "instance.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "api_context.hpp"
+#include "api_server.hpp"
+#include "base_cache.hpp"
+#include "build_paths.hpp"
+#include "daemon_host_services.hpp"
+#include "error_chain.hpp"
+#include "install_layout.hpp"
+#include "load_all_plugins.hpp"
+#include "local_sandbox_provider.hpp"
+#include "plugin_loader.hpp"
+#include "plugin_registry.hpp"
+#include "session_manager.hpp"
+#include "store/store.hpp"
+
+namespace kg {
+namespace fs = std::filesystem;
+namespace {
+
+// Holds an exclusive lock on <state_dir>/daemon.lock for the daemon's life, so two daemons
+// never share sandboxes, sockets or the database.
+class StateDirLock {
+ public:
+  explicit StateDirLock(const std::string& state_dir) {
+    const std::string path = state_dir + "/daemon.lock";
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ < 0) throw std::runtime_error("Cannot open " + path + ": " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      char pid[32] = {};
+      [[maybe_unused]] auto got = ::pread(fd_, pid, sizeof pid - 1, 0);
+      ::close(fd_);
+      throw std::runtime_error("Another kode-gopherd (pid " + std::string(pid) +
+                               ") is using the state directory " + state_dir +
+                               "; stop it first, or give this one another [daemon] state_dir");
+    }
+    const std::string text = std::to_string(::getpid());
+    [[maybe_unused]] auto rc = ::ftruncate(fd_, 0);
+    [[maybe_unused]] auto wrote = ::pwrite(fd_, text.data(), text.size(), 0);
+  }
+  ~StateDirLock() { ::close(fd_); }
+
+ private:
+  int fd_ = -1;
+};
+
+config::DaemonConfig load(const InstanceOptions& options) {
+  auto loaded = config::load_config(options.config_path);
+  for (const auto& warning : loaded.warnings) std::cerr << "warning: " << warning.to_string() << "\n";
+  if (options.socket_override) loaded.config.socket_path = *options.socket_override;
+  return loaded.config;
+}
+
+}  // namespace
+
+struct Instance::Parts {
+  std::unique_ptr<StateDirLock> lock;
+  InstallLayout layout;
+  std::unique_ptr<store::Store> store;
+  std::unique_ptr<sandbox::LocalSandboxProvider> provider;
+  std::unique_ptr<sandbox::BaseCache> base_cache;
+  std::unique_ptr<DaemonHostServices> host;
+  std::unique_ptr<plugin_host::PluginRegistry> plugins;
+  std::unique_ptr<session::SessionManager> sessions;
+  std::unique_ptr<api::ApiContext> api_context;
+  std::unique_ptr<api::ApiServer> api_server;
+};
+
+Instance::Instance(const InstanceOptions& options)
+    : config_(load(options)), logger_(parse_log_level(config_.log_level)) {}
+
+Instance::~Instance() {
+  if (!parts_) return;
+  // Reverse order of start: stop taking requests, stop sandboxes, then the rest.
+  if (parts_->api_server) parts_->api_server->stop_accepting();
+  if (parts_->sessions) parts_->sessions->close_all("daemon stopped");
+  if (parts_->api_server) parts_->api_server->wait_for_requests();
+  parts_->api_server.reset();
+  parts_->api_context.reset();
+  parts_->sessions.reset();
+  parts_->plugins.reset();  // plugin code stays mapped; only the objects go
+  parts_->base_cache.reset();
+  parts_->provider.reset();
+  parts_->store.reset();
+}
+
+void Instance::start_parts() {
+  parts_ = std::make_unique<Parts>();
+  auto& p = *parts_;
+  try {
+    fs::create_directories(config_.state_dir);
+    ::chmod(config_.state_dir.c_str(), 0700);
+    p.lock = std::make_unique<StateDirLock>(config_.state_dir);
+  } catch (...) {
+    std::throw_with_nested(std::runtime_error("Failed to take the state directory"));
+  }
+  try {
+    p.layout = resolve_install_layout(config_);
+  } catch (...) {
+    std::throw_with_nested(std::runtime_error("Failed to find the daemon's parts"));
+  }
+  try {
+    p.store = std::make_unique<store::Store>(config_.state_dir + "/kode-gopher.db");
+    const auto report = p.store->reconcile_after_crash();
+    for (const auto& session : report.interrupted_sessions) {
+      logger_.log(plugin::LogLevel::warn, "Session " + session.id +
+                                              " was open when the daemon stopped; marked interrupted");
+    }
+    if (report.interrupted_calls > 0) {
+      logger_.log(plugin::LogLevel::warn, std::to_string(report.interrupted_calls) +
+                                              " call(s) were running when the daemon stopped; "
+                                              "marked interrupted");
+    }
+  } catch (...) {
+    std::throw_with_nested(std::runtime_error("Failed to open the database"));
+  }
+  sandbox::LocalSandboxLayout sandbox_layout{
+      p.layout.bwrap_path, p.layout.sandbox_server_binary, p.layout.cacheprog_binary,
+      p.layout.go_root,
+      config_.base_cache_dir.empty() ? config_.state_dir + "/gocache-base" : config_.base_cache_dir,
+      config_.state_dir + "/sandboxes"};
+  p.provider = std::make_unique<sandbox::LocalSandboxProvider>(sandbox_layout, logger_);
+  if (const int orphans = p.provider->reap_orphans(); orphans > 0) {
+    logger_.log(plugin::LogLevel::warn,
+                "Removed " + std::to_string(orphans) + " sandbox(es) left by a previous daemon");
+  }
+  p.base_cache = std::make_unique<sandbox::BaseCache>(*p.provider, p.layout.go_version, logger_);
+}
+
+int Instance::prewarm() {
+  start_parts();
+  parts_->base_cache->ensure([](std::string_view line) { std::cerr << line << std::endl; });
+  if (parts_->base_cache->current()) std::cerr << "Go build cache is current." << std::endl;
+  return 0;
+}
+
+int Instance::run() {
+  // Signals are taken by sigwait() below; every thread started from here inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+
+  start_parts();
+  auto& p = *parts_;
+  if (config_.sandbox_provider != "local") {
+    throw std::runtime_error("[sandbox] provider = " + config_.sandbox_provider +
+                             " is not available in this build; use local");
+  }
+  p.host = std::make_unique<DaemonHostServices>(
+      logger_, config_.plugin_sections, plugin::ToolchainInfo{p.layout.go_version, p.layout.go_root});
+  p.plugins = std::make_unique<plugin_host::PluginRegistry>();
+  plugin_host::PluginLoader loader(p.layout.plugin_dirs);
+  const auto ready = plugin_host::load_all(loader, *p.plugins, *p.host, logger_);
+  if (ready == 0) {
+    logger_.log(plugin::LogLevel::warn, "No runtime plugin is ready; every call will fail. "
+                                        "Plugin directories: " + [&] {
+                                          std::string dirs;
+                                          for (const auto& d : p.layout.plugin_dirs) dirs += d + " ";
+                                          return dirs;
+                                        }());
+  }
+  session::SessionManagerOptions options;
+  options.default_runtime = config_.default_runtime;
+  options.max_sessions = config_.max_sessions;
+  options.limits = config_.limits;
+  p.sessions = std::make_unique<session::SessionManager>(options, *p.provider, *p.base_cache,
+                                                         *p.plugins, *p.store, logger_);
+  p.api_context = std::make_unique<api::ApiContext>(api::ApiContext{
+      *p.sessions, *p.plugins, *p.store, logger_, kVersion, config_.socket_path,
+      config_.state_dir, config_.max_request_bytes, std::chrono::steady_clock::now()});
+  try {
+    p.api_server = std::make_unique<api::ApiServer>(*p.api_context);
+  } catch (...) {
+    std::throw_with_nested(std::runtime_error("Failed to open the daemon socket"));
+  }
+  p.api_server->start();
+  logger_.log(plugin::LogLevel::info, std::string("kode-gopherd ") + kVersion + " (pid " +
+                                          std::to_string(::getpid()) + ") serving on " +
+                                          config_.socket_path + ", " + p.layout.go_version);
+  if (!p.base_cache->current()) {
+    logger_.log(plugin::LogLevel::info, "The Go build cache is not prewarmed yet; the first call "
+                                        "will build it (or run `kode-gopherd --prewarm`)");
+  }
+  int received = 0;
+  sigwait(&signals, &received);
+  logger_.log(plugin::LogLevel::info, std::string("Received ") + ::strsignal(received) +
+                                          "; closing sessions and stopping");
+  p.api_server->stop_accepting();
+  p.sessions->close_all("daemon stopped");
+  p.api_server->wait_for_requests();
+  std::error_code ec;
+  fs::remove(config_.socket_path, ec);
+  logger_.log(plugin::LogLevel::info, "kode-gopherd stopped");
+  return 0;
+}
+
+}  // namespace kg

@@ -1,0 +1,34 @@
+// kode-gopherd: the long-running daemon. See docs/daemon-api.md and ../shared/DESIGN.md.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "build_paths.hpp"
+#include "config/daemon_config.hpp"
+#include "error_chain.hpp"
+#include "instance.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"kode-gopherd: runs Go programs for AI agents in sandboxes"};
+  kg::InstanceOptions options;
+  std::string config_path, socket_path;
+  bool prewarm = false;
+  app.add_option("--config", config_path, "config file (default: $KODE_GOPHER_CONFIG or "
+                                          "$XDG_CONFIG_HOME/kode-gopher/kode-gopher.ini)");
+  app.add_option("--socket", socket_path, "Unix socket to serve on (overrides [daemon] socket)");
+  app.add_flag("--prewarm", prewarm, "build the prewarmed Go build cache if needed, then exit");
+  app.set_version_flag("--version", kg::kVersion);
+  CLI11_PARSE(app, argc, argv);
+  if (!config_path.empty()) options.config_path = config_path;
+  if (!socket_path.empty()) options.socket_override = socket_path;
+  try {
+    kg::Instance instance(options);
+    return prewarm ? instance.prewarm() : instance.run();
+  } catch (const kg::config::ConfigError& e) {
+    std::cerr << "kode-gopherd: " << e.what() << std::endl;
+    return 78;  // EX_CONFIG
+  } catch (const std::exception& e) {
+    std::cerr << "kode-gopherd: " << kg::describe_error_chain(e) << std::endl;
+    return 1;
+  }
+}

@@ -1,0 +1,45 @@
+#include "plugin_registry.hpp"
+
+#include "plugin_load_error.hpp"
+
+namespace kg::plugin_host {
+
+void PluginRegistry::add(LoadedPlugin plugin) {
+  if (const LoadedPlugin* existing = find(plugin.name)) {
+    throw PluginLoadError("Plugin '" + plugin.name + "' from '" + plugin.path +
+                          "' is already loaded from '" + existing->path +
+                          "': remove one of the two files");
+  }
+  std::string name = plugin.name;
+  plugins_.emplace(std::move(name), std::move(plugin));
+}
+
+const LoadedPlugin* PluginRegistry::find(std::string_view name) const noexcept {
+  const auto it = plugins_.find(name);
+  return it != plugins_.end() ? &it->second : nullptr;
+}
+
+plugin::RuntimePlugin* PluginRegistry::runtime(std::string_view name) const noexcept {
+  const LoadedPlugin* plugin = find(name);
+  if (plugin == nullptr || plugin->state != PluginState::ready) return nullptr;
+  return plugin->runtime.get();
+}
+
+plugin::CredentialsPlugin* PluginRegistry::credentials(std::string_view name) const noexcept {
+  const LoadedPlugin* plugin = find(name);
+  if (plugin == nullptr || plugin->state != PluginState::ready) return nullptr;
+  return plugin->credentials.get();
+}
+
+std::vector<PluginListEntry> PluginRegistry::list() const {
+  std::vector<PluginListEntry> entries;
+  entries.reserve(plugins_.size());
+  for (const auto& [name, plugin] : plugins_) {
+    entries.push_back(PluginListEntry{name, std::string(to_string(plugin.kind)), plugin.version,
+                                      plugin.description, plugin.path,
+                                      std::string(to_string(plugin.state)), plugin.reason});
+  }
+  return entries;
+}
+
+}  // namespace kg::plugin_host

@@ -1,0 +1,91 @@
+#include "local_sandbox.hpp"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "local_sandbox_layout.hpp"
+
+namespace kg::sandbox {
+namespace fs = std::filesystem;
+
+LocalSandbox::LocalSandbox(std::string id, std::string dir, pid_t bwrap_pid,
+                           plugin::Logger& logger)
+    : id_(std::move(id)),
+      dir_(std::move(dir)),
+      bwrap_pid_(bwrap_pid),
+      logger_(logger),
+      client_(dir_ + "/run/sandbox.sock") {}
+
+LocalSandbox::~LocalSandbox() { stop(); }
+
+bool LocalSandbox::alive() {
+  if (reaped_) return false;
+  int status = 0;
+  const pid_t rc = ::waitpid(bwrap_pid_, &status, WNOHANG);
+  if (rc == bwrap_pid_ || (rc < 0 && errno == ECHILD)) {
+    reaped_ = true;
+    return false;
+  }
+  return true;
+}
+
+void LocalSandbox::wait_until_ready(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (!alive()) {
+      throw plugin::SandboxError("Sandbox " + id_ + " exited while starting: " + log_tail());
+    }
+    if (fs::exists(dir_ + "/run/sandbox.sock") &&
+        client_.healthy(std::chrono::milliseconds(500))) {
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  throw plugin::SandboxError("Sandbox " + id_ + " did not answer within " +
+                             std::to_string(timeout.count()) + " ms: " + log_tail());
+}
+
+std::string LocalSandbox::log_tail() const {
+  std::ifstream in(dir_ + "/sandbox.log");
+  std::string line, last;
+  std::ostringstream all;
+  while (std::getline(in, line)) {
+    if (!line.empty()) last = line;
+  }
+  return last.empty() ? "no output (see " + dir_ + "/sandbox.log)" : last;
+}
+
+void LocalSandbox::stop() noexcept {
+  if (!reaped_) {
+    ::kill(bwrap_pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(bwrap_pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    reaped_ = true;
+  }
+  if (!dir_.empty() && fs::exists(dir_)) {
+    remove_tree(dir_);
+    logger_.log(plugin::LogLevel::debug, "Sandbox " + id_ + " stopped and removed");
+  }
+}
+
+void remove_tree(const std::string& path) noexcept {
+  std::error_code ec;
+  // Go marks module cache folders read-only; give the owner write access back first.
+  for (auto it = fs::recursive_directory_iterator(
+           path, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_directory(ec) && !it->is_symlink(ec)) {
+      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
+    }
+  }
+  fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
+  fs::remove_all(path, ec);
+}
+
+}  // namespace kg::sandbox

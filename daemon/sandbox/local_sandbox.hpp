@@ -1,0 +1,50 @@
+// One running local sandbox: a bubblewrap process with kode-gopher-sandbox inside, its private
+// state folder on the host, and the client that talks to it. Stopping it (or destroying it)
+// kills every process in it and removes the folder. Used by one session at a time.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <sys/types.h>
+
+#include "host_services.hpp"
+#include "sandbox_client.hpp"
+
+namespace kg::sandbox {
+
+class LocalSandbox {
+ public:
+  LocalSandbox(std::string id, std::string dir, pid_t bwrap_pid, plugin::Logger& logger);
+  ~LocalSandbox();
+  LocalSandbox(const LocalSandbox&) = delete;
+  LocalSandbox& operator=(const LocalSandbox&) = delete;
+
+  const std::string& id() const noexcept { return id_; }
+  const std::string& dir() const noexcept { return dir_; }
+  pid_t pid() const noexcept { return bwrap_pid_; }
+  SandboxClient& client() noexcept { return client_; }
+
+  // False once the bubblewrap process has exited (the sandbox died or was stopped).
+  bool alive();
+  // Waits until the server inside answers; throws plugin::SandboxError with the sandbox's own
+  // log lines when it died or did not answer in time.
+  void wait_until_ready(std::chrono::milliseconds timeout);
+  // Kills every process in the sandbox and removes its folder. Idempotent; never throws.
+  void stop() noexcept;
+
+ private:
+  std::string log_tail() const;
+
+  std::string id_;
+  std::string dir_;
+  pid_t bwrap_pid_;
+  bool reaped_ = false;
+  plugin::Logger& logger_;
+  SandboxClient client_;
+};
+
+// Removes a folder tree even where Go made it read-only (module cache). Never throws.
+void remove_tree(const std::string& path) noexcept;
+
+}  // namespace kg::sandbox

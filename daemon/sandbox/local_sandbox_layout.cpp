@@ -1,0 +1,84 @@
+#include "local_sandbox_layout.hpp"
+
+#include <filesystem>
+
+namespace kg::sandbox {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The host's top-level system folders: merged-/usr systems have them as symlinks into /usr.
+void add_system_dirs(std::vector<std::string>& args) {
+  args.insert(args.end(), {"--ro-bind", "/usr", "/usr"});
+  for (const char* dir : {"/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}) {
+    std::error_code ec;
+    const auto status = fs::symlink_status(dir, ec);
+    if (ec || !fs::exists(status)) continue;
+    if (fs::is_symlink(status)) {
+      args.insert(args.end(), {"--symlink", fs::read_symlink(dir, ec).string(), dir});
+    } else if (fs::is_directory(status)) {
+      args.insert(args.end(), {"--ro-bind", dir, dir});
+    }
+  }
+  // The dynamic loader's cache: without it multiarch libraries are not found.
+  args.insert(args.end(), {"--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"});
+}
+
+void add_env(std::vector<std::string>& args, const std::string& name, const std::string& value) {
+  args.insert(args.end(), {"--setenv", name, value});
+}
+
+}  // namespace
+
+std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
+                                         const std::string& sandbox_dir, BaseCacheAccess access) {
+  const std::string home = kSandboxHome;
+  std::vector<std::string> args = {
+      layout.bwrap_path,
+      // Fresh namespaces: no host network (not even loopback), processes, IPC or hostname.
+      "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+      "--unshare-cgroup-try",
+      "--uid", "1000", "--gid", "1000", "--hostname", "kode-gopher",
+      // The sandbox dies with the daemon; commands cannot reach the daemon's terminal.
+      "--die-with-parent", "--new-session",
+  };
+  add_system_dirs(args);
+  if (!layout.go_root.starts_with("/usr/")) {
+    args.insert(args.end(), {"--ro-bind", layout.go_root, layout.go_root});
+  }
+  args.insert(args.end(), {"--ro-bind", layout.server_binary, kSandboxServerPath});
+  args.insert(args.end(), {"--ro-bind", layout.cacheprog_binary, kSandboxCacheprogPath});
+  args.insert(args.end(), {access == BaseCacheAccess::writable ? "--bind" : "--ro-bind",
+                           layout.base_cache_dir, kSandboxBaseCachePath});
+  args.insert(args.end(), {"--proc", "/proc", "--dev", "/dev"});
+  args.insert(args.end(), {"--bind", sandbox_dir + "/app", "/app"});
+  args.insert(args.end(), {"--bind", sandbox_dir + "/home", home});
+  args.insert(args.end(), {"--bind", sandbox_dir + "/tmp", "/tmp"});
+  args.insert(args.end(), {"--bind", sandbox_dir + "/run", kSandboxSocketDir});
+  args.insert(args.end(), {"--clearenv", "--chdir", "/app"});
+  add_env(args, "HOME", home);
+  add_env(args, "USER", "gopher");
+  add_env(args, "TMPDIR", "/tmp");
+  add_env(args, "PATH", layout.go_root + "/bin:/usr/local/bin:/usr/bin:/bin");
+  add_env(args, "GOROOT", layout.go_root);
+  add_env(args, "GOPATH", home + "/go");
+  add_env(args, "GOTOOLCHAIN", "local");
+  add_env(args, "GOTELEMETRY", "off");
+  add_env(args, "GOPROXY", "off");
+  add_env(args, "GOFLAGS", "-mod=mod");
+  add_env(args, "CGO_ENABLED", "0");
+  if (access == BaseCacheAccess::writable) {
+    add_env(args, "GOCACHE", kSandboxBaseCachePath);
+  } else {
+    add_env(args, "GOCACHE", home + "/.cache/go-build");
+    add_env(args, "GOCACHEPROG", std::string(kSandboxCacheprogPath) + " -base " +
+                                     kSandboxBaseCachePath + " -upper " + home +
+                                     "/.cache/kode-gopher-upper");
+  }
+  args.insert(args.end(), {kSandboxServerPath, "--listen",
+                           std::string("unix:") + kSandboxSocketDir + "/sandbox.sock",
+                           "--workdir", "/app", "--reap-strays"});
+  return args;
+}
+
+}  // namespace kg::sandbox

@@ -1,0 +1,44 @@
+// Starts child processes from one long-lived thread.
+//
+// Why a thread of its own: bubblewrap's --die-with-parent ties a sandbox's life to the *thread*
+// that forked it (PR_SET_PDEATHSIG fires when that thread exits), and the HTTP server's worker
+// threads come and go. Spawning every sandbox from this thread, which lives as long as the
+// daemon, means a sandbox dies exactly when the daemon does — and never earlier.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/types.h>
+
+namespace kg::sandbox {
+
+class ProcessSpawner {
+ public:
+  ProcessSpawner();
+  ~ProcessSpawner();
+  ProcessSpawner(const ProcessSpawner&) = delete;
+  ProcessSpawner& operator=(const ProcessSpawner&) = delete;
+
+  // Starts argv[0] (searched on PATH) with stdin from /dev/null and stdout+stderr appended to
+  // log_path. Returns the pid; throws std::runtime_error naming the program when it cannot start.
+  // Safe to call from any thread.
+  pid_t spawn(const std::vector<std::string>& argv, const std::string& log_path);
+
+ private:
+  void run();
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> jobs_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace kg::sandbox

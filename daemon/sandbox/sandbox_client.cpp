@@ -1,0 +1,163 @@
+#include "sandbox_client.hpp"
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <Poco/URI.h>
+
+#include "tar_builder.hpp"
+
+namespace kg::sandbox {
+namespace {
+
+using plugin::SandboxError;
+
+// The sandbox answers errors as {"detail": ...} (ours) or {"message": ...} (other runtimes).
+std::string error_text(const net::HttpResponse& response) {
+  rapidjson::Document doc;
+  doc.Parse(response.body.c_str(), response.body.size());
+  if (!doc.HasParseError() && doc.IsObject()) {
+    for (const char* key : {"detail", "message"}) {
+      auto it = doc.FindMember(key);
+      if (it != doc.MemberEnd() && it->value.IsString()) return it->value.GetString();
+    }
+  }
+  return "HTTP " + std::to_string(response.status) + ": " + response.body.substr(0, 200);
+}
+
+rapidjson::Document parse_json(const net::HttpResponse& response, std::string_view what) {
+  rapidjson::Document doc;
+  doc.Parse(response.body.c_str(), response.body.size());
+  if (doc.HasParseError() || !doc.IsObject()) {
+    throw SandboxError(std::string(what) + ": the sandbox answered with invalid JSON");
+  }
+  return doc;
+}
+
+std::string encode_path(std::string_view path) {
+  std::string encoded;
+  Poco::URI::encode(std::string(path), "/?#%&=+ ", encoded);
+  // The contract sends '/' as %2F inside the path segment.
+  std::string out;
+  for (char c : encoded) out += (c == '/') ? std::string("%2F") : std::string(1, c);
+  return out;
+}
+
+}  // namespace
+
+bool SandboxClient::healthy(std::chrono::milliseconds timeout) const noexcept {
+  try {
+    net::HttpRequestOptions options;
+    options.timeout = timeout;
+    const auto response = http_.get("/", options);
+    return response.status == 200 && response.body.find("\"ok\"") != std::string::npos;
+  } catch (...) {
+    return false;
+  }
+}
+
+net::HttpResponse SandboxClient::call(std::string_view method, std::string_view target,
+                                      std::string_view body,
+                                      const net::HttpRequestOptions& options,
+                                      std::string_view what) const {
+  try {
+    return http_.request(method, target, body, options);
+  } catch (const net::HttpTransportError&) {
+    std::throw_with_nested(SandboxError(std::string(what) + " failed"));
+  }
+}
+
+void SandboxClient::reset_workdir() {
+  const auto response = call("POST", "/reset", "{}", {}, "Resetting /app");
+  if (response.status != 200) {
+    throw SandboxError("Resetting /app failed: " + error_text(response));
+  }
+}
+
+void SandboxClient::upload_files(std::span<const plugin::SourceFile> files) {
+  const std::string tar = build_tar(files);
+  net::HttpRequestOptions options;
+  options.content_type = "application/x-tar";
+  options.timeout = std::chrono::seconds(120);
+  const auto response = call("POST", "/upload-tar", tar, options, "Uploading the program");
+  if (response.status != 200) {
+    throw SandboxError("Uploading the program failed: " + error_text(response));
+  }
+}
+
+plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spec) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  writer.StartObject();
+  writer.Key("command");
+  writer.String(spec.command.c_str(), static_cast<rapidjson::SizeType>(spec.command.size()));
+  writer.Key("timeout_ms");
+  writer.Uint(spec.timeout_ms);
+  writer.Key("output_limit_bytes");
+  writer.Uint64(spec.output_limit_bytes);
+  writer.Key("env");
+  writer.StartObject();
+  for (const auto& [name, value] : spec.env) {
+    writer.Key(name.c_str(), static_cast<rapidjson::SizeType>(name.size()));
+    writer.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
+  }
+  writer.EndObject();
+  writer.EndObject();
+
+  net::HttpRequestOptions options;
+  // Headers arrive only when the command ends: wait for the command's own limit plus slack.
+  options.timeout = std::chrono::milliseconds(spec.timeout_ms) + std::chrono::seconds(30);
+  options.max_response_bytes = 4 * spec.output_limit_bytes + (1 << 20);
+  const auto response = call("POST", "/execute", buffer.GetString(), options, "Running a command");
+  if (response.status != 200) {
+    throw SandboxError("Running a command failed: " + error_text(response));
+  }
+  const auto doc = parse_json(response, "Running a command");
+  plugin::CommandOutcome outcome;
+  auto text = [&](const char* key) {
+    auto it = doc.FindMember(key);
+    return (it != doc.MemberEnd() && it->value.IsString())
+               ? std::string(it->value.GetString(), it->value.GetStringLength())
+               : std::string();
+  };
+  auto integer = [&](const char* key) {
+    auto it = doc.FindMember(key);
+    return (it != doc.MemberEnd() && it->value.IsInt64()) ? it->value.GetInt64() : 0;
+  };
+  auto flag = [&](const char* key) {
+    auto it = doc.FindMember(key);
+    return it != doc.MemberEnd() && it->value.IsBool() && it->value.GetBool();
+  };
+  outcome.stdout_text = text("stdout");
+  outcome.stderr_text = text("stderr");
+  outcome.exit_code = static_cast<int>(integer("exit_code"));
+  outcome.signal = static_cast<int>(integer("signal"));
+  outcome.timed_out = flag("timed_out");
+  outcome.stdout_truncated = flag("stdout_truncated");
+  outcome.stderr_truncated = flag("stderr_truncated");
+  outcome.duration_ms = static_cast<std::uint64_t>(integer("duration_ms"));
+  return outcome;
+}
+
+std::optional<std::string> SandboxClient::read_file(std::string_view path,
+                                                    std::uint64_t max_bytes) {
+  net::HttpRequestOptions options;
+  options.max_response_bytes = max_bytes;
+  const std::string what = "Reading " + std::string(path);
+  net::HttpResponse response;
+  try {
+    response = http_.request("GET", "/download/" + encode_path(path), {}, options);
+  } catch (const net::HttpTransportError& e) {
+    if (!e.connect_failed() && std::string_view(e.what()).find("larger than") != std::string_view::npos) {
+      throw SandboxError(what + ": the file is larger than " + std::to_string(max_bytes) + " bytes");
+    }
+    std::throw_with_nested(SandboxError(what + " failed"));
+  }
+  if (response.status == 404) return std::nullopt;
+  if (response.status != 200) throw SandboxError(what + " failed: " + error_text(response));
+  return std::move(response.body);
+}
+
+}  // namespace kg::sandbox

@@ -1,0 +1,29 @@
+// Errors a session operation reports to its caller; the daemon API maps each to one HTTP status
+// and code (api/api_error_mapper.cpp), the only place that does.
+#pragma once
+
+#include <stdexcept>
+
+namespace kg::session {
+
+class SessionNotFoundError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class SessionClosedError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class QueueFullError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class RuntimeUnavailableError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace kg::session

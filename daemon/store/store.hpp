@@ -1,0 +1,121 @@
+// SQLite storage of every session and call (WAL, schema version in PRAGMA user_version with
+// ordered migrations). Owned by the daemon's Instance; every method is thread-safe (one
+// connection, serialized by a mutex). Every method throws StoreError with the SQL context.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace kg::store {
+
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct SessionRecord {
+  std::string id;
+  std::string client;      // "cli", "mcp", ...
+  std::string provider;    // "local", "kubernetes"
+  std::string sandbox_id;  // empty until a sandbox is attached
+  std::string runtime;
+  std::string state;       // open | closed | interrupted
+  std::string opened_at;   // RFC 3339 UTC, set by the store
+  std::string closed_at;   // empty while open
+  std::string close_reason;
+  std::int64_t calls = 0;  // number of calls recorded for it (computed)
+};
+
+struct CallStart {
+  std::string session_id;
+  std::string runtime;
+  std::string code_sha256;
+  std::uint64_t input_bytes = 0;
+};
+
+struct CallOutcome {
+  std::string mode;    // wrapped | verbatim
+  std::string phase;   // setup | build | run
+  std::string status;  // ok | compile_error | ... | internal
+  int exit_code = 0;
+  std::uint64_t queue_ms = 0, setup_ms = 0, build_ms = 0, run_ms = 0, total_ms = 0;
+  bool cache_hit = false;
+  bool tidied = false;
+  std::uint64_t output_bytes = 0;
+  std::string error_message;  // for calls that ended in an API error instead of a result
+};
+
+struct CallRecord {
+  std::int64_t id = 0;
+  std::string session_id, runtime, mode, phase, status;
+  std::string state;  // running | done | interrupted
+  int exit_code = 0;
+  std::uint64_t queue_ms = 0, setup_ms = 0, build_ms = 0, run_ms = 0, total_ms = 0;
+  bool cache_hit = false, tidied = false;
+  std::string code_sha256;
+  std::uint64_t input_bytes = 0, output_bytes = 0;
+  std::string created_at, finished_at, error_message;
+};
+
+struct TimingStat {
+  std::string runtime;
+  std::string metric;  // queue_ms | setup_ms | build_ms | run_ms | total_ms
+  std::int64_t count = 0;
+  std::uint64_t p50 = 0, p95 = 0;  // nearest-rank percentiles over finished calls
+};
+
+struct Stats {
+  std::int64_t open_sessions = 0, total_sessions = 0, total_calls = 0;
+  std::map<std::string, std::int64_t> calls_by_status;
+  std::vector<TimingStat> timings;  // ordered by runtime, then metric in the order above
+};
+
+struct ReconcileReport {
+  std::vector<SessionRecord> interrupted_sessions;  // were open; now 'interrupted' and closed
+  std::int64_t interrupted_calls = 0;               // were running; now 'interrupted'
+};
+
+class Store {
+ public:
+  // Opens (creating if needed) the database file and migrates it to the newest schema.
+  explicit Store(const std::string& db_path);
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  int schema_version();
+
+  void insert_session(const SessionRecord& session);  // opened_at and state set here
+  void attach_sandbox(const std::string& session_id, const std::string& sandbox_id);
+  // state: closed | interrupted. Closing a closed session changes nothing.
+  void close_session(const std::string& session_id, const std::string& state,
+                     const std::string& reason);
+  std::optional<SessionRecord> find_session(const std::string& session_id);
+  std::vector<SessionRecord> list_sessions(bool include_closed, std::size_t limit);
+
+  std::int64_t begin_call(const CallStart& call);  // state 'running'; returns the call id
+  void finish_call(std::int64_t call_id, const CallOutcome& outcome);  // state 'done'
+  std::optional<CallRecord> find_call(std::int64_t call_id);
+  std::vector<CallRecord> list_calls(const std::string& session_id);
+
+  // After a crash: every open session becomes 'interrupted' (closed, reason "daemon stopped
+  // unexpectedly") and every running call 'interrupted'. Returns what it changed.
+  ReconcileReport reconcile_after_crash();
+
+  Stats stats();
+
+ private:
+  std::mutex mutex_;
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+}  // namespace kg::store

@@ -1,0 +1,95 @@
+#include "store_schema.hpp"
+
+#include "sqlite_statement.hpp"
+#include "store.hpp"
+
+namespace kg::store {
+namespace {
+
+// Plain CREATE (no IF NOT EXISTS): running a migration twice is a bug that must fail loudly.
+constexpr std::string_view kMigrations[] = {
+    // 1: sessions and calls.
+    R"sql(
+CREATE TABLE sessions (
+  id           TEXT PRIMARY KEY NOT NULL,
+  client       TEXT NOT NULL,
+  provider     TEXT NOT NULL,
+  sandbox_id   TEXT,
+  runtime      TEXT NOT NULL,
+  state        TEXT NOT NULL CHECK (state IN ('open', 'closed', 'interrupted')),
+  opened_at    TEXT NOT NULL,
+  closed_at    TEXT,
+  close_reason TEXT
+);
+-- list_sessions (open ones, newest first), reconcile_after_crash, stats.open_sessions
+CREATE INDEX sessions_by_state_opened ON sessions (state, opened_at);
+-- list_sessions with closed ones, newest first
+CREATE INDEX sessions_by_opened ON sessions (opened_at);
+
+CREATE TABLE calls (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  session_id    TEXT NOT NULL REFERENCES sessions (id),
+  runtime       TEXT NOT NULL,
+  mode          TEXT,
+  phase         TEXT,
+  status        TEXT,
+  state         TEXT NOT NULL CHECK (state IN ('running', 'done', 'interrupted')),
+  exit_code     INTEGER,
+  queue_ms      INTEGER NOT NULL DEFAULT 0,
+  setup_ms      INTEGER NOT NULL DEFAULT 0,
+  build_ms      INTEGER NOT NULL DEFAULT 0,
+  run_ms        INTEGER NOT NULL DEFAULT 0,
+  total_ms      INTEGER NOT NULL DEFAULT 0,
+  cache_hit     INTEGER NOT NULL DEFAULT 0 CHECK (cache_hit IN (0, 1)),
+  tidied        INTEGER NOT NULL DEFAULT 0 CHECK (tidied IN (0, 1)),
+  code_sha256   TEXT NOT NULL,
+  input_bytes   INTEGER NOT NULL DEFAULT 0,
+  output_bytes  INTEGER NOT NULL DEFAULT 0,
+  created_at    TEXT NOT NULL,
+  finished_at   TEXT,
+  error_message TEXT
+);
+-- list_calls, the per-session call count, and the foreign key check
+CREATE INDEX calls_by_session ON calls (session_id);
+-- reconcile_after_crash (state = 'running') and stats (state = 'done', grouped by runtime)
+CREATE INDEX calls_by_state_runtime ON calls (state, runtime);
+)sql",
+};
+
+}  // namespace
+
+int read_user_version(sqlite3* db, const std::string& operation) {
+  SqliteStatement statement(db, "PRAGMA user_version", operation);
+  return statement.step() ? static_cast<int>(statement.integer(0)) : 0;
+}
+
+std::span<const std::string_view> schema_migrations() { return kMigrations; }
+
+void migrate_to_newest_schema(sqlite3* db, const std::string& path) {
+  const int newest = static_cast<int>(std::size(kMigrations));
+  const std::string operation = "Failed to read the schema version of database " + path;
+  auto refuse_newer = [&](int version) {
+    if (version <= newest) return;
+    throw StoreError("database " + path + " has schema version " + std::to_string(version) +
+                     ", newer than this kode-gopherd supports (" + std::to_string(newest) +
+                     "); upgrade kode-gopher");
+  };
+  int version = read_user_version(db, operation);
+  refuse_newer(version);
+  while (version < newest) {
+    SqliteTransaction transaction(db, operation);
+    // Read again under the write lock: another daemon starting at the same moment may have
+    // migrated in between, and a migration must never run twice.
+    version = read_user_version(db, operation);
+    refuse_newer(version);
+    if (version == newest) break;
+    const std::string step_operation = "Failed to migrate database " + path +
+                                       " to schema version " + std::to_string(version + 1);
+    execute_sql(db, std::string(kMigrations[version]), step_operation);
+    execute_sql(db, "PRAGMA user_version = " + std::to_string(version + 1), step_operation);
+    transaction.commit();
+    ++version;
+  }
+}
+
+}  // namespace kg::store

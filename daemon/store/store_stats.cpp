@@ -1,0 +1,82 @@
+// Store: the numbers behind `kode-gopher stats` and GET /v1/stats.
+#include <algorithm>
+#include <array>
+
+#include "sqlite_statement.hpp"
+#include "store.hpp"
+
+namespace kg::store {
+namespace {
+
+constexpr std::array<const char*, 5> kMetrics = {"queue_ms", "setup_ms", "build_ms", "run_ms",
+                                                 "total_ms"};
+
+// Nearest-rank percentile: the smallest value with at least `percent`% of the values at or
+// below it, i.e. sorted[ceil(percent/100 * n) - 1]. `values` must not be empty; reorders it.
+std::uint64_t nearest_rank(std::vector<std::uint64_t>& values, std::uint64_t percent) {
+  const std::uint64_t n = values.size();
+  const std::uint64_t rank = std::max<std::uint64_t>(1, (percent * n + 99) / 100);
+  const auto nth = values.begin() + static_cast<std::ptrdiff_t>(rank - 1);
+  std::nth_element(values.begin(), nth, values.end());
+  return *nth;
+}
+
+std::int64_t count(sqlite3* db, const char* sql, const std::string& operation) {
+  SqliteStatement query(db, sql, operation);
+  return query.step() ? query.integer(0) : 0;
+}
+
+void add_runtime_timings(const std::string& runtime,
+                         std::array<std::vector<std::uint64_t>, kMetrics.size()>& values,
+                         std::vector<TimingStat>& timings) {
+  for (std::size_t metric = 0; metric < kMetrics.size(); ++metric) {
+    auto& metric_values = values[metric];
+    if (metric_values.empty()) continue;
+    TimingStat stat;
+    stat.runtime = runtime;
+    stat.metric = kMetrics[metric];
+    stat.count = static_cast<std::int64_t>(metric_values.size());
+    stat.p50 = nearest_rank(metric_values, 50);
+    stat.p95 = nearest_rank(metric_values, 95);
+    timings.push_back(std::move(stat));
+    metric_values.clear();
+  }
+}
+
+}  // namespace
+
+Stats Store::stats() {
+  std::lock_guard lock(mutex_);
+  const std::string operation = "Failed to compute stats";
+  Stats stats;
+  stats.open_sessions = count(db_, "SELECT COUNT(*) FROM sessions WHERE state = 'open'", operation);
+  stats.total_sessions = count(db_, "SELECT COUNT(*) FROM sessions", operation);
+  stats.total_calls = count(db_, "SELECT COUNT(*) FROM calls", operation);
+  {
+    SqliteStatement query(
+        db_, "SELECT status, COUNT(*) FROM calls WHERE state = 'done' GROUP BY status", operation);
+    while (query.step()) stats.calls_by_status[query.text(0)] = query.integer(1);
+  }
+  // All finished calls' timings, grouped by runtime by the ORDER BY (index calls_by_state_runtime).
+  SqliteStatement query(db_,
+                        "SELECT runtime, queue_ms, setup_ms, build_ms, run_ms, total_ms "
+                        "FROM calls WHERE state = 'done' ORDER BY runtime",
+                        operation);
+  std::string runtime;
+  std::array<std::vector<std::uint64_t>, kMetrics.size()> values;
+  while (query.step()) {
+    auto row_runtime = query.text(0);
+    if (row_runtime != runtime) {
+      add_runtime_timings(runtime, values, stats.timings);
+      runtime = std::move(row_runtime);
+    }
+    for (std::size_t metric = 0; metric < kMetrics.size(); ++metric) {
+      const auto value = query.integer(static_cast<int>(metric) + 1);
+      values[metric].push_back(value < 0 ? 0 : static_cast<std::uint64_t>(value));
+    }
+  }
+  add_runtime_timings(runtime, values, stats.timings);
+  return stats;
+}
+
+}  // namespace kg::store

@@ -1,0 +1,3 @@
+module kode-gopher/sandbox/cacheprog
+
+go 1.24

@@ -1,0 +1,39 @@
+#include "command_line.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace kg::sandbox {
+
+std::variant<ServerCommandLine, int> parse_command_line(int argc, char** argv) {
+  ServerCommandLine parsed;
+  std::string workdir = parsed.options.workdir.string();
+  CLI::App app{"kode-gopher-sandbox: serves the sandbox runtime API (/execute, /upload, "
+               "/upload-tar, /download, /list, /exists, /reset) inside one sandbox"};
+  app.add_option("--listen", parsed.listen, "unix:/path/to/sock or tcp:HOST:PORT")
+      ->capture_default_str();
+  app.add_option("--workdir", workdir, "the directory commands run in and files go to")
+      ->capture_default_str();
+  app.add_flag("--reap-strays", parsed.options.reap_strays,
+               "after each command kill every other process in the pid namespace (use only when "
+               "the server is alone in its own pid namespace)");
+  app.add_option("--max-upload-bytes", parsed.options.max_upload_bytes,
+                 "largest /upload file and largest /upload-tar content")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-json-bytes", parsed.options.max_json_bytes, "largest /execute body")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--stream-cap-bytes", parsed.options.stream_cap_bytes,
+                 "most bytes of stdout and of stderr an /execute answer carries")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  parsed.options.workdir = workdir;
+  return parsed;
+}
+
+}  // namespace kg::sandbox

@@ -1,0 +1,232 @@
+#include "command_runner.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <stdexcept>
+
+#include "shell_process.hpp"
+#include "stray_process_reaper.hpp"
+#include "unique_fd.hpp"
+
+extern char** environ;
+
+namespace kg::sandbox {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// After the shell exits, pipes still held by escaped grandchildren are read this long, then
+// closed, so `daemon & echo hi` returns at once.
+constexpr std::chrono::milliseconds kDrainAfterExit{100};
+// Without a pidfd the child's exit is noticed by polling this often.
+constexpr int kExitPollMs = 10;
+
+// One captured stream: keeps the first `limit` bytes and counts the rest away.
+class CappedOutput {
+ public:
+  explicit CappedOutput(std::uint64_t limit) : limit_(limit) {}
+  void append(std::span<const char> bytes) {
+    const std::uint64_t room = limit_ - std::min<std::uint64_t>(limit_, text_.size());
+    const std::size_t kept = static_cast<std::size_t>(std::min<std::uint64_t>(room, bytes.size()));
+    text_.append(bytes.data(), kept);
+    if (kept < bytes.size()) truncated_ = true;
+  }
+  bool truncated() const { return truncated_; }
+  std::string take() {
+    if (truncated_) text_ += kTruncatedSuffix;
+    return std::move(text_);
+  }
+
+ private:
+  std::uint64_t limit_;
+  std::string text_;
+  bool truncated_ = false;
+};
+
+// Reads what is available (at most 1 MiB, so a flood cannot starve the deadline check);
+// closes the pipe at end of file.
+void drain_pipe(UniqueFd& pipe, CappedOutput& output) {
+  char buffer[64 * 1024];
+  for (int chunk = 0; chunk < 16; ++chunk) {
+    const ssize_t got = ::read(pipe.get(), buffer, sizeof buffer);
+    if (got > 0) {
+      output.append(std::span<const char>(buffer, static_cast<std::size_t>(got)));
+      continue;
+    }
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && errno == EAGAIN) return;
+    pipe.reset();  // EOF, or an error no retry will cure
+    return;
+  }
+}
+
+UniqueFd open_pidfd(pid_t pid) {
+#ifdef SYS_pidfd_open
+  return UniqueFd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+#else
+  (void)pid;
+  return UniqueFd();
+#endif
+}
+
+// True once the child has exited; leaves it a zombie so its pid (= the group id) cannot be
+// reused before the group is killed.
+bool has_exited(pid_t pid) {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+    throw std::runtime_error(std::string("Cannot wait for the command: ") + std::strerror(errno));
+  }
+  return info.si_pid == pid;
+}
+
+// The peer closed the connection: hang-up flags, or readable with nothing to read.
+// Data from the peer (a pipelined request) is left alone; *watch_readable is cleared so the
+// socket does not keep poll() busy.
+bool client_hung_up(const pollfd& entry, bool* watch_readable) {
+  if (entry.revents & (POLLHUP | POLLERR | POLLRDHUP | POLLNVAL)) return true;
+  if (!(entry.revents & POLLIN)) return false;
+  char byte;
+  const ssize_t got = ::recv(entry.fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (got == 0) return true;
+  if (got > 0) *watch_readable = false;
+  return false;
+}
+
+// Makes sure no exception leaves the command's group running or its zombie unreaped.
+class ProcessGroupGuard {
+ public:
+  explicit ProcessGroupGuard(pid_t leader) : leader_(leader) {}
+  ProcessGroupGuard(const ProcessGroupGuard&) = delete;
+  ProcessGroupGuard& operator=(const ProcessGroupGuard&) = delete;
+  ~ProcessGroupGuard() {
+    if (reaped_) return;
+    ::kill(-leader_, SIGKILL);
+    int status;
+    while (::waitpid(leader_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  // Kills what is left of the group, then collects the leader's exit status.
+  int kill_rest_and_reap() {
+    ::kill(-leader_, SIGKILL);
+    int status = 0;
+    while (::waitpid(leader_, &status, 0) < 0) {
+      if (errno != EINTR) {
+        throw std::runtime_error(std::string("Cannot collect the command's exit status: ") +
+                                 std::strerror(errno));
+      }
+    }
+    reaped_ = true;
+    return status;
+  }
+
+ private:
+  pid_t leader_;
+  bool reaped_ = false;
+};
+
+int milliseconds_until(Clock::time_point when) {
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(when - Clock::now()).count();
+  return static_cast<int>(std::clamp<long long>(left, 0, 1'000'000));
+}
+
+}  // namespace
+
+std::vector<std::string> overlay_environment(
+    const std::vector<std::pair<std::string, std::string>>& overrides) {
+  std::vector<std::string> environment;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::string_view name = text.substr(0, text.find('='));
+    const bool overridden = std::any_of(overrides.begin(), overrides.end(),
+                                        [&](const auto& item) { return item.first == name; });
+    if (!overridden) environment.emplace_back(text);
+  }
+  for (const auto& [name, value] : overrides) environment.push_back(name + "=" + value);
+  return environment;
+}
+
+CommandResult run_command(const CommandRequest& request) {
+  const auto started = Clock::now();
+  const auto deadline = started + request.timeout;
+  ShellProcess child =
+      start_shell_process(request.command, overlay_environment(request.env), request.workdir);
+  ProcessGroupGuard group(child.pid);
+  const UniqueFd pidfd = open_pidfd(child.pid);
+  CappedOutput out(request.output_limit_bytes), err(request.output_limit_bytes);
+  CommandResult result;
+  bool watch_client = request.cancel_watch_fd >= 0, watch_client_readable = true;
+  bool killed = false;
+  std::optional<int> exit_status;
+  Clock::time_point drain_deadline;
+
+  const auto kill_group = [&] {
+    ::kill(-child.pid, SIGKILL);
+    killed = true;
+  };
+  for (;;) {
+    if (!exit_status && has_exited(child.pid)) {
+      exit_status = group.kill_rest_and_reap();
+      drain_deadline = Clock::now() + kDrainAfterExit;
+    }
+    const bool pipes_open = child.stdout_pipe || child.stderr_pipe;
+    if (exit_status && (!pipes_open || Clock::now() >= drain_deadline)) break;
+    if (!exit_status && !killed && Clock::now() >= deadline) {
+      result.timed_out = true;
+      kill_group();
+      continue;
+    }
+
+    std::vector<pollfd> watched;
+    const auto watch = [&](int fd, short events) { watched.push_back(pollfd{fd, events, 0}); };
+    if (child.stdout_pipe) watch(child.stdout_pipe.get(), POLLIN);
+    if (child.stderr_pipe) watch(child.stderr_pipe.get(), POLLIN);
+    std::optional<std::size_t> client_index;
+    if (watch_client && !exit_status) {
+      client_index = watched.size();
+      watch(request.cancel_watch_fd,
+            static_cast<short>(POLLRDHUP | (watch_client_readable ? POLLIN : 0)));
+    }
+    if (pidfd && !exit_status) watch(pidfd.get(), POLLIN);
+    int wait_ms = exit_status ? milliseconds_until(drain_deadline)
+                              : (killed ? 1000 : milliseconds_until(deadline));
+    if (!exit_status && !pidfd) wait_ms = std::min(wait_ms, kExitPollMs);
+    if (::poll(watched.data(), watched.size(), wait_ms) < 0 && errno != EINTR) {
+      throw std::runtime_error(std::string("Cannot wait for the command's output: ") +
+                               std::strerror(errno));
+    }
+    if (child.stdout_pipe) drain_pipe(child.stdout_pipe, out);
+    if (child.stderr_pipe) drain_pipe(child.stderr_pipe, err);
+    if (client_index && client_hung_up(watched[*client_index], &watch_client_readable)) {
+      result.cancelled = true;
+      watch_client = false;
+      kill_group();
+    }
+  }
+  if (request.reap_strays) kill_stray_processes();
+
+  if (WIFSIGNALED(*exit_status)) {
+    result.signal = WTERMSIG(*exit_status);
+    result.exit_code = 128 + result.signal;
+  } else {
+    result.exit_code = WEXITSTATUS(*exit_status);
+  }
+  result.stdout_truncated = out.truncated();
+  result.stderr_truncated = err.truncated();
+  result.stdout_text = out.take();
+  result.stderr_text = err.take();
+  result.duration_ms = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count());
+  return result;
+}
+
+}  // namespace kg::sandbox

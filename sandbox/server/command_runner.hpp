@@ -1,0 +1,52 @@
+// Runs one /execute command to the end: `/bin/sh -c` in the workdir, in its own process group,
+// with each output stream capped, a deadline, and cancellation when the HTTP client goes away.
+// Whatever happens, nothing of the command's process group survives the call (and, with
+// reap_strays, nothing else the command started either).
+//
+// Called by the /execute route on the thread serving the request. The route serializes calls;
+// run_command itself keeps all its state on the stack.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace kg::sandbox {
+
+inline constexpr std::string_view kTruncatedSuffix = "\n... [truncated]";
+
+struct CommandRequest {
+  std::string command;
+  std::vector<std::pair<std::string, std::string>> env;  // overlays the server's environment
+  std::chrono::milliseconds timeout{60'000};
+  std::uint64_t output_limit_bytes = 4ull << 20;  // per stream; beyond it bytes are discarded
+  std::filesystem::path workdir;
+  int cancel_watch_fd = -1;  // a connected socket; its peer hanging up kills the command
+  bool reap_strays = false;  // see stray_process_reaper.hpp
+};
+
+struct CommandResult {
+  std::string stdout_text;  // ends with kTruncatedSuffix when truncated
+  std::string stderr_text;
+  int exit_code = 0;  // 128 + signal when killed by a signal
+  int signal = 0;     // 0 unless killed by a signal
+  bool timed_out = false;
+  bool cancelled = false;  // the client hung up
+  bool stdout_truncated = false;
+  bool stderr_truncated = false;
+  std::uint64_t duration_ms = 0;
+};
+
+// Throws std::runtime_error when the command cannot be started (see start_shell_process) or
+// waiting for it fails; a command that fails, times out or is killed is a result, not an error.
+CommandResult run_command(const CommandRequest& request);
+
+// The server's environment (`environ`) with `overrides` replacing or adding variables.
+std::vector<std::string> overlay_environment(
+    const std::vector<std::pair<std::string, std::string>>& overrides);
+
+}  // namespace kg::sandbox

@@ -1,0 +1,162 @@
+// POST /execute: {"command", "env"?, "timeout_ms"?, "output_limit_bytes"?} → the command's outcome.
+#include <Poco/Net/HTTPServerRequestImpl.h>
+#include <Poco/Net/StreamSocket.h>
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+
+#include "command_runner.hpp"
+#include "sandbox_routes.hpp"
+
+namespace kg::sandbox {
+namespace {
+
+constexpr std::int64_t kMaxTimeoutMs = 3'600'000;
+
+HttpError bad_request(const std::string& message) { return HttpError(400, message); }
+
+std::string line_and_column(std::string_view text, std::size_t offset) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+rapidjson::Document parse_body(const std::string& body) {
+  rapidjson::Document document;
+  document.Parse(body.data(), body.size());
+  if (document.HasParseError()) {
+    throw bad_request("The /execute body is not valid JSON: " +
+                      std::string(rapidjson::GetParseError_En(document.GetParseError())) +
+                      " at offset " + std::to_string(document.GetErrorOffset()) + " (" +
+                      line_and_column(body, document.GetErrorOffset()) + ")");
+  }
+  if (!document.IsObject()) {
+    throw bad_request(R"(The /execute body must be a JSON object such as {"command": "ls"})");
+  }
+  return document;
+}
+
+std::string text_of(const rapidjson::Value& value) {
+  return std::string(value.GetString(), value.GetStringLength());
+}
+
+std::vector<std::pair<std::string, std::string>> parse_env(const rapidjson::Value& body) {
+  std::vector<std::pair<std::string, std::string>> env;
+  const auto member = body.FindMember("env");
+  if (member == body.MemberEnd() || member->value.IsNull()) return env;
+  if (!member->value.IsObject()) {
+    throw bad_request(R"("env" must be an object of strings, such as {"GOFLAGS": "-mod=mod"})");
+  }
+  for (const auto& [name_value, value] : member->value.GetObject()) {
+    const std::string name = text_of(name_value);
+    if (name.empty() || name.find_first_of(std::string_view("=\0", 2)) != std::string::npos) {
+      throw bad_request("\"env\" has the invalid variable name \"" + name +
+                        "\": names must be non-empty and hold no '=' or NUL");
+    }
+    if (!value.IsString()) throw bad_request("\"env\".\"" + name + "\" must be a string");
+    std::string text = text_of(value);
+    if (text.find('\0') != std::string::npos) {
+      throw bad_request("\"env\".\"" + name + "\" holds a NUL byte, which no variable can hold");
+    }
+    env.emplace_back(name, std::move(text));
+  }
+  return env;
+}
+
+std::int64_t integer_member(const rapidjson::Value& body, const char* name, std::int64_t fallback,
+                            std::int64_t low, std::int64_t high) {
+  const auto member = body.FindMember(name);
+  if (member == body.MemberEnd() || member->value.IsNull()) return fallback;
+  const auto& value = member->value;
+  if (!value.IsInt64() || value.GetInt64() < low || value.GetInt64() > high) {
+    throw bad_request("\"" + std::string(name) + "\" must be an integer from " +
+                      std::to_string(low) + " to " + std::to_string(high));
+  }
+  return value.GetInt64();
+}
+
+CommandRequest parse_command_request(const RouteContext& context, const rapidjson::Value& body) {
+  CommandRequest request;
+  const auto command = body.FindMember("command");
+  if (command == body.MemberEnd() || !command->value.IsString() ||
+      command->value.GetStringLength() == 0) {
+    throw bad_request(R"("command" is required and must be a non-empty string, such as "ls -la")");
+  }
+  request.command = text_of(command->value);
+  if (request.command.find('\0') != std::string::npos) {
+    throw bad_request("\"command\" holds a NUL byte, which a shell command cannot hold");
+  }
+  if (body.HasMember("credentials")) {
+    throw bad_request(
+        "\"credentials\" is not supported by this kode-gopher-sandbox (it has no metadata "
+        "emulator): pass the credentials another way or update the sandbox image");
+  }
+  request.env = parse_env(body);
+  request.timeout = std::chrono::milliseconds(
+      integer_member(body, "timeout_ms", 60'000, 1, kMaxTimeoutMs));
+  // A larger limit than the server's cap is lowered to the cap, so clients need not know it.
+  const auto cap = static_cast<std::int64_t>(context.options.stream_cap_bytes);
+  request.output_limit_bytes = static_cast<std::uint64_t>(
+      integer_member(body, "output_limit_bytes", cap, 0, INT64_MAX));
+  request.output_limit_bytes = std::min<std::uint64_t>(request.output_limit_bytes,
+                                                       context.options.stream_cap_bytes);
+  request.workdir = context.confinement.workdir();
+  request.reap_strays = context.options.reap_strays;
+  return request;
+}
+
+// The connection's socket, watched so that a client that hangs up stops its command.
+int connection_socket(Poco::Net::HTTPServerRequest& request) {
+  auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
+  return impl == nullptr ? -1 : impl->socket().impl()->sockfd();
+}
+
+void write_result(JsonWriter& writer, const CommandResult& result) {
+  writer.StartObject();
+  writer.Key("stdout");
+  write_text(writer, result.stdout_text);
+  writer.Key("stderr");
+  write_text(writer, result.stderr_text);
+  writer.Key("exit_code");
+  writer.Int(result.exit_code);
+  writer.Key("signal");
+  writer.Int(result.signal);
+  writer.Key("timed_out");
+  writer.Bool(result.timed_out);
+  writer.Key("stdout_truncated");
+  writer.Bool(result.stdout_truncated);
+  writer.Key("stderr_truncated");
+  writer.Bool(result.stderr_truncated);
+  writer.Key("duration_ms");
+  writer.Uint64(result.duration_ms);
+  writer.EndObject();
+}
+
+}  // namespace
+
+void serve_execute(RouteContext& context, Exchange& exchange) {
+  const std::string body =
+      read_body(exchange.request, context.options.max_json_bytes, "The /execute body");
+  CommandRequest command = parse_command_request(context, parse_body(body));
+  command.cancel_watch_fd = connection_socket(exchange.request);
+  CommandResult result;
+  {
+    const std::lock_guard one_command_at_a_time(context.execute_mutex);
+    result = run_command(command);
+  }
+  if (result.cancelled) {
+    context.logger.log(plugin::LogLevel::info, "The client hung up: command killed");
+  }
+  rapidjson::StringBuffer buffer;
+  JsonWriter writer(buffer);
+  write_result(writer, result);
+  send_json(exchange.response, buffer);
+}
+
+}  // namespace kg::sandbox

@@ -1,0 +1,65 @@
+// kode-gopher-sandbox: the sandbox runtime API server that runs inside every sandbox (local
+// bubblewrap sandbox on a Unix socket, Kubernetes pod on tcp:0.0.0.0:8888). Serves until
+// SIGTERM or SIGINT. See docs/sandbox-api.md.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "command_line.hpp"
+#include "error_chain.hpp"
+#include "listen_address.hpp"
+#include "sandbox_server.hpp"
+#include "stderr_logger.hpp"
+
+namespace {
+
+// Commands get these as stdin/stdout/stderr redirection targets; a closed one would let a pipe
+// land on fd 0-2 and be clobbered.
+void open_missing_standard_fds() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) < 0) ::open("/dev/null", O_RDWR);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  open_missing_standard_fds();
+  ::signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server
+  // Blocked before any thread starts, so every thread inherits the mask and sigwait() gets them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  auto parsed = kg::sandbox::parse_command_line(argc, argv);
+  if (const int* exit_code = std::get_if<int>(&parsed)) return *exit_code;
+  const auto& command_line = std::get<kg::sandbox::ServerCommandLine>(parsed);
+
+  kg::StderrLogger logger(kg::plugin::LogLevel::info);
+  try {
+    const auto address = kg::sandbox::parse_listen_address(command_line.listen);
+    kg::sandbox::SandboxServer server(kg::sandbox::listen_on(address), command_line.options,
+                                      logger);
+    server.start();
+    logger.log(kg::plugin::LogLevel::info,
+               "kode-gopher-sandbox " KG_SANDBOX_SERVER_VERSION " serving " +
+                   command_line.options.workdir.string() + " on " + command_line.listen);
+    int received = 0;
+    sigwait(&stop_signals, &received);
+    logger.log(kg::plugin::LogLevel::info,
+               std::string("Stopping on ") + (received == SIGTERM ? "SIGTERM" : "SIGINT"));
+    server.stop();
+    if (address.kind == kg::sandbox::ListenAddress::Kind::unix_socket) {
+      ::unlink(address.path.c_str());
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    logger.log(kg::plugin::LogLevel::error, "kode-gopher-sandbox: " + kg::describe_error_chain(e));
+    return 1;
+  }
+}

@@ -1,0 +1,26 @@
+// The route functions of the sandbox runtime API (CONTRACTS.md §1 plus our extensions). Each
+// answers one request, throwing HttpError, a path or tar error, or anything else; RequestRouter
+// turns what they throw into the JSON error answer. Called on the thread serving the request.
+#pragma once
+
+#include "http_exchange.hpp"
+#include "route_context.hpp"
+
+namespace kg::sandbox {
+
+// GET / — the readiness probe (workdir_routes.cpp).
+void serve_status(RouteContext& context, Exchange& exchange);
+// POST /execute — runs a command (execute_route.cpp).
+void serve_execute(RouteContext& context, Exchange& exchange);
+// POST /upload — one multipart file into the workdir (upload_route.cpp).
+void serve_upload(RouteContext& context, Exchange& exchange);
+// POST /upload-tar[?dir=] — a tar extracted under the workdir (upload_tar_route.cpp).
+void serve_upload_tar(RouteContext& context, Exchange& exchange);
+// POST /reset — empties the workdir (workdir_routes.cpp).
+void serve_reset(RouteContext& context, Exchange& exchange);
+// GET /download/<path>, /list/<path>, /exists/<path> (file_routes.cpp).
+void serve_download(RouteContext& context, Exchange& exchange);
+void serve_list(RouteContext& context, Exchange& exchange);
+void serve_exists(RouteContext& context, Exchange& exchange);
+
+}  // namespace kg::sandbox

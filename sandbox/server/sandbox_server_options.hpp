@@ -1,0 +1,20 @@
+// What one kode-gopher-sandbox serves and its limits; filled from the command line by main()
+// (see command_line.hpp) or directly by tests.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+
+namespace kg::sandbox {
+
+struct SandboxServerOptions {
+  std::filesystem::path workdir = "/app";
+  // Kill every process outside the server's ancestry after each command; only safe when the
+  // server is alone in its pid namespace.
+  bool reap_strays = false;
+  std::uint64_t max_upload_bytes = 256ull << 20;  // /upload file, /upload-tar extracted total
+  std::uint64_t max_json_bytes = 1ull << 20;      // /execute body
+  std::uint64_t stream_cap_bytes = 4ull << 20;    // per output stream of /execute
+};
+
+}  // namespace kg::sandbox

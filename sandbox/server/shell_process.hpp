@@ -1,0 +1,31 @@
+// Starts `/bin/sh -c <command>` as the leader of its own process group, with stdin on /dev/null
+// and stdout/stderr on pipes the caller reads. Only fork + execve with async-signal-safe calls in
+// between, because the server is multithreaded.
+//
+// Called by run_command() on the thread serving /execute.
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "unique_fd.hpp"
+
+namespace kg::sandbox {
+
+struct ShellProcess {
+  pid_t pid = -1;  // also the process group id
+  UniqueFd stdout_pipe;
+  UniqueFd stderr_pipe;
+};
+
+// `environment` holds "NAME=value" strings, the command's whole environment. The pipes are
+// returned non-blocking. Throws std::runtime_error when pipes cannot be made, fork fails, the
+// workdir cannot be entered or /bin/sh cannot be executed; no child is left behind then.
+ShellProcess start_shell_process(const std::string& command,
+                                 const std::vector<std::string>& environment,
+                                 const std::filesystem::path& workdir);
+
+}  // namespace kg::sandbox

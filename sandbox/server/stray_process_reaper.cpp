@@ -1,0 +1,67 @@
+#include "stray_process_reaper.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <system_error>
+
+namespace kg::sandbox {
+namespace {
+
+std::optional<pid_t> parse_pid(const std::string& text) {
+  pid_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value <= 0) return std::nullopt;
+  return value;
+}
+
+// The parent pid from /proc/<pid>/stat; 0 when unknown. The command name (field 2) may hold
+// spaces and parentheses, so fields are counted from the last ')'.
+pid_t parent_of(pid_t pid, const std::filesystem::path& proc_root) {
+  std::ifstream stat_file(proc_root / std::to_string(pid) / "stat");
+  std::string line;
+  if (!std::getline(stat_file, line)) return 0;
+  const auto close_paren = line.rfind(')');
+  if (close_paren == std::string::npos) return 0;
+  std::istringstream fields(line.substr(close_paren + 1));
+  char state = 0;
+  pid_t parent = 0;
+  fields >> state >> parent;
+  return fields ? parent : 0;
+}
+
+}  // namespace
+
+std::vector<pid_t> find_stray_processes(pid_t self, const std::filesystem::path& proc_root) {
+  std::vector<pid_t> spared{1, self};
+  for (pid_t pid = parent_of(self, proc_root); pid > 1; pid = parent_of(pid, proc_root)) {
+    if (std::find(spared.begin(), spared.end(), pid) != spared.end()) break;
+    spared.push_back(pid);
+  }
+  std::vector<pid_t> strays;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(proc_root, error)) {
+    const auto pid = parse_pid(entry.path().filename().string());
+    if (pid && std::find(spared.begin(), spared.end(), *pid) == spared.end()) {
+      strays.push_back(*pid);
+    }
+  }
+  std::sort(strays.begin(), strays.end());
+  return strays;
+}
+
+std::size_t kill_stray_processes() {
+  std::size_t signalled = 0;
+  for (const pid_t pid : find_stray_processes(::getpid())) {
+    if (::kill(pid, SIGKILL) == 0) ++signalled;
+  }
+  return signalled;
+}
+
+}  // namespace kg::sandbox

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# README's first command: set up, then run examples/hello through the daemon (the CLI starts the
+# daemon on the embedded default, local bubblewrap sandboxes, when none is running), and show
+# what the daemon recorded.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+export PATH="$PATH:/usr/local/go/bin"
+./build/cli/kode-gopher exec examples/hello
+./build/cli/kode-gopher stats

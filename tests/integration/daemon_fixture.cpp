@@ -1,0 +1,202 @@
+#include "daemon_fixture.hpp"
+
+#include <Poco/Pipe.h>
+#include <Poco/PipeStream.h>
+#include <Poco/Process.h>
+#include <doctest/doctest.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace kg::test {
+namespace fs = std::filesystem;
+
+std::string required_env(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value || !*value) throw std::runtime_error(std::string("test needs $") + name);
+  return value;
+}
+
+std::string unique_temp_dir(const std::string& prefix) {
+  std::random_device rd;
+  const auto dir = fs::temp_directory_path() / (prefix + std::to_string(rd()));
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+DaemonFixture::DaemonFixture()
+    : dir_(unique_temp_dir("kg-it-")),
+      config_path_(dir_ + "/kode-gopher.ini"),
+      socket_path_(dir_ + "/daemon.sock"),
+      state_dir_(dir_ + "/state"),
+      client_(socket_path_) {
+  std::ofstream config(config_path_);
+  config << "[daemon]\nsocket = " << socket_path_ << "\nstate_dir = " << state_dir_
+         << "\nlog_level = debug\nmax_sessions = 8\n"
+         << "[plugins]\ndirs = " << required_env("KG_PLUGIN_DIR") << "\n"
+         << "[sandbox]\nserver_binary = " << required_env("KG_SANDBOX_SERVER")
+         << "\ncacheprog_binary = " << required_env("KG_CACHEPROG")
+         << "\nbase_cache_dir = " << required_env("KG_BASE_CACHE") << "\n"
+         << "[limits]\nrun_timeout_ms = 20000\nbuild_timeout_ms = 300000\n";
+}
+
+DaemonFixture::~DaemonFixture() {
+  if (pid_ > 0) kill_hard();
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
+
+void DaemonFixture::start() {
+  const std::string daemon = required_env("KG_DAEMON");
+  const std::string log = dir_ + "/daemon.log";
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    FILE* out = std::freopen(log.c_str(), "a", stderr);
+    (void)out;
+    ::execl(daemon.c_str(), daemon.c_str(), "--config", config_path_.c_str(), nullptr);
+    ::_exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      std::ifstream in(log);
+      std::stringstream text;
+      text << in.rdbuf();
+      throw std::runtime_error("kode-gopherd exited while starting:\n" + text.str());
+    }
+    try {
+      if (client_.get("/v1/health").status == 200) return;
+    } catch (const net::HttpTransportError&) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  throw std::runtime_error("kode-gopherd did not answer within 3 minutes");
+}
+
+bool DaemonFixture::running() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+    pid_ = -1;
+    return false;
+  }
+  return true;
+}
+
+void DaemonFixture::stop_gracefully() {
+  REQUIRE(pid_ > 0);
+  ::kill(pid_, SIGTERM);
+  int status = 0;
+  REQUIRE(::waitpid(pid_, &status, 0) == pid_);
+  pid_ = -1;
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
+void DaemonFixture::kill_hard() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
+}
+
+net::HttpResponse DaemonFixture::get(const std::string& target) const {
+  return client_.get(target);
+}
+
+net::HttpResponse DaemonFixture::post(const std::string& target, const std::string& body) const {
+  net::HttpRequestOptions options;
+  options.timeout = std::chrono::minutes(6);
+  return client_.request("POST", target, body, options);
+}
+
+net::HttpResponse DaemonFixture::del(const std::string& target) const {
+  return client_.request("DELETE", target, {}, {});
+}
+
+rapidjson::Document DaemonFixture::json(const net::HttpResponse& response) const {
+  rapidjson::Document doc;
+  doc.Parse(response.body.c_str(), response.body.size());
+  INFO("body: " << response.body);
+  REQUIRE_FALSE(doc.HasParseError());
+  return doc;
+}
+
+std::string DaemonFixture::open_session() {
+  const auto response = post("/v1/sessions", R"({"client":"integration-test"})");
+  INFO(response.body);
+  REQUIRE(response.status == 201);
+  return json_string(json(response), "id");
+}
+
+rapidjson::Document DaemonFixture::execute(const std::string& session_id,
+                                           const std::string& main_go,
+                                           const std::string& extra_members) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  w.StartObject();
+  w.Key("files");
+  w.StartObject();
+  w.Key("main.go");
+  w.String(main_go.c_str());
+  w.EndObject();
+  w.EndObject();
+  std::string body = buffer.GetString();
+  if (!extra_members.empty()) body = body.substr(0, body.size() - 1) + "," + extra_members + "}";
+  const auto response = post("/v1/sessions/" + session_id + "/execute", body);
+  INFO("execute answered " << response.status << ": " << response.body);
+  REQUIRE(response.status == 200);
+  return json(response);
+}
+
+std::vector<pid_t> DaemonFixture::processes_mentioning_dir() const {
+  std::vector<pid_t> pids;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const auto name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(dir_) != std::string::npos) pids.push_back(std::stoi(name));
+  }
+  return pids;
+}
+
+int run_cli(const std::vector<std::string>& args, std::string& out, std::string& err) {
+  Poco::Pipe out_pipe, err_pipe;
+  Poco::Process::Args argv(args.begin(), args.end());
+  auto handle = Poco::Process::launch(required_env("KG_CLI"), argv, nullptr, &out_pipe, &err_pipe);
+  // Read stderr on a thread so neither pipe can fill up and stall the CLI.
+  std::thread err_reader([&] {
+    Poco::PipeInputStream in(err_pipe);
+    std::stringstream text;
+    text << in.rdbuf();
+    err = text.str();
+  });
+  Poco::PipeInputStream in(out_pipe);
+  std::stringstream text;
+  text << in.rdbuf();
+  out = text.str();
+  err_reader.join();
+  return handle.wait();
+}
+
+std::string json_string(const rapidjson::Value& object, const char* key) {
+  auto it = object.FindMember(key);
+  if (it == object.MemberEnd() || !it->value.IsString()) return {};
+  return it->value.GetString();
+}
+
+}  // namespace kg::test

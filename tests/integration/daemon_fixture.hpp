@@ -1,0 +1,60 @@
+// Runs a real kode-gopherd for a test: its own temp state dir, socket and config, the plugins
+// and sandbox parts from the build tree, and a base Go build cache shared by all integration
+// tests (in the build dir, prewarmed once). Talks to it with the same UnixHttpClient the CLI uses.
+#pragma once
+
+#include <rapidjson/document.h>
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "unix_http_client.hpp"
+
+namespace kg::test {
+
+std::string required_env(const char* name);
+std::string unique_temp_dir(const std::string& prefix);
+
+class DaemonFixture {
+ public:
+  DaemonFixture();
+  ~DaemonFixture();
+
+  void start();               // starts kode-gopherd and waits until /v1/health answers
+  void stop_gracefully();     // SIGTERM, waits for exit; returns nothing, CHECKs exit code 0
+  void kill_hard();           // SIGKILL, reaps
+  bool running();
+  pid_t pid() const { return pid_; }
+
+  const std::string& dir() const { return dir_; }
+  const std::string& config_path() const { return config_path_; }
+  const std::string& socket_path() const { return socket_path_; }
+  const std::string& state_dir() const { return state_dir_; }
+
+  net::HttpResponse get(const std::string& target) const;
+  net::HttpResponse post(const std::string& target, const std::string& body) const;
+  net::HttpResponse del(const std::string& target) const;
+  rapidjson::Document json(const net::HttpResponse& response) const;
+
+  // Opens a session and returns its id.
+  std::string open_session();
+  // POSTs {"files": {"main.go": source}} (plus extra JSON members) to the session's execute.
+  rapidjson::Document execute(const std::string& session_id, const std::string& main_go,
+                              const std::string& extra_members = "");
+
+  // Pids of live processes whose command line mentions this fixture's directory.
+  std::vector<pid_t> processes_mentioning_dir() const;
+
+ private:
+  std::string dir_, config_path_, socket_path_, state_dir_;
+  pid_t pid_ = -1;
+  net::UnixHttpClient client_;
+};
+
+// Runs the CLI with arguments; returns exit code and captured stdout (+stderr into err).
+int run_cli(const std::vector<std::string>& args, std::string& out, std::string& err);
+
+std::string json_string(const rapidjson::Value& object, const char* key);
+
+}  // namespace kg::test

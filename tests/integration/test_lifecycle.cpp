@@ -1,0 +1,157 @@
+// Sessions, sandboxes and the daemon's own life: reuse, close, SIGTERM, kill -9 and restart,
+// and the CLI starting the daemon by itself.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "daemon_fixture.hpp"
+
+using kg::test::DaemonFixture;
+using kg::test::json_string;
+
+namespace {
+
+const char* kHello = "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hi\") }\n";
+
+std::string session_state(DaemonFixture& daemon, const std::string& id) {
+  const auto response = daemon.get("/v1/sessions/" + id);
+  REQUIRE(response.status == 200);
+  return json_string(daemon.json(response), "state");
+}
+
+}  // namespace
+
+TEST_CASE("a session keeps its sandbox across calls and closing it stops the sandbox") {
+  DaemonFixture daemon;
+  daemon.start();
+  const auto session = daemon.open_session();
+  // The first call leaves a file in the sandbox's /tmp (which, unlike /app, outlives a call).
+  const auto first = daemon.execute(session, R"(package main
+
+import "os"
+
+func main() { os.WriteFile("/tmp/marker", []byte("from call one"), 0o644) }
+)");
+  REQUIRE(json_string(first, "status") == "ok");
+  const auto sandbox_id = json_string(daemon.json(daemon.get("/v1/sessions/" + session)), "sandbox_id");
+  CHECK(sandbox_id.starts_with("sb-"));
+  const auto second = daemon.execute(session, R"(package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	data, err := os.ReadFile("/tmp/marker")
+	if err != nil { panic(err) }
+	_, err = os.Stat("/app/main.go")
+	fmt.Printf("%s %v", data, err == nil)
+}
+)");
+  CHECK(json_string(second, "stdout") == "from call one true");
+  CHECK(json_string(daemon.json(daemon.get("/v1/sessions/" + session)), "sandbox_id") == sandbox_id);
+  CHECK_FALSE(daemon.processes_mentioning_dir().empty());  // the sandbox is running
+
+  const auto closed = daemon.del("/v1/sessions/" + session);
+  CHECK(closed.status == 200);
+  CHECK(json_string(daemon.json(closed), "state") == "closed");
+  CHECK(daemon.processes_mentioning_dir().empty());  // nothing left running
+  CHECK_FALSE(std::filesystem::exists(daemon.state_dir() + "/sandboxes/" + sandbox_id));
+  const auto after = daemon.post("/v1/sessions/" + session + "/execute", R"({"code":"package main"})");
+  CHECK(after.status == 409);
+  CHECK(after.body.find("session_closed") != std::string::npos);
+}
+
+TEST_CASE("SIGTERM closes every session, stops every sandbox and removes the socket") {
+  DaemonFixture daemon;
+  daemon.start();
+  const auto session = daemon.open_session();
+  REQUIRE(json_string(daemon.execute(session, kHello), "status") == "ok");
+  daemon.stop_gracefully();
+  CHECK(daemon.processes_mentioning_dir().empty());
+  CHECK_FALSE(std::filesystem::exists(daemon.socket_path()));
+  daemon.start();
+  CHECK(session_state(daemon, session) == "closed");
+}
+
+TEST_CASE("after kill -9 mid-call the daemon restarts and marks the session interrupted") {
+  DaemonFixture daemon;
+  daemon.start();
+  const auto session = daemon.open_session();
+  REQUIRE(json_string(daemon.execute(session, kHello), "status") == "ok");
+  std::thread call([&] {
+    try {
+      daemon.post("/v1/sessions/" + session + "/execute",
+                  R"({"code":"package main\nimport \"time\"\nfunc main() { time.Sleep(time.Minute) }\n"})");
+    } catch (...) {
+      // The daemon dies under this call; the connection breaks.
+    }
+  });
+  // Wait until the call is really running: its binary exists once the build finished.
+  bool running = false;
+  for (int i = 0; i < 1200 && !running; ++i) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(
+             daemon.state_dir() + "/sandboxes", std::filesystem::directory_options::skip_permission_denied)) {
+      if (entry.path().filename() == "prog") running = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  REQUIRE(running);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  daemon.kill_hard();
+  call.join();
+  // bubblewrap's --die-with-parent takes the sandbox down with the daemon.
+  for (int i = 0; i < 50 && !daemon.processes_mentioning_dir().empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(daemon.processes_mentioning_dir().empty());
+
+  daemon.start();
+  CHECK(session_state(daemon, session) == "interrupted");
+  const auto stats = daemon.json(daemon.get("/v1/stats"));
+  CHECK(stats["calls"]["total"].GetInt() == 2);
+  CHECK(std::filesystem::is_empty(daemon.state_dir() + "/sandboxes"));
+  // And it serves new work.
+  const auto fresh = daemon.open_session();
+  CHECK(json_string(daemon.execute(fresh, kHello), "stdout") == "hi\n");
+}
+
+TEST_CASE("the CLI starts the daemon when none answers, runs a program and shows stats") {
+  DaemonFixture daemon;  // configured, not started: the CLI must start it
+  const std::string program = daemon.dir() + "/hello";
+  std::filesystem::create_directories(program);
+  std::ofstream(program + "/main.go") << kHello;
+  std::string out, err;
+  const int rc = kg::test::run_cli({"--config", daemon.config_path(), "exec", program}, out, err);
+  INFO("stdout: " << out << "\nstderr: " << err);
+  CHECK(rc == 0);
+  CHECK(err.find("starting the daemon") != std::string::npos);
+  CHECK(out.starts_with("phase=run mode=verbatim runtime=compiled-go exit=0 ("));
+  CHECK(out.find("── stdout ──\nhi\n") != std::string::npos);
+
+  std::string broken_out, broken_err;
+  std::ofstream(program + "/main.go") << "package main\nfunc main() { nope() }\n";
+  CHECK(kg::test::run_cli({"--config", daemon.config_path(), "exec", program}, broken_out, broken_err) == 2);
+  CHECK(broken_out.find("main.go:2:15: undefined: nope") != std::string::npos);
+
+  std::string stats_out, stats_err;
+  CHECK(kg::test::run_cli({"--config", daemon.config_path(), "stats"}, stats_out, stats_err) == 0);
+  INFO("stats: " << stats_out);
+  CHECK(stats_out.find("compiled-go") != std::string::npos);
+
+  // Stop the daemon the CLI started.
+  const auto health = kg::net::UnixHttpClient(daemon.socket_path()).get("/v1/health");
+  rapidjson::Document doc;
+  doc.Parse(health.body.c_str());
+  const pid_t pid = doc["pid"].GetInt();
+  ::kill(pid, SIGTERM);
+  for (int i = 0; i < 100 && ::kill(pid, 0) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK(::kill(pid, 0) != 0);
+}

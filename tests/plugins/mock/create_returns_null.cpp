@@ -1,0 +1,14 @@
+// A runtime plugin whose create function returns no object.
+#include "fixed_runtime.hpp"
+
+namespace {
+
+kg::plugin::RuntimePlugin* create(kg::plugin::HostServices&) { return nullptr; }
+
+const kg::plugin::PluginDescriptor descriptor{
+    kg::plugin::kAbiVersion, kg::plugin::PluginKind::runtime, "create-returns-null", "1.0.0",
+    "Mock runtime whose create returns null", &create, nullptr};
+
+}  // namespace
+
+KG_EXPORT_PLUGIN(descriptor)

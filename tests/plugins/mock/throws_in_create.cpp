@@ -1,0 +1,23 @@
+// A runtime plugin whose create function fails with a nested error chain.
+#include <exception>
+#include <stdexcept>
+
+#include "fixed_runtime.hpp"
+
+namespace {
+
+kg::plugin::RuntimePlugin* create(kg::plugin::HostServices&) {
+  try {
+    throw std::runtime_error("cannot read config");
+  } catch (...) {
+    std::throw_with_nested(std::runtime_error("compiled-go setup failed"));
+  }
+}
+
+const kg::plugin::PluginDescriptor descriptor{
+    kg::plugin::kAbiVersion, kg::plugin::PluginKind::runtime, "throws-in-create", "1.0.0",
+    "Mock runtime that cannot start", &create, nullptr};
+
+}  // namespace
+
+KG_EXPORT_PLUGIN(descriptor)

@@ -1,0 +1,14 @@
+// A runtime plugin whose create function throws something that is not a std::exception.
+#include "fixed_runtime.hpp"
+
+namespace {
+
+kg::plugin::RuntimePlugin* create(kg::plugin::HostServices&) { throw 42; }
+
+const kg::plugin::PluginDescriptor descriptor{
+    kg::plugin::kAbiVersion, kg::plugin::PluginKind::runtime, "throws-non-std", "1.0.0",
+    "Mock runtime that throws an int", &create, nullptr};
+
+}  // namespace
+
+KG_EXPORT_PLUGIN(descriptor)

@@ -1,0 +1,78 @@
+// The text of `sessions`, `stats` and `plugins` from the daemon's JSON.
+#include <doctest/doctest.h>
+
+#include "commands.hpp"
+#include "json_text.hpp"
+#include "text_table.hpp"
+
+using kg::cli::parse_json;
+
+TEST_CASE("sessions are a table") {
+  CHECK(kg::cli::render_sessions(
+            parse_json(R"({"sessions": [
+      {"id": "s-1", "client": "cli", "provider": "local", "runtime": "compiled-go",
+       "state": "open", "opened_at": "2026-01-02T03:04:05Z", "calls": 3},
+      {"id": "s-22", "client": "mcp", "provider": "local", "runtime": "yaegi",
+       "state": "closed", "opened_at": "2026-01-02T03:05:00Z", "closed_at": "2026-01-02T03:06:00Z",
+       "calls": 12}]})",
+                       "test"),
+            true) ==
+        "ID    STATE   CLIENT  RUNTIME      CALLS  OPENED_AT\n"
+        "s-1   open    cli     compiled-go  3      2026-01-02T03:04:05Z\n"
+        "s-22  closed  mcp     yaegi        12     2026-01-02T03:05:00Z\n");
+}
+
+TEST_CASE("no sessions says so") {
+  const auto empty = parse_json(R"({"sessions": []})", "test");
+  CHECK(kg::cli::render_sessions(empty, false) == "no open sessions\n");
+  CHECK(kg::cli::render_sessions(empty, true) == "no sessions\n");
+}
+
+TEST_CASE("stats show counts, calls by status and the timing table") {
+  CHECK(kg::cli::render_stats(parse_json(R"({"sessions": {"open": 1, "total": 12},
+      "calls": {"total": 40, "by_status": {"ok": 35, "compile_error": 5}},
+      "timings": [{"runtime": "compiled-go", "metric": "build_ms", "count": 40, "p50": 700,
+                   "p95": 1900.5},
+                  {"runtime": "compiled-go", "metric": "total_ms", "count": 40, "p50": 812.0,
+                   "p95": 2100}]})",
+                                         "test")) ==
+        "sessions: 1 open, 12 total\n"
+        "calls: 40 total (ok 35, compile_error 5)\n"
+        "\n"
+        "RUNTIME      METRIC    COUNT  P50_MS  P95_MS\n"
+        "compiled-go  build_ms  40     700     1900.5\n"
+        "compiled-go  total_ms  40     812     2100\n");
+}
+
+TEST_CASE("stats of a fresh daemon") {
+  CHECK(kg::cli::render_stats(parse_json(R"({"sessions": {"open": 0, "total": 0},
+      "calls": {"total": 0, "by_status": {}}, "timings": []})",
+                                         "test")) ==
+        "sessions: 0 open, 0 total\n"
+        "calls: 0 total\n");
+}
+
+TEST_CASE("plugins show the reason when unavailable, else the path") {
+  CHECK(kg::cli::render_plugins(parse_json(R"({"plugins": [
+      {"name": "compiled-go", "kind": "runtime", "version": "0.1.0", "description": "go build",
+       "path": "/usr/lib/kode-gopher/plugins/compiled-go.so", "state": "ready"},
+      {"name": "yaegi", "kind": "runtime", "version": "0.1.0", "description": "interpreter",
+       "path": "/usr/lib/kode-gopher/plugins/yaegi.so", "state": "unavailable",
+       "reason": "no yaegi runner in the sandbox image"}]})",
+                                           "test")) ==
+        "NAME         KIND     VERSION  STATE        REASON/PATH\n"
+        "compiled-go  runtime  0.1.0    ready        /usr/lib/kode-gopher/plugins/compiled-go.so\n"
+        "yaegi        runtime  0.1.0    unavailable  no yaegi runner in the sandbox image\n");
+  CHECK(kg::cli::render_plugins(parse_json(R"({"plugins": []})", "test")) ==
+        "no plugins loaded\n");
+}
+
+TEST_CASE("table widths count UTF-8 characters, missing cells are empty") {
+  kg::cli::TextTable table({"A", "B", "C"});
+  table.add_row({"héllo", "x"});
+  table.add_row({"h", "yy", "z"});
+  CHECK(table.render() ==
+        "A      B   C\n"
+        "héllo  x\n"
+        "h      yy  z\n");
+}

@@ -1,0 +1,128 @@
+// render_execute_result on ExecuteResult JSON as the daemon sends it: the exact text.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "json_text.hpp"
+#include "result_renderer.hpp"
+
+using kg::cli::parse_json;
+using kg::cli::render_execute_result;
+
+namespace {
+
+std::string render(const std::string& json) {
+  return render_execute_result(parse_json(json, "test input"));
+}
+
+}  // namespace
+
+TEST_CASE("an ok run shows the first line and its stdout only") {
+  CHECK(render(R"({"call_id": 7, "session_id": "s-1", "phase": "run", "mode": "verbatim",
+      "runtime": "compiled-go", "status": "ok", "exit_code": 0, "duration_ms": 812,
+      "queue_ms": 0, "setup_ms": 40, "build_ms": 700, "run_ms": 60, "tidied": false,
+      "cache_hit": false, "is_error": false, "stdout": "hello\n", "stderr": "",
+      "warnings": [], "diagnostics": []})") ==
+        "phase=run mode=verbatim runtime=compiled-go exit=0 (812ms, build 700ms)\n"
+        "── stdout ──\n"
+        "hello\n");
+}
+
+TEST_CASE("a compile error shows status, diagnostics and stderr") {
+  CHECK(render(R"({"phase": "build", "mode": "wrapped", "runtime": "compiled-go",
+      "status": "compile_error", "exit_code": 1, "duration_ms": 950, "build_ms": 900,
+      "tidied": true, "cache_hit": false, "is_error": true,
+      "stderr": "# kode_gopher_user\n./main.go:3:2: undefined: x",
+      "diagnostics": [
+        {"file": "main.go", "line": 3, "col": 2, "message": "undefined: x"},
+        {"file": "lib/util.go", "line": 10, "col": 5, "message": "missing return"}]})") ==
+        "phase=build mode=wrapped runtime=compiled-go exit=1 (950ms, build 900ms) "
+        "status=compile_error tidied\n"
+        "── diagnostics ──\n"
+        "main.go:3:2: undefined: x\n"
+        "lib/util.go:10:5: missing return\n"
+        "── stderr ──\n"
+        "# kode_gopher_user\n"
+        "./main.go:3:2: undefined: x\n");
+}
+
+TEST_CASE("a runtime error with a signal shows status, signal and cache hit") {
+  CHECK(render(R"({"phase": "run", "mode": "verbatim", "runtime": "compiled-go",
+      "status": "killed", "exit_code": 137, "signal": 9, "duration_ms": 30012, "build_ms": 5,
+      "tidied": false, "cache_hit": true, "is_error": true, "stdout": "started\n",
+      "stderr": "signal: killed\n"})") ==
+        "phase=run mode=verbatim runtime=compiled-go exit=137 (30012ms, build 5ms) "
+        "status=killed signal=9 cache hit\n"
+        "── stdout ──\n"
+        "started\n"
+        "── stderr ──\n"
+        "signal: killed\n");
+}
+
+TEST_CASE("the result object is pretty-printed with 2-space indentation") {
+  CHECK(render(R"({"phase": "run", "mode": "wrapped", "runtime": "yaegi", "status": "ok",
+      "exit_code": 0, "duration_ms": 120, "build_ms": 0, "is_error": false,
+      "result": {"kind": "ok", "value": {"buckets": ["a", "b"], "count": 2, "ratio": 0.5}}})") ==
+        "phase=run mode=wrapped runtime=yaegi exit=0 (120ms, build 0ms)\n"
+        "── result ──\n"
+        "{\n"
+        "  \"kind\": \"ok\",\n"
+        "  \"value\": {\n"
+        "    \"buckets\": [\n"
+        "      \"a\",\n"
+        "      \"b\"\n"
+        "    ],\n"
+        "    \"count\": 2,\n"
+        "    \"ratio\": 0.5\n"
+        "  }\n"
+        "}\n");
+}
+
+TEST_CASE("warnings come right after the first line, one per line") {
+  CHECK(render(R"({"phase": "run", "mode": "wrapped", "runtime": "compiled-go",
+      "status": "ok", "exit_code": 0, "duration_ms": 300, "build_ms": 200, "is_error": true,
+      "warnings": ["result.json is larger than 256 KiB and was dropped",
+                   "runtime auto chose compiled-go: generics with two type parameters"],
+      "stdout": "no newline at the end"})") ==
+        "phase=run mode=wrapped runtime=compiled-go exit=0 (300ms, build 200ms)\n"
+        "warning: result.json is larger than 256 KiB and was dropped\n"
+        "warning: runtime auto chose compiled-go: generics with two type parameters\n"
+        "── stdout ──\n"
+        "no newline at the end\n");
+}
+
+TEST_CASE("empty streams, empty lists and a null result are left out") {
+  CHECK(render(R"({"phase": "run", "mode": "verbatim", "runtime": "compiled-go",
+      "status": "ok", "exit_code": 0, "duration_ms": 10, "build_ms": 1, "stdout": "",
+      "stderr": "", "warnings": [], "diagnostics": [], "result": null})") ==
+        "phase=run mode=verbatim runtime=compiled-go exit=0 (10ms, build 1ms)\n");
+}
+
+TEST_CASE("a setup failure without mode and a panic result render every part in order") {
+  CHECK(render(R"json({"phase": "run", "runtime": "compiled-go", "status": "panic",
+      "exit_code": 2, "duration_ms": 44, "build_ms": 0, "warnings": ["w"],
+      "stdout": "out\n", "stderr": "goroutine 1 [running]:\n",
+      "diagnostics": [{"file": "main.go", "message": "no position"}],
+      "result": {"kind": "panic", "message": "boom", "stack": "main.run()"}})json") ==
+        "phase=run mode=? runtime=compiled-go exit=2 (44ms, build 0ms) status=panic\n"
+        "warning: w\n"
+        "── diagnostics ──\n"
+        "main.go: no position\n"
+        "── stdout ──\n"
+        "out\n"
+        "── stderr ──\n"
+        "goroutine 1 [running]:\n"
+        "── result ──\n"
+        "{\n"
+        "  \"kind\": \"panic\",\n"
+        "  \"message\": \"boom\",\n"
+        "  \"stack\": \"main.run()\"\n"
+        "}\n");
+}
+
+TEST_CASE("parse_json reports the parser's message with line and column") {
+  CHECK_THROWS_WITH_AS(parse_json("{\n  \"a\": 1,\n  oops\n}", "The daemon's answer"),
+                       "The daemon's answer is not valid JSON: Missing a name for object member. "
+                       "(line 3, column 3)",
+                       std::runtime_error);
+}

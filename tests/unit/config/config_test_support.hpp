@@ -1,0 +1,84 @@
+// Helpers for the config tests: a temporary directory removed afterwards, environment
+// variables set or unset for one test and restored after it, and writing a config file.
+#pragma once
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kg::config::test {
+
+class TempDir {
+ public:
+  TempDir() {
+    static int counter = 0;
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    path_ = std::filesystem::temp_directory_path() /
+            ("kg-config-test-" + std::to_string(::getpid()) + "-" + std::to_string(stamp) + "-" +
+             std::to_string(++counter));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::string path() const { return path_.string(); }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Sets (or, with nullopt, unsets) variables; restores what was there when destroyed.
+class ScopedEnv {
+ public:
+  ScopedEnv(std::initializer_list<std::pair<const char*, std::optional<std::string>>> vars) {
+    for (const auto& [name, value] : vars) {
+      const char* old = std::getenv(name);
+      saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+      apply(name, value);
+    }
+  }
+  ~ScopedEnv() {
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) apply(it->first, it->second);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  static void apply(const char* name, const std::optional<std::string>& value) {
+    if (value) {
+      ::setenv(name, value->c_str(), 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+  std::vector<std::pair<const char*, std::optional<std::string>>> saved_;
+};
+
+// All the variables default paths depend on, unset, with HOME at `home`.
+inline ScopedEnv isolated_env(const std::string& home) {
+  return ScopedEnv{{"HOME", home},
+                   {"KODE_GOPHER_CONFIG", std::nullopt},
+                   {"XDG_CONFIG_HOME", std::nullopt},
+                   {"XDG_STATE_HOME", std::nullopt},
+                   {"XDG_RUNTIME_DIR", std::nullopt}};
+}
+
+inline std::string write_file(const std::string& path, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+}  // namespace kg::config::test

@@ -1,0 +1,163 @@
+// The file itself: unknown names, plugin sections, malformed lines, unreadable files.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "config_test_support.hpp"
+#include "daemon_config.hpp"
+
+namespace kg::config {
+namespace {
+
+using test::isolated_env;
+using test::TempDir;
+using test::write_file;
+
+using Severity = ConfigIssue::Severity;
+
+TEST_CASE("an unknown key is a warning that lists the section's known keys") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const auto file = write_file(dir / "kg.ini", "[daemon]\nsockett = /x.sock\nmax_sessions = 4\n");
+  const auto loaded = load_config(file);
+  CHECK(loaded.config.max_sessions == 4);
+  REQUIRE(loaded.warnings.size() == 1);
+  CHECK(loaded.warnings[0].severity == Severity::warning);
+  CHECK(loaded.warnings[0].to_string() ==
+        file + ": unknown key \"daemon.sockett\" (known keys in [daemon]: socket, state_dir, "
+               "log_level, max_sessions, max_request_bytes)");
+}
+
+TEST_CASE("a key with a dot in its name is unknown, not a nested value") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const auto file = write_file(dir / "kg.ini", "[limits]\noutput_bytes.max = 5\n");
+  const auto loaded = load_config(file);
+  REQUIRE(loaded.warnings.size() == 1);
+  CHECK(loaded.warnings[0].to_string() ==
+        file + ": unknown key \"limits.output_bytes.max\" (known keys in [limits]: "
+               "run_timeout_ms, build_timeout_ms, output_bytes)");
+  CHECK(loaded.config.limits.output_bytes == 4194304);
+}
+
+TEST_CASE("an unknown section is one warning") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const auto file = write_file(dir / "kg.ini", "[network]\nproxy = http://x\nretries = 3\n");
+  const auto loaded = load_config(file);
+  REQUIRE(loaded.warnings.size() == 1);
+  CHECK(loaded.warnings[0].to_string() ==
+        file + ": unknown section [network] (known sections: daemon, plugins, runtime, sandbox, "
+               "limits; plugin sections: compiled-go, yaegi, creds-adc, creds-workload)");
+}
+
+TEST_CASE("a key outside any section is a warning that says where it belongs") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const auto file = write_file(dir / "kg.ini", "max_sessions = 3\ncolour = blue\n[daemon]\n");
+  const auto loaded = load_config(file);
+  CHECK(loaded.config.max_sessions == 16);
+  REQUIRE(loaded.warnings.size() == 2);
+  CHECK(loaded.warnings[0].to_string() ==
+        file + ": unknown key \"colour\" outside any section (keys belong under a section such "
+               "as [daemon])");
+  CHECK(loaded.warnings[1].to_string() ==
+        file + ": unknown key \"max_sessions\" outside any section (put it under [daemon])");
+}
+
+TEST_CASE("plugin sections pass through unchecked") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const auto file = write_file(dir / "kg.ini",
+                               "[compiled-go]\nwarm_pool = 2\nAnything Goes = some value ; x\n"
+                               "[Creds-ADC]\ncopy_adc_file = true\n"
+                               "[yaegi]\n[creds-workload]\naudience = //iam\n");
+  const auto loaded = load_config(file);
+  CHECK(loaded.warnings.empty());
+  const std::map<std::string, std::map<std::string, std::string>> expected = {
+      {"compiled-go", {{"warm_pool", "2"}, {"anything goes", "some value ; x"}}},
+      {"creds-adc", {{"copy_adc_file", "true"}}},
+      {"creds-workload", {{"audience", "//iam"}}},
+  };
+  CHECK(loaded.config.plugin_sections == expected);
+}
+
+TEST_CASE("comments with ';' and '#' are ignored, also after a section header") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const auto file = write_file(dir / "kg.ini",
+                               "\xEF\xBB\xBF# kode-gopher\n; old style\n\n  # indented\r\n"
+                               "[daemon] # the daemon\nmax_sessions = 5\r\n[limits] ; limits\n"
+                               "output_bytes = 2048\n");
+  CHECK(check_config_file(file).empty());
+  const auto config = load_config(file).config;
+  CHECK(config.max_sessions == 5);
+  CHECK(config.limits.output_bytes == 2048);
+}
+
+TEST_CASE("malformed lines are errors with their line numbers") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const auto file = write_file(dir / "kg.ini",
+                               "[daemon\nmax_sessions = 2\ngarbage\n= 5\n[]\n[limits] extra\n");
+  const auto issues = check_config_file(file);
+  std::vector<std::string> rendered;
+  for (const auto& issue : issues) {
+    CHECK(issue.severity == Severity::error);
+    rendered.push_back(issue.to_string());
+  }
+  CHECK(rendered == std::vector<std::string>{
+                        file + ": line 1: section header \"[daemon\" has no closing \"]\"",
+                        file + ": line 3: expected \"key = value\", got \"garbage\"",
+                        file + ": line 4: \"= 5\" has no key before \"=\"",
+                        file + ": line 5: section header \"[]\" has no name",
+                        file + ": line 6: unexpected text after the section header \"[limits]\"",
+                    });
+  try {
+    load_config(file);
+    FAIL("load_config accepted a malformed file");
+  } catch (const ConfigError& error) {
+    const std::string what = error.what();
+    CHECK(what.starts_with("Invalid configuration in " + file + ":\n  " + file +
+                           ": line 1: section header"));
+    CHECK(error.issues().size() == 5);
+  }
+}
+
+TEST_CASE("a directory is not a config file") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const auto issues = check_config_file(dir.path());
+  REQUIRE(issues.size() == 1);
+  CHECK(issues[0].to_string() == dir.path() + ": is a directory, not a config file");
+  CHECK_THROWS_WITH_AS(load_config(dir.path()),
+                       ("Invalid configuration in " + dir.path() + ":\n  " + dir.path() +
+                        ": is a directory, not a config file")
+                           .c_str(),
+                       ConfigError);
+}
+
+TEST_CASE("check_config_file reports warnings and errors together and never throws") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const auto file = write_file(dir / "kg.ini",
+                               "[daemon]\nmax_sessions = many\nverbose = yes\n");
+  const auto issues = check_config_file(file);
+  REQUIRE(issues.size() == 2);
+  CHECK(issues[0].severity == Severity::warning);
+  CHECK(issues[0].key == "");
+  CHECK(issues[0].to_string() ==
+        file + ": unknown key \"daemon.verbose\" (known keys in [daemon]: socket, state_dir, "
+               "log_level, max_sessions, max_request_bytes)");
+  CHECK(issues[1].severity == Severity::error);
+  CHECK(issues[1].key == "daemon.max_sessions");
+  CHECK(issues[1].message == "must be an integer from 1 to 1024, got \"many\"");
+
+  const auto missing = check_config_file(dir / "missing.ini");
+  REQUIRE(missing.size() == 1);
+  CHECK(missing[0].severity == Severity::error);
+  CHECK(missing[0].to_string() == dir / "missing.ini" + ": does not exist");
+}
+
+}  // namespace
+}  // namespace kg::config

@@ -1,0 +1,244 @@
+// Values: every key read from a file, every kind of bad value refused with its exact message.
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "config_keys.hpp"
+#include "config_test_support.hpp"
+#include "daemon_config.hpp"
+
+namespace kg::config {
+namespace {
+
+using test::isolated_env;
+using test::ScopedEnv;
+using test::TempDir;
+using test::write_file;
+
+// The issues check_config_file reports for a file with `text`, rendered, with the file's
+// path replaced by "<file>".
+std::vector<std::string> issues_for(const TempDir& dir, const std::string& text) {
+  const auto file = write_file(dir / "kg.ini", text);
+  std::vector<std::string> rendered;
+  for (const auto& issue : check_config_file(file)) {
+    auto line = issue.to_string();
+    if (line.starts_with(file)) line.replace(0, file.size(), "<file>");
+    rendered.push_back(line);
+  }
+  return rendered;
+}
+
+std::string one_issue(const TempDir& dir, const std::string& section, const std::string& key,
+                      const std::string& value) {
+  const auto issues = issues_for(dir, "[" + section + "]\n" + key + " = " + value + "\n");
+  REQUIRE(issues.size() == 1);
+  return issues[0];
+}
+
+TEST_CASE("every key is read from the file") {
+  TempDir dir;
+  auto env = isolated_env("/home/tester");
+  const auto file = write_file(dir / "kg.ini",
+                               "[daemon]\n"
+                               "socket = /run/kg/d.sock\n"
+                               "state_dir = /var/lib/kg\n"
+                               "log_level = debug\n"
+                               "max_sessions = 1024\n"
+                               "max_request_bytes = 1024\n"
+                               "[plugins]\n"
+                               "dirs = /opt/kg/plugins::~/kg-plugins:\n"
+                               "[runtime]\n"
+                               "default = yaegi\n"
+                               "[sandbox]\n"
+                               "provider = kubernetes\n"
+                               "bwrap = /usr/local/bin/bwrap\n"
+                               "server_binary = /opt/kg/kode-gopher-sandbox\n"
+                               "cacheprog_binary = ~/bin/cacheprog\n"
+                               "go_root = /usr/local/go\n"
+                               "base_cache_dir = /var/cache/kg\n"
+                               "[limits]\n"
+                               "run_timeout_ms = 3600000\n"
+                               "build_timeout_ms = 1000\n"
+                               "output_bytes = 67108864\n");
+  const auto loaded = load_config(file);
+  CHECK(loaded.warnings.empty());
+  const auto& config = loaded.config;
+  CHECK(config.source_path == file);
+  CHECK(config.socket_path == "/run/kg/d.sock");
+  CHECK(config.state_dir == "/var/lib/kg");
+  CHECK(config.log_level == "debug");
+  CHECK(config.max_sessions == 1024);
+  CHECK(config.max_request_bytes == 1024);
+  CHECK(config.plugin_dirs == std::vector<std::string>{"/opt/kg/plugins", "/home/tester/kg-plugins"});
+  CHECK(config.default_runtime == "yaegi");
+  CHECK(config.sandbox_provider == "kubernetes");
+  CHECK(config.bwrap_path == "/usr/local/bin/bwrap");
+  CHECK(config.sandbox_server_binary == "/opt/kg/kode-gopher-sandbox");
+  CHECK(config.cacheprog_binary == "/home/tester/bin/cacheprog");
+  CHECK(config.go_root == "/usr/local/go");
+  CHECK(config.base_cache_dir == "/var/cache/kg");
+  CHECK(config.limits.run_timeout_ms == 3600000);
+  CHECK(config.limits.build_timeout_ms == 1000);
+  CHECK(config.limits.output_bytes == 67108864);
+
+  // The table's `current` reads back the field its `assign` wrote, for every key.
+  const std::map<std::string, std::string> expected = {
+      {"daemon.socket", "/run/kg/d.sock"},
+      {"daemon.state_dir", "/var/lib/kg"},
+      {"daemon.log_level", "debug"},
+      {"daemon.max_sessions", "1024"},
+      {"daemon.max_request_bytes", "1024"},
+      {"plugins.dirs", "/opt/kg/plugins:/home/tester/kg-plugins"},
+      {"runtime.default", "yaegi"},
+      {"sandbox.provider", "kubernetes"},
+      {"sandbox.bwrap", "/usr/local/bin/bwrap"},
+      {"sandbox.server_binary", "/opt/kg/kode-gopher-sandbox"},
+      {"sandbox.cacheprog_binary", "/home/tester/bin/cacheprog"},
+      {"sandbox.go_root", "/usr/local/go"},
+      {"sandbox.base_cache_dir", "/var/cache/kg"},
+      {"limits.run_timeout_ms", "3600000"},
+      {"limits.build_timeout_ms", "1000"},
+      {"limits.output_bytes", "67108864"},
+  };
+  CHECK(config_key_specs().size() == expected.size());
+  for (const auto& spec : config_key_specs()) {
+    CAPTURE(spec.full_name());
+    REQUIRE(expected.count(spec.full_name()) == 1);
+    CHECK(spec.current(config) == expected.at(spec.full_name()));
+  }
+}
+
+TEST_CASE("section and key names are case-insensitive") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const auto file = write_file(dir / "kg.ini", "[Daemon]\nMax_Sessions = 3\n[LIMITS]\nOUTPUT_BYTES = 2048\n");
+  const auto loaded = load_config(file);
+  CHECK(loaded.warnings.empty());
+  CHECK(loaded.config.max_sessions == 3);
+  CHECK(loaded.config.limits.output_bytes == 2048);
+}
+
+TEST_CASE("integers must be plain decimal within their range") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const std::string prefix = "<file>: daemon.max_sessions: must be an integer from 1 to 1024, got ";
+  CHECK(one_issue(dir, "daemon", "max_sessions", "0") == prefix + "\"0\"");
+  CHECK(one_issue(dir, "daemon", "max_sessions", "1025") == prefix + "\"1025\"");
+  CHECK(one_issue(dir, "daemon", "max_sessions", "12abc") == prefix + "\"12abc\"");
+  CHECK(one_issue(dir, "daemon", "max_sessions", "-1") == prefix + "\"-1\"");
+  CHECK(one_issue(dir, "daemon", "max_sessions", "+5") == prefix + "\"+5\"");
+  CHECK(one_issue(dir, "daemon", "max_sessions", "0x10") == prefix + "\"0x10\"");
+  CHECK(one_issue(dir, "daemon", "max_sessions", "1 6") == prefix + "\"1 6\"");
+  CHECK(one_issue(dir, "daemon", "max_sessions", "") == prefix + "\"\"");
+  CHECK(one_issue(dir, "daemon", "max_sessions", "18446744073709551616") ==
+        prefix + "\"18446744073709551616\"");
+  CHECK(one_issue(dir, "limits", "output_bytes", "1023") ==
+        "<file>: limits.output_bytes: must be an integer from 1024 to 67108864, got \"1023\"");
+  CHECK(one_issue(dir, "limits", "run_timeout_ms", "99") ==
+        "<file>: limits.run_timeout_ms: must be an integer from 100 to 3600000, got \"99\"");
+  CHECK(one_issue(dir, "limits", "build_timeout_ms", "3600001") ==
+        "<file>: limits.build_timeout_ms: must be an integer from 1000 to 3600000, got "
+        "\"3600001\"");
+  CHECK(one_issue(dir, "daemon", "max_request_bytes", "1073741825") ==
+        "<file>: daemon.max_request_bytes: must be an integer from 1024 to 1073741824, got "
+        "\"1073741825\"");
+}
+
+TEST_CASE("choices must be one of the allowed values, exactly") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  CHECK(one_issue(dir, "daemon", "log_level", "verbose") ==
+        "<file>: daemon.log_level: must be one of error, warn, info, debug, got \"verbose\"");
+  CHECK(one_issue(dir, "runtime", "default", "Yaegi") ==
+        "<file>: runtime.default: must be one of compiled-go, yaegi, auto, got \"Yaegi\"");
+  CHECK(one_issue(dir, "sandbox", "provider", "k8s") ==
+        "<file>: sandbox.provider: must be one of local, kubernetes, got \"k8s\"");
+}
+
+TEST_CASE("paths must be absolute") {
+  TempDir dir;
+  auto env = isolated_env("/home/tester");
+  CHECK(one_issue(dir, "daemon", "state_dir", "state") ==
+        "<file>: daemon.state_dir: must be an absolute path, got \"state\"");
+  CHECK(one_issue(dir, "sandbox", "go_root", "~tester/go") ==
+        "<file>: sandbox.go_root: must be an absolute path, got \"~tester/go\"");
+  CHECK(one_issue(dir, "daemon", "socket", "run/d.sock") ==
+        "<file>: daemon.socket: must be an absolute path of at most 107 bytes, got "
+        "\"run/d.sock\"");
+  const std::string long_socket = "/" + std::string(107, 's');
+  CHECK(one_issue(dir, "daemon", "socket", long_socket) ==
+        "<file>: daemon.socket: must be an absolute path of at most 107 bytes, got \"" +
+            long_socket + "\" (108 bytes)");
+  CHECK(issues_for(dir, "[daemon]\nsocket = /" + std::string(106, 's') + "\n").empty());
+  CHECK(one_issue(dir, "sandbox", "bwrap", "bin/bwrap") ==
+        "<file>: sandbox.bwrap: must be an absolute path or a program name looked up in PATH, "
+        "got \"bin/bwrap\"");
+  CHECK(one_issue(dir, "sandbox", "bwrap", "") ==
+        "<file>: sandbox.bwrap: must be an absolute path or a program name looked up in PATH, "
+        "got \"\"");
+  CHECK(one_issue(dir, "plugins", "dirs", "/opt/kg:plugins") ==
+        "<file>: plugins.dirs: must be ':'-separated absolute paths, got \"/opt/kg:plugins\" "
+        "(\"plugins\" is not absolute)");
+  CHECK(one_issue(dir, "plugins", "dirs", "plugins") ==
+        "<file>: plugins.dirs: must be ':'-separated absolute paths, got \"plugins\"");
+}
+
+TEST_CASE("~/ expands to HOME, and needs HOME") {
+  TempDir dir;
+  auto env = isolated_env("/home/tester");
+  const auto file = write_file(dir / "kg.ini",
+                               "[daemon]\nstate_dir = ~/state\n[plugins]\ndirs = ~/a:~\n"
+                               "[sandbox]\nbwrap = ~/bin/bwrap\ngo_root = ~\n");
+  const auto config = load_config(file).config;
+  CHECK(config.state_dir == "/home/tester/state");
+  CHECK(config.socket_path == "/home/tester/state/daemon.sock");
+  CHECK(config.plugin_dirs == std::vector<std::string>{"/home/tester/a", "/home/tester"});
+  CHECK(config.bwrap_path == "/home/tester/bin/bwrap");
+  CHECK(config.go_root == "/home/tester");
+
+  ScopedEnv no_home{{"HOME", std::nullopt}};
+  CHECK(one_issue(dir, "sandbox", "go_root", "~/go") ==
+        "<file>: sandbox.go_root: must be an absolute path, got \"~/go\" (\"~/\" needs HOME, "
+        "which is not set)");
+}
+
+TEST_CASE("an empty path value means the default") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const auto file = write_file(dir / "kg.ini",
+                               "[daemon]\nstate_dir =\nsocket =\n[plugins]\ndirs =\n"
+                               "[sandbox]\ngo_root =\nserver_binary =\n");
+  const auto loaded = load_config(file);
+  CHECK(loaded.warnings.empty());
+  CHECK(loaded.config.state_dir == dir.path() + "/.local/state/kode-gopher");
+  CHECK(loaded.config.socket_path == dir.path() + "/.local/state/kode-gopher/daemon.sock");
+  CHECK(loaded.config.plugin_dirs.empty());
+  CHECK(loaded.config.go_root == "");
+  CHECK(loaded.config.sandbox_server_binary == "");
+}
+
+TEST_CASE("load_config reports every error at once, one per line") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const auto file = write_file(dir / "kg.ini",
+                               "[limits]\noutput_bytes = 1\n"
+                               "[daemon]\nmax_sessions = 0\nlog_level = loud\n");
+  try {
+    load_config(file);
+    FAIL("load_config accepted bad values");
+  } catch (const ConfigError& error) {
+    CHECK(std::string(error.what()) ==
+          "Invalid configuration in " + file + ":\n" +
+          "  " + file + ": daemon.log_level: must be one of error, warn, info, debug, got \"loud\"\n" +
+          "  " + file + ": daemon.max_sessions: must be an integer from 1 to 1024, got \"0\"\n" +
+          "  " + file + ": limits.output_bytes: must be an integer from 1024 to 67108864, got \"1\"");
+    REQUIRE(error.issues().size() == 3);
+    CHECK(error.issues()[0].key == "daemon.log_level");
+    CHECK(error.issues()[0].file == file);
+    CHECK(error.issues()[0].message == "must be one of error, warn, info, debug, got \"loud\"");
+    CHECK(error.issues()[2].key == "limits.output_bytes");
+  }
+}
+
+}  // namespace
+}  // namespace kg::config

@@ -1,0 +1,94 @@
+// A real SandboxServer on a Unix socket in a scratch directory, served in-process, with a client
+// for it and the log lines it wrote. Tests only.
+#pragma once
+
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "listen_address.hpp"
+#include "sandbox_server.hpp"
+#include "scratch_directory.hpp"
+#include "unix_http_client.hpp"
+
+namespace kg::sandbox::testing {
+
+class CapturingLogger final : public plugin::Logger {
+ public:
+  void log(plugin::LogLevel, std::string_view message) noexcept override {
+    const std::lock_guard lock(mutex_);
+    lines_.emplace_back(message);
+  }
+  std::vector<std::string> lines() const {
+    const std::lock_guard lock(mutex_);
+    return lines_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> lines_;
+};
+
+// Small limits, so that the tests can cross them cheaply.
+inline SandboxServerOptions small_limits(const std::filesystem::path& workdir) {
+  SandboxServerOptions options;
+  options.workdir = workdir;
+  options.max_json_bytes = 4096;
+  options.max_upload_bytes = 64 * 1024;
+  options.stream_cap_bytes = 1024;
+  return options;
+}
+
+class RunningSandboxServer {
+ public:
+  RunningSandboxServer()
+      : workdir_(make_workdir(scratch_.path())),
+        socket_path_((scratch_.path() / "sandbox.sock").string()),
+        server_(listen_on(parse_listen_address("unix:" + socket_path_)), small_limits(workdir_),
+                logger_),
+        client_(socket_path_) {
+    server_.start();
+  }
+
+  const std::filesystem::path& workdir() const { return workdir_; }
+  const std::filesystem::path& scratch() const { return scratch_.path(); }
+  const net::UnixHttpClient& client() const { return client_; }
+  const CapturingLogger& logger() const { return logger_; }
+
+  net::HttpResponse post_json(const std::string& target, const std::string& body) const {
+    return client_.request("POST", target, body, {});
+  }
+
+ private:
+  static std::filesystem::path make_workdir(const std::filesystem::path& scratch) {
+    std::filesystem::create_directory(scratch / "app");
+    return scratch / "app";
+  }
+
+  ScratchDirectory scratch_;
+  std::filesystem::path workdir_;
+  std::string socket_path_;
+  CapturingLogger logger_;
+  SandboxServer server_;
+  net::UnixHttpClient client_;
+};
+
+inline rapidjson::Document parse_json(const std::string& text) {
+  rapidjson::Document document;
+  document.Parse(text.c_str(), text.size());
+  REQUIRE_MESSAGE(!document.HasParseError(), "not JSON: " << text);
+  return document;
+}
+
+// The "detail" of an error answer.
+inline std::string detail_of(const net::HttpResponse& response) {
+  const rapidjson::Document document = parse_json(response.body);
+  REQUIRE_MESSAGE(document.IsObject(), response.body);
+  REQUIRE_MESSAGE(document.HasMember("detail"), response.body);
+  return document["detail"].GetString();
+}
+
+}  // namespace kg::sandbox::testing

@@ -1,0 +1,99 @@
+// Helpers for the store tests: a temporary directory removed afterwards, record builders, and
+// a second, independent sqlite3 connection to look at (or prepare) a database behind the Store.
+#pragma once
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include "store.hpp"
+
+namespace kg::store::test {
+
+inline SessionRecord new_session(const std::string& id, const std::string& runtime = "compiled-go",
+                                 const std::string& client = "cli",
+                                 const std::string& provider = "local") {
+  SessionRecord session;
+  session.id = id;
+  session.client = client;
+  session.provider = provider;
+  session.runtime = runtime;
+  return session;
+}
+
+inline CallStart new_call(const std::string& session_id, const std::string& runtime = "compiled-go",
+                          const std::string& code_sha256 = std::string(64, 'a'),
+                          std::uint64_t input_bytes = 100) {
+  CallStart call;
+  call.session_id = session_id;
+  call.runtime = runtime;
+  call.code_sha256 = code_sha256;
+  call.input_bytes = input_bytes;
+  return call;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    static int counter = 0;
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    path_ = std::filesystem::temp_directory_path() /
+            ("kg-store-test-" + std::to_string(::getpid()) + "-" + std::to_string(stamp) + "-" +
+             std::to_string(++counter));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::string path() const { return path_.string(); }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Runs `sql` on its own connection and returns the first column of the first row ("" if none).
+inline std::string query_text(const std::string& db_path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(db_path.c_str(), &db) != SQLITE_OK) {
+    const std::string reason = sqlite3_errmsg(db);
+    sqlite3_close(db);
+    throw std::runtime_error("test cannot open " + db_path + ": " + reason);
+  }
+  sqlite3_stmt* statement = nullptr;
+  std::string result;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+    const std::string reason = sqlite3_errmsg(db);
+    sqlite3_close(db);
+    throw std::runtime_error("test cannot run " + sql + ": " + reason);
+  }
+  if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0) != nullptr) {
+    result = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+  }
+  sqlite3_finalize(statement);
+  sqlite3_close(db);
+  return result;
+}
+
+// "2026-12-02T09:00:00.123Z": digits where digits belong, the separators in place.
+inline bool looks_like_rfc3339_millis(const std::string& text) {
+  const std::string shape = "dddd-dd-ddTdd:dd:dd.dddZ";
+  if (text.size() != shape.size()) return false;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 'd' ? !std::isdigit(static_cast<unsigned char>(text[i])) : text[i] != shape[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace kg::store::test
