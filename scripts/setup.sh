@@ -36,5 +36,8 @@ fi
 echo "setup: building (meson compile -C build)" >&2
 meson compile -C build >/dev/null
 
-# The shared prewarmed Go build cache (a no-op when current).
-./build/daemon/kode-gopherd --prewarm
+# The shared prewarmed Go build cache of the default config (a no-op when current). The tests
+# keep their own in the build tree, so test.sh passes --no-prewarm.
+if [ "${1:-}" != "--no-prewarm" ]; then
+  ./build/daemon/kode-gopherd --prewarm
+fi

@@ -3,6 +3,6 @@
 # Extra arguments go to `meson test`, e.g. `scripts/test.sh --suite unit`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
+./scripts/setup.sh --no-prewarm
 export PATH="$PATH:/usr/local/go/bin"
 meson test -C build --print-errorlogs --num-processes 2 "$@"

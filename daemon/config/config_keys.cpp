@@ -50,7 +50,8 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .current = [](const DaemonConfig& c) { return std::to_string(c.max_sessions); }},
     {.section = "daemon", .name = "max_request_bytes", .kind = ValueKind::integer, .min = 1024,
      .max = 1073741824, .default_text = "16777216",
-     .help = "Largest request body the daemon API accepts (16 MiB by default); larger ones get 413.",
+     .help = "Largest request body the daemon API accepts (16 MiB by default); larger ones "
+             "get 413.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.max_request_bytes = v.number; },
      .current = [](const DaemonConfig& c) { return std::to_string(c.max_request_bytes); }},
     {.section = "plugins", .name = "dirs", .kind = ValueKind::path_list,

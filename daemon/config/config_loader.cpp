@@ -137,7 +137,9 @@ void check_names(const AbstractConfiguration& values, const std::string& path,
       }
     } else if (is_plugin_section(section)) {
       auto& plugin_keys = config.plugin_sections[section];
-      for (const auto& key : keys) plugin_keys[lowercase(key)] = values.getRawString(name + "." + key);
+      for (const auto& key : keys) {
+        plugin_keys[lowercase(key)] = values.getRawString(name + "." + key);
+      }
     } else {
       issues.push_back({Severity::warning, path, "",
                         "unknown section [" + name + "] (" + known_sections() + ")"});

@@ -69,9 +69,9 @@ void Store::close_session(const std::string& session_id, const std::string& stat
 
 std::optional<SessionRecord> Store::find_session(const std::string& session_id) {
   std::lock_guard lock(mutex_);
-  SqliteStatement query(db_,
-                        "SELECT " + std::string(kSessionColumns) + " FROM sessions s WHERE s.id = ?",
-                        "Failed to look up session \"" + session_id + "\"");
+  SqliteStatement query(
+      db_, "SELECT " + std::string(kSessionColumns) + " FROM sessions s WHERE s.id = ?",
+      "Failed to look up session \"" + session_id + "\"");
   query.bind_text(1, session_id);
   if (!query.step()) return std::nullopt;
   return read_session_row(query);

@@ -219,6 +219,7 @@ CommandResult run_command(const CommandRequest& request) {
     result.exit_code = 128 + result.signal;
   } else {
     result.exit_code = WEXITSTATUS(*exit_status);
+    result.timed_out = false;  // it finished on its own just as the deadline passed
   }
   result.stdout_truncated = out.truncated();
   result.stderr_truncated = err.truncated();

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "command_line.hpp"
 #include "error_chain.hpp"
@@ -41,25 +42,27 @@ int main(int argc, char** argv) {
   const auto& command_line = std::get<kg::sandbox::ServerCommandLine>(parsed);
 
   kg::StderrLogger logger(kg::plugin::LogLevel::info);
+  std::string socket_file;  // removed on the way out
+  int exit_code = 0;
   try {
     const auto address = kg::sandbox::parse_listen_address(command_line.listen);
-    kg::sandbox::SandboxServer server(kg::sandbox::listen_on(address), command_line.options,
-                                      logger);
+    const Poco::Net::ServerSocket socket = kg::sandbox::listen_on(address);
+    if (address.kind == kg::sandbox::ListenAddress::Kind::unix_socket) socket_file = address.path;
+    kg::sandbox::SandboxServer server(socket, command_line.options, logger);
     server.start();
     logger.log(kg::plugin::LogLevel::info,
                "kode-gopher-sandbox " KG_SANDBOX_SERVER_VERSION " serving " +
-                   command_line.options.workdir.string() + " on " + command_line.listen);
+                   command_line.options.workdir.string() + " on " +
+                   (socket_file.empty() ? "tcp:" + socket.address().toString() : command_line.listen));
     int received = 0;
     sigwait(&stop_signals, &received);
     logger.log(kg::plugin::LogLevel::info,
                std::string("Stopping on ") + (received == SIGTERM ? "SIGTERM" : "SIGINT"));
     server.stop();
-    if (address.kind == kg::sandbox::ListenAddress::Kind::unix_socket) {
-      ::unlink(address.path.c_str());
-    }
-    return 0;
   } catch (const std::exception& e) {
     logger.log(kg::plugin::LogLevel::error, "kode-gopher-sandbox: " + kg::describe_error_chain(e));
-    return 1;
+    exit_code = 1;
   }
+  if (!socket_file.empty()) ::unlink(socket_file.c_str());
+  return exit_code;
 }

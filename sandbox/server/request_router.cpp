@@ -79,7 +79,13 @@ class RouteHandler final : public Poco::Net::HTTPRequestHandler {
     } catch (...) {
       const auto [status, message] = describe_failure(std::current_exception());
       failure = " (" + message + ")";
-      if (!response.sent()) send_json_error(response, status, message);
+      if (!response.sent()) {
+        try {
+          send_json_error(response, status, message);
+        } catch (...) {
+          failure += " (the error answer could not be sent: the client is gone)";
+        }
+      }
     }
     const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - started);

@@ -162,14 +162,14 @@ rapidjson::Document DaemonFixture::execute(const std::string& session_id,
   return json(response);
 }
 
-std::vector<pid_t> DaemonFixture::processes_mentioning_dir() const {
+std::vector<pid_t> DaemonFixture::sandbox_processes() const {
   std::vector<pid_t> pids;
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const auto name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     std::ifstream in(entry.path() / "cmdline");
     std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline.find(dir_) != std::string::npos) pids.push_back(std::stoi(name));
+    if (cmdline.find(state_dir_ + "/sandboxes/") != std::string::npos) pids.push_back(std::stoi(name));
   }
   return pids;
 }

@@ -43,8 +43,8 @@ class DaemonFixture {
   rapidjson::Document execute(const std::string& session_id, const std::string& main_go,
                               const std::string& extra_members = "");
 
-  // Pids of live processes whose command line mentions this fixture's directory.
-  std::vector<pid_t> processes_mentioning_dir() const;
+  // Pids of live sandbox processes (bubblewrap and what it runs) of this fixture's daemon.
+  std::vector<pid_t> sandbox_processes() const;
 
  private:
   std::string dir_, config_path_, socket_path_, state_dir_;

@@ -55,12 +55,12 @@ func main() {
 )");
   CHECK(json_string(second, "stdout") == "from call one true");
   CHECK(json_string(daemon.json(daemon.get("/v1/sessions/" + session)), "sandbox_id") == sandbox_id);
-  CHECK_FALSE(daemon.processes_mentioning_dir().empty());  // the sandbox is running
+  CHECK_FALSE(daemon.sandbox_processes().empty());  // the sandbox is running
 
   const auto closed = daemon.del("/v1/sessions/" + session);
   CHECK(closed.status == 200);
   CHECK(json_string(daemon.json(closed), "state") == "closed");
-  CHECK(daemon.processes_mentioning_dir().empty());  // nothing left running
+  CHECK(daemon.sandbox_processes().empty());  // nothing left running
   CHECK_FALSE(std::filesystem::exists(daemon.state_dir() + "/sandboxes/" + sandbox_id));
   const auto after = daemon.post("/v1/sessions/" + session + "/execute", R"({"code":"package main"})");
   CHECK(after.status == 409);
@@ -73,7 +73,7 @@ TEST_CASE("SIGTERM closes every session, stops every sandbox and removes the soc
   const auto session = daemon.open_session();
   REQUIRE(json_string(daemon.execute(session, kHello), "status") == "ok");
   daemon.stop_gracefully();
-  CHECK(daemon.processes_mentioning_dir().empty());
+  CHECK(daemon.sandbox_processes().empty());
   CHECK_FALSE(std::filesystem::exists(daemon.socket_path()));
   daemon.start();
   CHECK(session_state(daemon, session) == "closed");
@@ -106,10 +106,10 @@ TEST_CASE("after kill -9 mid-call the daemon restarts and marks the session inte
   daemon.kill_hard();
   call.join();
   // bubblewrap's --die-with-parent takes the sandbox down with the daemon.
-  for (int i = 0; i < 50 && !daemon.processes_mentioning_dir().empty(); ++i) {
+  for (int i = 0; i < 50 && !daemon.sandbox_processes().empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  CHECK(daemon.processes_mentioning_dir().empty());
+  CHECK(daemon.sandbox_processes().empty());
 
   daemon.start();
   CHECK(session_state(daemon, session) == "interrupted");

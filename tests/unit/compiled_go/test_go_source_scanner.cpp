@@ -48,7 +48,7 @@ func main() { /* func run() */ }
   REQUIRE(outline.functions.size() == 2);
   CHECK(outline.functions[0].name == "helper");
   CHECK(outline.functions[1].name == "main");
-  CHECK(outline.functions[1].line == 23);
+  CHECK(outline.functions[1].line == 22);
 }
 
 TEST_CASE("generic functions are found by name") {

@@ -69,7 +69,8 @@ TEST_CASE("every key is read from the file") {
   CHECK(config.log_level == "debug");
   CHECK(config.max_sessions == 1024);
   CHECK(config.max_request_bytes == 1024);
-  CHECK(config.plugin_dirs == std::vector<std::string>{"/opt/kg/plugins", "/home/tester/kg-plugins"});
+  CHECK(config.plugin_dirs ==
+        std::vector<std::string>{"/opt/kg/plugins", "/home/tester/kg-plugins"});
   CHECK(config.default_runtime == "yaegi");
   CHECK(config.sandbox_provider == "kubernetes");
   CHECK(config.bwrap_path == "/usr/local/bin/bwrap");
@@ -111,7 +112,8 @@ TEST_CASE("every key is read from the file") {
 TEST_CASE("section and key names are case-insensitive") {
   TempDir dir;
   auto env = isolated_env(dir.path());
-  const auto file = write_file(dir / "kg.ini", "[Daemon]\nMax_Sessions = 3\n[LIMITS]\nOUTPUT_BYTES = 2048\n");
+  const auto file =
+      write_file(dir / "kg.ini", "[Daemon]\nMax_Sessions = 3\n[LIMITS]\nOUTPUT_BYTES = 2048\n");
   const auto loaded = load_config(file);
   CHECK(loaded.warnings.empty());
   CHECK(loaded.config.max_sessions == 3);
@@ -227,11 +229,16 @@ TEST_CASE("load_config reports every error at once, one per line") {
     load_config(file);
     FAIL("load_config accepted bad values");
   } catch (const ConfigError& error) {
-    CHECK(std::string(error.what()) ==
-          "Invalid configuration in " + file + ":\n" +
-          "  " + file + ": daemon.log_level: must be one of error, warn, info, debug, got \"loud\"\n" +
-          "  " + file + ": daemon.max_sessions: must be an integer from 1 to 1024, got \"0\"\n" +
-          "  " + file + ": limits.output_bytes: must be an integer from 1024 to 67108864, got \"1\"");
+    const std::string expected = "Invalid configuration in " + file + ":\n  " + file +
+                                 ": daemon.log_level: must be one of error, warn, info, debug, "
+                                 "got \"loud\"\n  " +
+                                 file +
+                                 ": daemon.max_sessions: must be an integer from 1 to 1024, "
+                                 "got \"0\"\n  " +
+                                 file +
+                                 ": limits.output_bytes: must be an integer from 1024 to "
+                                 "67108864, got \"1\"";
+    CHECK(std::string(error.what()) == expected);
     REQUIRE(error.issues().size() == 3);
     CHECK(error.issues()[0].key == "daemon.log_level");
     CHECK(error.issues()[0].file == file);

@@ -1,9 +1,11 @@
 // A fresh directory under $TMPDIR (or /tmp) for one test, removed with everything in it when the
-// test ends. Tests only.
+// test ends, and a reader for the files tests check in it. Tests only.
 #pragma once
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -33,5 +35,13 @@ class ScratchDirectory {
  private:
   std::filesystem::path path_;
 };
+
+// The whole content of a file ("" when it cannot be read).
+inline std::string file_contents(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 }  // namespace kg::sandbox::testing

@@ -16,6 +16,7 @@ using kg::net::HttpResponse;
 using kg::sandbox::testing::detail_of;
 using kg::sandbox::testing::InMemoryTar;
 using kg::sandbox::testing::parse_json;
+using kg::sandbox::testing::file_contents;
 using kg::sandbox::testing::RunningSandboxServer;
 
 namespace {
@@ -38,13 +39,6 @@ HttpResponse upload_tar(const RunningSandboxServer& sandbox, const std::string& 
   HttpRequestOptions options;
   options.content_type = "application/x-tar";
   return sandbox.client().request("POST", target, tar, options);
-}
-
-std::string contents(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::string header(const HttpResponse& response, const std::string& name) {
@@ -212,7 +206,7 @@ TEST_CASE("POST /upload stores one file under its plain name") {
   const HttpResponse response = upload(sandbox, multipart_body("file", "hello.txt", "hello"));
   CHECK(response.status == 200);
   CHECK(response.body == R"({"filename":"hello.txt","size":5})");
-  CHECK(contents(sandbox.workdir() / "hello.txt") == "hello");
+  CHECK(file_contents(sandbox.workdir() / "hello.txt") == "hello");
 
   SUBCASE("a symlink of the same name is replaced, not written through") {
     std::filesystem::create_symlink(sandbox.scratch() / "outside.txt", sandbox.workdir() / "x.txt");
@@ -259,10 +253,10 @@ TEST_CASE("POST /upload-tar extracts a tree, optionally under dir") {
   const HttpResponse response = upload_tar(sandbox, "/upload-tar", tar);
   CHECK(response.status == 200);
   CHECK(response.body == R"({"files":2,"bytes":25})");
-  CHECK(contents(sandbox.workdir() / "pkg/lib.go") == "package pkg\n");
+  CHECK(file_contents(sandbox.workdir() / "pkg/lib.go") == "package pkg\n");
 
   CHECK(upload_tar(sandbox, "/upload-tar?dir=nested%2Fplace", tar).status == 200);
-  CHECK(contents(sandbox.workdir() / "nested/place/main.go") == "package main\n");
+  CHECK(file_contents(sandbox.workdir() / "nested/place/main.go") == "package main\n");
 
   const HttpResponse escape = upload_tar(sandbox, "/upload-tar?dir=..%2Fout", tar);
   CHECK(escape.status == 403);

@@ -14,6 +14,7 @@ using kg::sandbox::TarFormatError;
 using kg::sandbox::TarLimitExceeded;
 using kg::sandbox::TarLimits;
 using kg::sandbox::testing::InMemoryTar;
+using kg::sandbox::testing::file_contents;
 using kg::sandbox::testing::ScratchDirectory;
 
 namespace {
@@ -29,13 +30,6 @@ kg::sandbox::TarExtractionSummary extract(const std::string& tar,
     return count;
   };
   return kg::sandbox::extract_tar(source, destination, limits);
-}
-
-std::string contents(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 unsigned permissions(const std::filesystem::path& path) {
@@ -61,9 +55,9 @@ TEST_CASE("extract_tar writes a tree with nested directories") {
   const auto summary = extract(tar, scratch.path());
   CHECK(summary.files == 4);
   CHECK(summary.bytes == 12 + 13 + 10 + 1);
-  CHECK(contents(scratch.path() / "src/pkg/lib.go") == "package pkg\n");
-  CHECK(contents(scratch.path() / "main.go") == "package main\n");
-  CHECK(contents(scratch.path() / "deep/implied/dir.txt") == "x");
+  CHECK(file_contents(scratch.path() / "src/pkg/lib.go") == "package pkg\n");
+  CHECK(file_contents(scratch.path() / "main.go") == "package main\n");
+  CHECK(file_contents(scratch.path() / "deep/implied/dir.txt") == "x");
   CHECK(permissions(scratch.path() / "src/pkg/lib.go") == 0644);
   CHECK(permissions(scratch.path() / "run.sh") == 0755);
   CHECK(permissions(scratch.path() / "src/pkg") == 0755);
@@ -120,8 +114,10 @@ TEST_CASE("extract_tar does not write through a symlink already in the destinati
   std::filesystem::create_directories(scratch.path() / "outside");
   std::filesystem::create_directory(destination);
   std::filesystem::create_directory_symlink(scratch.path() / "outside", destination / "out");
-  CHECK_THROWS_AS(extract(InMemoryTar().file("out/x", "boom").finish(), destination),
-                  TarEntryRejected);
+  CHECK_THROWS_WITH_AS(extract(InMemoryTar().file("out/x", "boom").finish(), destination),
+                       ("Tar entry \"out/x\" cannot be written: Cannot extract through "
+                        "symlink " + (destination / "out/x").string()).c_str(),
+                       TarEntryRejected);
   CHECK_FALSE(std::filesystem::exists(scratch.path() / "outside" / "x"));
 }
 

@@ -89,9 +89,8 @@ inline bool looks_like_rfc3339_millis(const std::string& text) {
   const std::string shape = "dddd-dd-ddTdd:dd:dd.dddZ";
   if (text.size() != shape.size()) return false;
   for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 'd' ? !std::isdigit(static_cast<unsigned char>(text[i])) : text[i] != shape[i]) {
-      return false;
-    }
+    const bool digit = std::isdigit(static_cast<unsigned char>(text[i])) != 0;
+    if (shape[i] == 'd' ? !digit : text[i] != shape[i]) return false;
   }
   return true;
 }
