@@ -94,6 +94,10 @@ InstallLayout resolve_install_layout(const config::DaemonConfig& config) {
           : first_existing({bin / kLibexecFromBindir / "kode-gopher-cacheprog",
                             bin / ".." / "sandbox" / "cacheprog" / "kode-gopher-cacheprog"},
                            "kode-gopher-cacheprog", "[sandbox] cacheprog_binary");
+  layout.lockfile_dir = first_existing({bin / kLockfileFromBindir / "go.mod",
+                                        bin / ".." / "sandbox" / "lockfile" / "go.mod"},
+                                       "the curated lockfile (go.mod)", "nothing: reinstall kode-gopher");
+  layout.lockfile_dir = fs::path(layout.lockfile_dir).parent_path().string();
   layout.bwrap_path = find_on_path(config.bwrap_path);
   if (layout.bwrap_path.empty()) {
     throw std::runtime_error("Cannot find bubblewrap (`" + config.bwrap_path +

@@ -17,6 +17,7 @@ struct InstallLayout {
   std::vector<std::string> plugin_dirs;
   std::string sandbox_server_binary;
   std::string cacheprog_binary;
+  std::string lockfile_dir;
   std::string bwrap_path;
   std::string go_root;
   std::string go_version;

@@ -15,6 +15,7 @@
 #include "api_context.hpp"
 #include "api_server.hpp"
 #include "base_cache.hpp"
+#include "binary_cache.hpp"
 #include "build_paths.hpp"
 #include "daemon_host_services.hpp"
 #include "error_chain.hpp"
@@ -71,6 +72,7 @@ struct Instance::Parts {
   std::unique_ptr<store::Store> store;
   std::unique_ptr<sandbox::LocalSandboxProvider> provider;
   std::unique_ptr<sandbox::BaseCache> base_cache;
+  std::unique_ptr<sandbox::BinaryCache> binary_cache;
   std::unique_ptr<DaemonHostServices> host;
   std::unique_ptr<plugin_host::PluginRegistry> plugins;
   std::unique_ptr<session::SessionManager> sessions;
@@ -126,11 +128,21 @@ void Instance::start_parts() {
   } catch (...) {
     std::throw_with_nested(std::runtime_error("Failed to open the database"));
   }
-  sandbox::LocalSandboxLayout sandbox_layout{
-      p.layout.bwrap_path, p.layout.sandbox_server_binary, p.layout.cacheprog_binary,
-      p.layout.go_root,
-      config_.base_cache_dir.empty() ? config_.state_dir + "/gocache-base" : config_.base_cache_dir,
-      config_.state_dir + "/sandboxes"};
+  auto or_default = [&](const std::string& value, const char* name) {
+    return value.empty() ? config_.state_dir + "/" + name : value;
+  };
+  sandbox::LocalSandboxLayout sandbox_layout;
+  sandbox_layout.bwrap_path = p.layout.bwrap_path;
+  sandbox_layout.server_binary = p.layout.sandbox_server_binary;
+  sandbox_layout.cacheprog_binary = p.layout.cacheprog_binary;
+  sandbox_layout.go_root = p.layout.go_root;
+  sandbox_layout.base_cache_dir = or_default(config_.base_cache_dir, "gocache-base");
+  sandbox_layout.base_modcache_dir = or_default(config_.base_modcache_dir, "gomodcache-base");
+  sandbox_layout.lockfile_dir = p.layout.lockfile_dir;
+  sandbox_layout.binary_cache_dir = or_default(config_.binary_cache_dir, "bincache");
+  sandbox_layout.sandboxes_dir = config_.state_dir + "/sandboxes";
+  p.binary_cache = std::make_unique<sandbox::BinaryCache>(
+      sandbox_layout.binary_cache_dir, config_.binary_cache_max_bytes, logger_);
   p.provider = std::make_unique<sandbox::LocalSandboxProvider>(sandbox_layout, logger_);
   if (const int orphans = p.provider->reap_orphans(); orphans > 0) {
     logger_.log(plugin::LogLevel::warn,
@@ -162,7 +174,8 @@ int Instance::run() {
                              " is not available in this build; use local");
   }
   p.host = std::make_unique<DaemonHostServices>(
-      logger_, config_.plugin_sections, plugin::ToolchainInfo{p.layout.go_version, p.layout.go_root});
+      logger_, config_.plugin_sections, plugin::ToolchainInfo{p.layout.go_version, p.layout.go_root,
+                                     p.base_cache->lockfile_digest()});
   p.plugins = std::make_unique<plugin_host::PluginRegistry>();
   plugin_host::PluginLoader loader(p.layout.plugin_dirs);
   const auto ready = plugin_host::load_all(loader, *p.plugins, *p.host, logger_);
@@ -178,8 +191,8 @@ int Instance::run() {
   options.default_runtime = config_.default_runtime;
   options.max_sessions = config_.max_sessions;
   options.limits = config_.limits;
-  p.sessions = std::make_unique<session::SessionManager>(options, *p.provider, *p.base_cache,
-                                                         *p.plugins, *p.store, logger_);
+  p.sessions = std::make_unique<session::SessionManager>(
+      options, *p.provider, *p.base_cache, p.binary_cache.get(), *p.plugins, *p.store, logger_);
   p.api_context = std::make_unique<api::ApiContext>(api::ApiContext{
       *p.sessions, *p.plugins, *p.store, logger_, kVersion, config_.socket_path,
       config_.state_dir, config_.max_request_bytes, std::chrono::steady_clock::now()});

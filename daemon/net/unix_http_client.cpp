@@ -45,6 +45,10 @@ HttpResponse UnixHttpClient::request(std::string_view method, std::string_view t
   } catch (const Poco::Exception& e) {
     throw HttpTransportError("Cannot connect to " + socket_path_ + ": " + e.displayText(), true);
   }
+  // The session wraps an already connected socket, so its own timeout never reaches the socket:
+  // set it here, or a silent server would hold the caller until it closes the connection.
+  socket.setReceiveTimeout(timeout);
+  socket.setSendTimeout(timeout);
   try {
     Poco::Net::HTTPClientSession session(socket);
     session.setTimeout(timeout);

@@ -21,6 +21,7 @@ class Logger {
 struct ToolchainInfo {
   std::string go_version;  // "go1.26.8"
   std::string go_root;     // the GOROOT path as seen inside a sandbox
+  std::string lockfile_digest;  // sha256 of the curated lockfile (go.mod, go.sum, curated.go)
 };
 
 class HostServices {

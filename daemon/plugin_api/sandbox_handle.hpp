@@ -56,6 +56,13 @@ class SandboxHandle {
   // Contents of a file under /app, nullopt when it does not exist; throws SandboxError when it
   // is larger than max_bytes.
   virtual std::optional<std::string> read_file(std::string_view path, std::uint64_t max_bytes) = 0;
+
+  // The binary cache (per trust boundary, kept by the host across sandboxes and sessions).
+  // cached_binary: the in-sandbox path of the executable cached under `key` (lowercase hex), or
+  // nullopt on a miss. store_binary: keeps the executable at `sandbox_path` (under the sandbox's
+  // home) under `key`; a failure to store is logged by the host, never thrown.
+  virtual std::optional<std::string> cached_binary(std::string_view key) = 0;
+  virtual void store_binary(std::string_view key, std::string_view sandbox_path) noexcept = 0;
 };
 
 }  // namespace kg::plugin

@@ -1,7 +1,9 @@
-// The prewarmed Go build cache every sandbox reads (read-only, under a private writable layer).
-// Built once per toolchain by compiling the standard library inside a sandbox whose view of the
-// base is writable, so the cache keys match what later sandboxes compute exactly. A stamp file
-// records what it was built for; a current cache makes ensure() a no-op.
+// The prewarmed Go build cache every sandbox reads (read-only, under a private writable layer),
+// and the module cache with the curated lockfile's modules. The modules are downloaded on the
+// host (the lockfile is ours; sandboxes have no network); the build cache is filled by
+// compiling the standard library and the curated packages inside a sandbox whose view of the
+// base is writable, so the cache keys match what later sandboxes compute exactly. Stamp files
+// record what each was made for; current caches make ensure() a no-op.
 //
 // ensure() may be called from many call threads at once: one builds, the others wait.
 #pragma once
@@ -20,13 +22,17 @@ class BaseCache {
  public:
   BaseCache(LocalSandboxProvider& provider, std::string go_version, plugin::Logger& logger);
 
-  // True when the stamp says the cache was built for this toolchain and recipe.
+  // True when the stamps say the caches were built for this toolchain, lockfile and recipe.
   bool current() const;
+  // True when the module cache holds this lockfile's modules.
+  bool modules_current() const;
   // Builds the cache unless it is current. progress receives one line per step.
   // Throws plugin::SandboxError (nested) when the build fails.
   void ensure(const std::function<void(std::string_view)>& progress);
 
   std::string expected_stamp() const;
+  // sha256 (hex) of the lockfile's go.mod, go.sum and curated.go.
+  std::string lockfile_digest() const;
 
  private:
   LocalSandboxProvider& provider_;

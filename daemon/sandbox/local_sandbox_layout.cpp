@@ -50,6 +50,9 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
   args.insert(args.end(), {"--ro-bind", layout.cacheprog_binary, kSandboxCacheprogPath});
   args.insert(args.end(), {access == BaseCacheAccess::writable ? "--bind" : "--ro-bind",
                            layout.base_cache_dir, kSandboxBaseCachePath});
+  args.insert(args.end(), {"--ro-bind", layout.base_modcache_dir, kSandboxModcachePath});
+  args.insert(args.end(), {"--ro-bind", layout.lockfile_dir, kSandboxLockfilePath});
+  args.insert(args.end(), {"--ro-bind", layout.binary_cache_dir, kSandboxBinaryCachePath});
   args.insert(args.end(), {"--proc", "/proc", "--dev", "/dev"});
   args.insert(args.end(), {"--bind", sandbox_dir + "/app", "/app"});
   args.insert(args.end(), {"--bind", sandbox_dir + "/home", home});
@@ -62,6 +65,7 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
   add_env(args, "PATH", layout.go_root + "/bin:/usr/local/bin:/usr/bin:/bin");
   add_env(args, "GOROOT", layout.go_root);
   add_env(args, "GOPATH", home + "/go");
+  add_env(args, "GOMODCACHE", kSandboxModcachePath);
   add_env(args, "GOTOOLCHAIN", "local");
   add_env(args, "GOTELEMETRY", "off");
   add_env(args, "GOPROXY", "off");

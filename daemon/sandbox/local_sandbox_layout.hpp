@@ -12,6 +12,9 @@ namespace kg::sandbox {
 inline constexpr const char* kSandboxServerPath = "/opt/kode-gopher/bin/kode-gopher-sandbox";
 inline constexpr const char* kSandboxCacheprogPath = "/opt/kode-gopher/bin/kode-gopher-cacheprog";
 inline constexpr const char* kSandboxBaseCachePath = "/opt/kode-gopher/gocache-base";
+inline constexpr const char* kSandboxModcachePath = "/opt/kode-gopher/gomodcache";
+inline constexpr const char* kSandboxLockfilePath = "/opt/kode-gopher/lockfile";
+inline constexpr const char* kSandboxBinaryCachePath = "/opt/kode-gopher/bincache";
 inline constexpr const char* kSandboxHome = "/home/gopher";
 inline constexpr const char* kSandboxSocketDir = "/run/kode-gopher";
 
@@ -21,6 +24,9 @@ struct LocalSandboxLayout {
   std::string cacheprog_binary;  // kode-gopher-cacheprog on the host
   std::string go_root;           // GOROOT on the host, bound read-only at the same path
   std::string base_cache_dir;    // the prewarmed Go build cache (native layout)
+  std::string base_modcache_dir; // the Go module cache with the lockfile's modules
+  std::string lockfile_dir;      // sandbox/lockfile: go.mod, go.sum, curated.go
+  std::string binary_cache_dir;  // BinaryCache's folder
   std::string sandboxes_dir;     // per-sandbox state: <state_dir>/sandboxes
 };
 

@@ -35,6 +35,8 @@ LocalSandboxProvider::LocalSandboxProvider(LocalSandboxLayout layout, plugin::Lo
     : layout_(std::move(layout)), logger_(logger) {
   fs::create_directories(layout_.sandboxes_dir);
   fs::create_directories(layout_.base_cache_dir);
+  fs::create_directories(layout_.base_modcache_dir);
+  fs::create_directories(layout_.binary_cache_dir);
 }
 
 std::unique_ptr<LocalSandbox> LocalSandboxProvider::open(BaseCacheAccess access) {

@@ -109,7 +109,8 @@ plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spe
   net::HttpRequestOptions options;
   // Headers arrive only when the command ends: wait for the command's own limit plus slack.
   options.timeout = std::chrono::milliseconds(spec.timeout_ms) + std::chrono::seconds(30);
-  options.max_response_bytes = 4 * spec.output_limit_bytes + (1 << 20);
+  // Both streams at their cap, and JSON may spell each control byte as \u00XX (6 bytes).
+  options.max_response_bytes = 2 * 6 * spec.output_limit_bytes + (1 << 20);
   const auto response = call("POST", "/execute", buffer.GetString(), options, "Running a command");
   if (response.status != 200) {
     throw SandboxError("Running a command failed: " + error_text(response));

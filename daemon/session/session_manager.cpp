@@ -10,6 +10,7 @@
 #include <random>
 
 #include "error_chain.hpp"
+#include "local_sandbox_handle.hpp"
 #include "session_errors.hpp"
 
 namespace kg::session {
@@ -60,11 +61,13 @@ struct SessionManager::Session {
 SessionManager::SessionManager(SessionManagerOptions options,
                                sandbox::LocalSandboxProvider& provider,
                                sandbox::BaseCache& base_cache,
+                               sandbox::BinaryCache* binary_cache,
                                plugin_host::PluginRegistry& plugins, store::Store& store,
                                plugin::Logger& logger)
     : options_(std::move(options)),
       provider_(provider),
       base_cache_(base_cache),
+      binary_cache_(binary_cache),
       plugins_(plugins),
       store_(store),
       logger_(logger) {}
@@ -192,7 +195,9 @@ plugin::ExecuteResult SessionManager::run_in_sandbox(Session& session,
     }
     setup_ms = ms_since(setup_started);
     try {
-      return runtime.execute(request, session.sandbox->client(), progress);
+      sandbox::LocalSandboxHandle handle(session.sandbox->client(), session.sandbox->dir() + "/home",
+                                         binary_cache_, logger_);
+      return runtime.execute(request, handle, progress);
     } catch (const plugin::SandboxError&) {
       // A sandbox that died under the call gets one fresh replacement and one retry.
       if (retried || shutting_down_ || session.sandbox->alive()) throw;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base_cache.hpp"
+#include "binary_cache.hpp"
 #include "config/daemon_config.hpp"
 #include "local_sandbox_provider.hpp"
 #include "plugin_registry.hpp"
@@ -47,7 +48,8 @@ struct SessionManagerOptions {
 class SessionManager {
  public:
   SessionManager(SessionManagerOptions options, sandbox::LocalSandboxProvider& provider,
-                 sandbox::BaseCache& base_cache, plugin_host::PluginRegistry& plugins,
+                 sandbox::BaseCache& base_cache, sandbox::BinaryCache* binary_cache,
+                 plugin_host::PluginRegistry& plugins,
                  store::Store& store, plugin::Logger& logger);
   ~SessionManager();
 
@@ -76,6 +78,7 @@ class SessionManager {
   SessionManagerOptions options_;
   sandbox::LocalSandboxProvider& provider_;
   sandbox::BaseCache& base_cache_;
+  sandbox::BinaryCache* binary_cache_;
   plugin_host::PluginRegistry& plugins_;
   store::Store& store_;
   plugin::Logger& logger_;

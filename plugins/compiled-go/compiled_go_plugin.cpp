@@ -1,18 +1,25 @@
 // compiled-go: the runtime plugin that builds the caller's program with `go build` inside the
 // sandbox and runs the binary there.
 //
-// Config keys ([compiled-go] in kode-gopher.ini): none yet. Limits come from [limits]:
+// Config keys ([compiled-go] in kode-gopher.ini): none. Limits come from [limits]:
 //   run_timeout_ms (60000), build_timeout_ms (300000), output_bytes (4194304).
 // Example:
 //   [limits]
 //   build_timeout_ms = 120000
 //
-// Flow of one call: normalize the files (program_normalizer), reset /app, upload the tree as one
-// tar, `go build` against the prewarmed cache (phase build), run the binary (phase run), read
-// /app/.kode-gopher/result.json if the program wrote one.
+// Flow of one call: normalize the files (program_normalizer: a snippet gets kg_wrapper.go), reset
+// /app, upload the tree as one tar, then either take the binary from the binary cache (same
+// files, lockfile, toolchain and flags) or `go build` it against the prewarmed cache (phase
+// build), run it (phase run), and read /app/.kode-gopher/result.json.
+#include <Poco/DigestEngine.h>
+#include <Poco/SHA2Engine.h>
+
+#include <algorithm>
 #include <chrono>
 
 #include "build_output.hpp"
+#include "result_file.hpp"
+#include "snippet_wrapper.hpp"
 #include "host_services.hpp"
 #include "plugin_abi.hpp"
 #include "program_normalizer.hpp"
@@ -25,16 +32,40 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kBinaryPath = "/home/gopher/.kode-gopher/prog";
-constexpr const char* kBuildCommand =
-    "mkdir -p /home/gopher/.kode-gopher && "
-    "exec go build -trimpath -buildvcs=false -ldflags='-s -w' -o /home/gopher/.kode-gopher/prog .";
+constexpr const char* kBuildFlags = "-trimpath -buildvcs=false -ldflags='-s -w'";
+// Without a go.mod of the caller's, the curated lockfile's go.mod and go.sum are used, so
+// versions are reproducible and the build hits the prewarmed cache.
+constexpr const char* kUseLockfile =
+    "cp /opt/kode-gopher/lockfile/go.mod /opt/kode-gopher/lockfile/go.sum /app/ && ";
 constexpr const char* kResultPath = ".kode-gopher/result.json";
-constexpr std::uint64_t kMaxResultBytes = 256 * 1024;
 constexpr std::size_t kStreamKeep = 8 * 1024;  // head and tail of each stream in a result
 
 std::uint64_t ms_since(Clock::time_point start) {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+}
+
+std::string build_command(bool user_go_mod) {
+  return std::string(user_go_mod ? "" : kUseLockfile) +
+         "mkdir -p /home/gopher/.kode-gopher && exec go build " + kBuildFlags + " -o " +
+         kBinaryPath + " .";
+}
+
+// What a built binary depends on: every file that is built, how, and with what.
+std::string binary_cache_key(const NormalizedProgram& program,
+                             const plugin::ToolchainInfo& toolchain) {
+  std::vector<const plugin::SourceFile*> files;
+  for (const auto& f : program.files) files.push_back(&f);
+  std::sort(files.begin(), files.end(), [](auto* a, auto* b) { return a->path < b->path; });
+  Poco::SHA2Engine sha(Poco::SHA2Engine::SHA_256);
+  sha.update("kode-gopher compiled-go v1\n" + toolchain.go_version + "\n" + kBuildFlags + "\n");
+  sha.update(program.user_go_mod ? std::string("user go.mod\n")
+                                 : "lockfile " + toolchain.lockfile_digest + "\n");
+  for (const auto* f : files) {
+    sha.update(f->path + '\0' + std::to_string(f->content.size()) + '\0');
+    sha.update(f->content);
+  }
+  return Poco::DigestEngine::digestToHex(sha.digest());
 }
 
 class CompiledGoRuntime final : public plugin::RuntimePlugin {
@@ -51,70 +82,98 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
   plugin::ExecuteResult execute(const plugin::ExecuteRequest& request,
                                 plugin::SandboxHandle& sandbox,
                                 plugin::ProgressSink& progress) override {
-    const auto program = normalize_program(request.files, {host_.toolchain().go_version});
+    const auto program = normalize_program(request.files, request.extra_imports);
     plugin::ExecuteResult result;
     result.mode = program.mode;
     result.phase = plugin::Phase::setup;
-
     sandbox.reset_workdir();
     sandbox.upload_files(program.files);
 
-    progress.phase_started(plugin::Phase::build, "go build");
     result.phase = plugin::Phase::build;
-    const auto build_started = Clock::now();
-    plugin::CommandSpec build;
-    build.command = kBuildCommand;
-    build.timeout_ms = request.limits.build_timeout_ms;
-    build.output_limit_bytes = request.limits.output_limit_bytes;
-    const auto built = sandbox.run_command(build);
-    result.build_ms = ms_since(build_started);
-    if (built.exit_code != 0) {
-      result.status = built.timed_out ? plugin::Status::timeout : plugin::Status::compile_error;
-      result.exit_code = built.exit_code;
-      result.signal = built.signal;
-      result.stderr_text = elide_middle(strip_sandbox_paths(built.stderr_text), kStreamKeep);
-      result.stdout_text = elide_middle(built.stdout_text, kStreamKeep);
-      result.diagnostics = parse_diagnostics(built.stderr_text);
-      if (built.timed_out) {
-        result.warnings.push_back("the build took longer than " +
-                                  std::to_string(build.timeout_ms) + " ms and was stopped");
-      }
+    const std::string key = binary_cache_key(program, host_.toolchain());
+    std::string binary = kBinaryPath;
+    if (auto cached = sandbox.cached_binary(key)) {
+      binary = *cached;
+      result.cache_hit = true;
+    } else if (!build(program, request.limits, sandbox, progress, result)) {
       return result;
+    } else {
+      sandbox.store_binary(key, kBinaryPath);
     }
+    run(binary, request.limits, sandbox, progress, result);
+    return result;
+  }
 
+ private:
+  // Returns false (with the result filled in) when the build failed.
+  static bool build(const NormalizedProgram& program, const plugin::Limits& limits,
+                    plugin::SandboxHandle& sandbox, plugin::ProgressSink& progress,
+                    plugin::ExecuteResult& result) {
+    progress.phase_started(plugin::Phase::build, "go build");
+    const auto started = Clock::now();
+    plugin::CommandSpec spec;
+    spec.command = build_command(program.user_go_mod);
+    spec.timeout_ms = limits.build_timeout_ms;
+    spec.output_limit_bytes = limits.output_limit_bytes;
+    const auto built = sandbox.run_command(spec);
+    result.build_ms = ms_since(started);
+    if (built.exit_code == 0) return true;
+    result.status = built.timed_out ? plugin::Status::timeout : plugin::Status::compile_error;
+    result.exit_code = built.exit_code;
+    result.signal = built.signal;
+    result.stderr_text = elide_middle(strip_sandbox_paths(built.stderr_text), kStreamKeep);
+    result.stdout_text = elide_middle(built.stdout_text, kStreamKeep);
+    result.diagnostics = parse_diagnostics(built.stderr_text);
+    if (built.timed_out) {
+      result.warnings.push_back("the build took longer than " + std::to_string(spec.timeout_ms) +
+                                " ms and was stopped");
+    }
+    for (const auto& d : result.diagnostics) {
+      if (d.file == kWrapperFileName) {
+        result.warnings.push_back(
+            "func run must have the signature `func run(ctx context.Context) (any, error)`");
+        break;
+      }
+    }
+    return false;
+  }
+
+  static void run(const std::string& binary, const plugin::Limits& limits,
+                  plugin::SandboxHandle& sandbox, plugin::ProgressSink& progress,
+                  plugin::ExecuteResult& result) {
     progress.phase_started(plugin::Phase::run, "running the program");
     result.phase = plugin::Phase::run;
-    const auto run_started = Clock::now();
-    plugin::CommandSpec run;
-    run.command = std::string("exec ") + kBinaryPath;
-    run.timeout_ms = request.limits.run_timeout_ms;
-    run.output_limit_bytes = request.limits.output_limit_bytes;
-    const auto ran = sandbox.run_command(run);
-    result.run_ms = ms_since(run_started);
+    const auto started = Clock::now();
+    plugin::CommandSpec spec;
+    spec.command = "exec " + binary;
+    spec.timeout_ms = limits.run_timeout_ms;
+    spec.output_limit_bytes = limits.output_limit_bytes;
+    const auto ran = sandbox.run_command(spec);
+    result.run_ms = ms_since(started);
     result.exit_code = ran.exit_code;
     result.signal = ran.signal;
     result.status = classify_run(ran);
     result.stdout_text = elide_middle(ran.stdout_text, kStreamKeep);
     result.stderr_text = elide_middle(ran.stderr_text, kStreamKeep);
     if (ran.timed_out) {
-      result.warnings.push_back("the program ran longer than " + std::to_string(run.timeout_ms) +
+      result.warnings.push_back("the program ran longer than " + std::to_string(spec.timeout_ms) +
                                 " ms and was stopped");
     }
     if (ran.stdout_truncated || ran.stderr_truncated) {
-      result.warnings.push_back("output over " + std::to_string(run.output_limit_bytes) +
+      result.warnings.push_back("output over " + std::to_string(spec.output_limit_bytes) +
                                 " bytes per stream was discarded");
     }
-    read_result_file(sandbox, result);
-    return result;
-  }
-
- private:
-  // A program may leave a structured result at /app/.kode-gopher/result.json.
-  static void read_result_file(plugin::SandboxHandle& sandbox, plugin::ExecuteResult& result) {
+    std::optional<std::string> text;
     try {
-      result.result_json = sandbox.read_file(kResultPath, kMaxResultBytes);
+      text = sandbox.read_file(kResultPath, kMaxResultBytes);
     } catch (const plugin::SandboxError& e) {
       result.warnings.push_back(std::string("result.json was not read: ") + e.what());
+    }
+    const auto checked = check_result_file(text, result.warnings);
+    result.result_json = checked.json;
+    // The wrapper recovers a panic into the result; report it as the panic it was.
+    if (checked.kind == "panic" && result.status == plugin::Status::runtime_error) {
+      result.status = plugin::Status::panic;
     }
   }
 
@@ -124,7 +183,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
 plugin::RuntimePlugin* create(plugin::HostServices& host) { return new CompiledGoRuntime(host); }
 
 constexpr plugin::PluginDescriptor kDescriptor{
-    plugin::kAbiVersion, plugin::PluginKind::runtime, "compiled-go", "0.1.0",
+    plugin::kAbiVersion, plugin::PluginKind::runtime, "compiled-go", "0.2.0",
     "Builds the program with go build in the sandbox and runs the binary", &create, nullptr};
 
 }  // namespace

@@ -109,6 +109,7 @@ GoFileOutline outline_go_file(std::string_view source) {
     auto name = tokens.next();
     if (name.kind == GoTokenizer::Token::identifier) {
       outline.package_name = std::string(name.text);
+      outline.package_name_offset = static_cast<std::size_t>(name.text.data() - source.data());
       outline.package_line = token.line;
     }
   }

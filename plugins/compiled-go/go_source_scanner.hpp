@@ -5,6 +5,7 @@
 // ends are accepted.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,6 +21,7 @@ struct TopLevelFunc {
 struct GoFileOutline {
   std::optional<std::string> package_name;  // nullopt: no package clause found
   int package_line = 0;
+  std::size_t package_name_offset = 0;  // byte offset of the name, for rewriting the clause
   std::vector<TopLevelFunc> functions;  // top-level, non-method, in source order
 };
 

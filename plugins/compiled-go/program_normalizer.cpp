@@ -3,6 +3,7 @@
 #include <map>
 
 #include "go_source_scanner.hpp"
+#include "snippet_wrapper.hpp"
 
 namespace kg::compiled_go {
 namespace {
@@ -13,13 +14,15 @@ constexpr std::size_t kMaxFiles = 1000;
 
 std::string quoted(const std::string& text) { return "\"" + text + "\""; }
 
-// "go1.26.8" -> "1.26"; anything unexpected -> "1.22" (the oldest with per-iteration loops).
-std::string go_directive(const std::string& go_version) {
-  if (!go_version.starts_with("go")) return "1.22";
-  const auto first = go_version.find('.');
-  if (first == std::string::npos) return "1.22";
-  const auto second = go_version.find_first_not_of("0123456789", first + 1);
-  return go_version.substr(2, (second == std::string::npos ? go_version.size() : second) - 2);
+// Exactly one declaration of `name` among the root files, else InvalidInputError.
+void require_exactly_one(const std::vector<std::pair<std::string, int>>& found,
+                         const std::string& name, const std::string& none_message) {
+  if (found.empty()) throw InvalidInputError(none_message);
+  if (found.size() > 1) {
+    throw InvalidInputError("`func " + name + "` is declared more than once (" + found[0].first +
+                            ":" + std::to_string(found[0].second) + " and " + found[1].first + ":" +
+                            std::to_string(found[1].second) + "); keep exactly one");
+  }
 }
 
 }  // namespace
@@ -49,7 +52,7 @@ void check_source_path(const std::string& path) {
 }
 
 NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files,
-                                    const NormalizeOptions& options) {
+                                    const std::vector<std::string>& extra_imports) {
   if (files.empty()) throw InvalidInputError("no files were sent; send at least main.go");
   if (files.size() > kMaxFiles) {
     throw InvalidInputError(std::to_string(files.size()) + " files were sent; the limit is " +
@@ -59,6 +62,9 @@ NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files
   std::map<std::string, const plugin::SourceFile*> root_go_files;  // sorted: stable messages
   for (const auto& file : files) {
     check_source_path(file.path);
+    if (file.path == kWrapperFileName || file.path == kExtraImportsFileName) {
+      throw InvalidInputError(file.path + " is a name kode-gopher generates; rename your file");
+    }
     if (file.path == "go.mod") program.user_go_mod = true;
     if (file.path.find('/') == std::string::npos && file.path.ends_with(".go")) {
       root_go_files.emplace(file.path, &file);
@@ -69,7 +75,7 @@ NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files
                             "without '/', e.g. \"main.go\"");
   }
   std::string package_name, package_file;
-  std::vector<std::pair<std::string, int>> mains;  // file, line
+  std::vector<std::pair<std::string, int>> mains, runs;  // file, line
   for (const auto& [path, file] : root_go_files) {
     const auto outline = outline_go_file(file->content);
     if (!outline.package_name) {
@@ -85,26 +91,33 @@ NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files
     }
     for (const auto& func : outline.functions) {
       if (func.name == "main") mains.emplace_back(path, func.line);
+      if (func.name == "run") runs.emplace_back(path, func.line);
     }
   }
-  if (package_name != "main") {
-    throw InvalidInputError("package " + package_name + " in " + package_file +
-                            ": this build runs whole programs only; declare `package main` "
-                            "with a `func main()`");
-  }
-  program.mode = plugin::Mode::verbatim;
-  if (mains.empty()) {
-    throw InvalidInputError("package main has no `func main()`; add one to a root file");
-  }
-  if (mains.size() > 1) {
-    throw InvalidInputError("`func main` is declared more than once (" + mains[0].first + ":" +
-                            std::to_string(mains[0].second) + " and " + mains[1].first + ":" +
-                            std::to_string(mains[1].second) + "); keep exactly one");
-  }
   program.files = files;
-  if (!program.user_go_mod) {
-    program.files.push_back(
-        {"go.mod", "module kode_gopher_user\n\ngo " + go_directive(options.go_version) + "\n"});
+  if (package_name == "main") {
+    program.mode = plugin::Mode::verbatim;
+    require_exactly_one(mains, "main", "package main has no `func main()`; add one to a root file");
+  } else {
+    program.mode = plugin::Mode::wrapped;
+    if (!mains.empty()) {
+      throw InvalidInputError("a snippet (package " + package_name +
+                              ") must not declare `func main` (" + mains[0].first + ":" + std::to_string(mains[0].second) +
+                              "); kode-gopher supplies main: declare `func run(ctx context.Context) "
+                              "(any, error)`, or make it a program with `package main`");
+    }
+    require_exactly_one(runs, "run",
+                        "snippet package " + package_name + " has no `func run`; declare "
+                        "`func run(ctx context.Context) (any, error)` in a root file");
+    for (auto& file : program.files) {
+      if (!root_go_files.contains(file.path)) continue;
+      const auto outline = outline_go_file(file.content);
+      file.content.replace(outline.package_name_offset, package_name.size(), "main");
+    }
+    program.files.push_back({kWrapperFileName, snippet_wrapper_source()});
+  }
+  if (!extra_imports.empty()) {
+    program.files.push_back({kExtraImportsFileName, extra_imports_source(extra_imports)});
   }
   return program;
 }

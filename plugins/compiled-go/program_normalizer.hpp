@@ -1,6 +1,6 @@
 // Turns the caller's file map into the tree that is built in /app (CONTRACTS.md §3): checks
 // paths, finds the entry package among the root files, decides the mode, and adds what the
-// build needs (go.mod when the caller sent none). Throws plugin::InvalidInputError with a
+// build needs (the wrapper around a snippet, blank imports). Throws plugin::InvalidInputError with a
 // message that tells the caller what to change. Pure; called from call threads.
 #pragma once
 
@@ -13,16 +13,13 @@ namespace kg::compiled_go {
 
 struct NormalizedProgram {
   plugin::Mode mode = plugin::Mode::verbatim;
-  std::vector<plugin::SourceFile> files;  // what to upload, user files first
-  bool user_go_mod = false;
+  std::vector<plugin::SourceFile> files;  // what to upload: user files, then generated ones
+  bool user_go_mod = false;               // else the build takes go.mod/go.sum from the lockfile
 };
 
-struct NormalizeOptions {
-  std::string go_version;  // "go1.26.8": the go directive of a generated go.mod
-};
-
+// extra_imports become blank imports in a generated kg_extra_imports.go.
 NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files,
-                                    const NormalizeOptions& options);
+                                    const std::vector<std::string>& extra_imports);
 
 // Checks one path: relative, '/'-separated, no empty, '.' or '..' segments, no NUL or '\\'.
 // Throws plugin::InvalidInputError.

@@ -46,7 +46,8 @@ DaemonFixture::DaemonFixture()
          << "[plugins]\ndirs = " << required_env("KG_PLUGIN_DIR") << "\n"
          << "[sandbox]\nserver_binary = " << required_env("KG_SANDBOX_SERVER")
          << "\ncacheprog_binary = " << required_env("KG_CACHEPROG")
-         << "\nbase_cache_dir = " << required_env("KG_BASE_CACHE") << "\n"
+         << "\nbase_cache_dir = " << required_env("KG_BASE_CACHE")
+         << "\nbase_modcache_dir = " << required_env("KG_BASE_MODCACHE") << "\n"
          << "[limits]\nrun_timeout_ms = 20000\nbuild_timeout_ms = 300000\n";
 }
 

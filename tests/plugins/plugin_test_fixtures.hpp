@@ -79,7 +79,7 @@ class TestHost final : public plugin::HostServices {
 
  private:
   CapturingLogger logger_;
-  plugin::ToolchainInfo toolchain_{"go1.26.8", "/usr/local/go"};
+  plugin::ToolchainInfo toolchain_{"go1.26.8", "/usr/local/go", "0123abcd"};
 };
 
 // The mock runtimes never touch their sandbox; any use of it is a test failure.
@@ -89,6 +89,8 @@ class UnusedSandbox final : public plugin::SandboxHandle {
   void upload_files(std::span<const plugin::SourceFile>) override { fail(); }
   plugin::CommandOutcome run_command(const plugin::CommandSpec&) override { fail(); }
   std::optional<std::string> read_file(std::string_view, std::uint64_t) override { fail(); }
+  std::optional<std::string> cached_binary(std::string_view) override { fail(); }
+  void store_binary(std::string_view, std::string_view) noexcept override {}
 
  private:
   [[noreturn]] static void fail() { throw std::logic_error("mock runtime used the sandbox"); }

@@ -56,6 +56,10 @@ TEST_CASE("every key is read from the file") {
                                "cacheprog_binary = ~/bin/cacheprog\n"
                                "go_root = /usr/local/go\n"
                                "base_cache_dir = /var/cache/kg\n"
+                               "base_modcache_dir = /var/cache/kg-mod\n"
+                               "[cache]\n"
+                               "binary_dir = /var/cache/kg-bin\n"
+                               "binary_max_bytes = 0\n"
                                "[limits]\n"
                                "run_timeout_ms = 3600000\n"
                                "build_timeout_ms = 1000\n"
@@ -78,6 +82,9 @@ TEST_CASE("every key is read from the file") {
   CHECK(config.cacheprog_binary == "/home/tester/bin/cacheprog");
   CHECK(config.go_root == "/usr/local/go");
   CHECK(config.base_cache_dir == "/var/cache/kg");
+  CHECK(config.base_modcache_dir == "/var/cache/kg-mod");
+  CHECK(config.binary_cache_dir == "/var/cache/kg-bin");
+  CHECK(config.binary_cache_max_bytes == 0);
   CHECK(config.limits.run_timeout_ms == 3600000);
   CHECK(config.limits.build_timeout_ms == 1000);
   CHECK(config.limits.output_bytes == 67108864);
@@ -97,6 +104,9 @@ TEST_CASE("every key is read from the file") {
       {"sandbox.cacheprog_binary", "/home/tester/bin/cacheprog"},
       {"sandbox.go_root", "/usr/local/go"},
       {"sandbox.base_cache_dir", "/var/cache/kg"},
+      {"sandbox.base_modcache_dir", "/var/cache/kg-mod"},
+      {"cache.binary_dir", "/var/cache/kg-bin"},
+      {"cache.binary_max_bytes", "0"},
       {"limits.run_timeout_ms", "3600000"},
       {"limits.build_timeout_ms", "1000"},
       {"limits.output_bytes", "67108864"},

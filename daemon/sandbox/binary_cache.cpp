@@ -1,0 +1,76 @@
+#include "binary_cache.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+#include <vector>
+
+namespace kg::sandbox {
+namespace fs = std::filesystem;
+
+BinaryCache::BinaryCache(std::string dir, std::uint64_t max_bytes, plugin::Logger& logger)
+    : dir_(std::move(dir)), max_bytes_(max_bytes), logger_(logger) {
+  fs::create_directories(dir_);
+}
+
+bool BinaryCache::valid_key(std::string_view key) noexcept {
+  return key.size() == 64 && std::all_of(key.begin(), key.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+bool BinaryCache::contains(std::string_view key) {
+  if (max_bytes_ == 0 || !valid_key(key)) return false;
+  const auto path = fs::path(dir_) / key;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return false;
+  fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // recently used
+  return true;
+}
+
+void BinaryCache::store(std::string_view key, const std::string& host_file) {
+  if (max_bytes_ == 0) return;
+  if (!valid_key(key)) throw std::runtime_error("invalid binary cache key '" + std::string(key) + "'");
+  const auto target = fs::path(dir_) / key;
+  const auto temporary = fs::path(dir_) / (std::string(key) + ".tmp");
+  std::lock_guard lock(mutex_);
+  std::error_code ec;
+  fs::copy_file(host_file, temporary, fs::copy_options::overwrite_existing, ec);
+  if (ec) {
+    throw std::runtime_error("Cannot copy " + host_file + " into the binary cache: " + ec.message());
+  }
+  fs::permissions(temporary, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                 fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec,
+                  ec);
+  fs::rename(temporary, target, ec);
+  if (ec) throw std::runtime_error("Cannot add " + target.string() + ": " + ec.message());
+  evict_locked();
+}
+
+void BinaryCache::evict_locked() {
+  struct Entry {
+    fs::path path;
+    std::uint64_t size;
+    fs::file_time_type used;
+  };
+  std::vector<Entry> entries;
+  std::uint64_t total = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+    if (!entry.is_regular_file(ec)) continue;
+    const auto size = entry.file_size(ec);
+    entries.push_back({entry.path(), size, entry.last_write_time(ec)});
+    total += size;
+  }
+  if (total <= max_bytes_) return;
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  const std::uint64_t goal = max_bytes_ / 10 * 9;  // leave room so every store does not evict
+  for (const auto& entry : entries) {
+    if (total <= goal) break;
+    fs::remove(entry.path, ec);
+    total -= entry.size;
+    logger_.log(plugin::LogLevel::debug, "Binary cache: evicted " + entry.path.filename().string());
+  }
+}
+
+}  // namespace kg::sandbox

@@ -1,0 +1,22 @@
+// Checks the result.json a run left (CONTRACTS.md §3): at most 256 KiB, one JSON object whose
+// "kind" is ok, error, panic or marshal_error. Anything else becomes a warning, never a silent
+// drop. Pure; called from call threads.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kg::compiled_go {
+
+inline constexpr std::uint64_t kMaxResultBytes = 256 * 1024;
+
+struct CheckedResult {
+  std::optional<std::string> json;  // the object, when valid
+  std::string kind;                 // its kind, when valid
+};
+
+CheckedResult check_result_file(const std::optional<std::string>& text,
+                                std::vector<std::string>& warnings);
+
+}  // namespace kg::compiled_go
