@@ -16,6 +16,7 @@
 #include "api_server.hpp"
 #include "base_cache.hpp"
 #include "binary_cache.hpp"
+#include "curated_packages.hpp"
 #include "build_paths.hpp"
 #include "daemon_host_services.hpp"
 #include "error_chain.hpp"
@@ -191,6 +192,7 @@ int Instance::run() {
   options.default_runtime = config_.default_runtime;
   options.max_sessions = config_.max_sessions;
   options.limits = config_.limits;
+  options.curated_packages = sandbox::read_curated_packages(p.layout.lockfile_dir);
   p.sessions = std::make_unique<session::SessionManager>(
       options, *p.provider, *p.base_cache, p.binary_cache.get(), *p.plugins, *p.store, logger_);
   p.api_context = std::make_unique<api::ApiContext>(api::ApiContext{

@@ -21,6 +21,8 @@ ApiError map_exception(std::exception_ptr error) noexcept {
       return {404, "not_found", describe_error_chain(e)};
     } catch (const MethodNotAllowedError& e) {
       return {405, "method_not_allowed", describe_error_chain(e)};
+    } catch (const session::CancelledError& e) {
+      return {409, "cancelled", describe_error_chain(e)};
     } catch (const session::SessionClosedError& e) {
       return {409, "session_closed", describe_error_chain(e)};
     } catch (const PayloadTooLargeError& e) {

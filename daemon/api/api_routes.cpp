@@ -82,11 +82,51 @@ ApiResponse open_session(ApiContext& context, const ApiRequest& request) {
   return {201, session_json(context.sessions.open(client, runtime))};
 }
 
+// Progress goes to the caller's stream when there is one, and always to the debug log.
+class CallProgress final : public plugin::ProgressSink {
+ public:
+  CallProgress(plugin::Logger& logger, std::string session_id, plugin::ProgressSink* stream)
+      : log_(logger, std::move(session_id)), stream_(stream) {}
+  void phase_started(plugin::Phase phase, std::string_view detail) noexcept override {
+    log_.phase_started(phase, detail);
+    if (stream_) stream_->phase_started(phase, detail);
+  }
+
+ private:
+  LoggingProgress log_;
+  plugin::ProgressSink* stream_;
+};
+
 ApiResponse execute_in_session(ApiContext& context, const std::string& session_id,
                                const ApiRequest& request) {
   auto parsed = parse_execute_request(request.body);
-  LoggingProgress progress(context.logger, session_id);
+  CallProgress progress(context.logger, session_id, request.progress);
   return {200, call_result_json(context.sessions.execute(session_id, std::move(parsed.call), progress))};
+}
+
+ApiResponse package_docs(ApiContext& context, const std::string& session_id,
+                         const ApiRequest& request) {
+  const auto doc = parse_json_object(request.body);
+  auto text = [&](const char* key, bool required) -> std::string {
+    auto it = doc.FindMember(key);
+    if (it == doc.MemberEnd() || it->value.IsNull()) {
+      if (required) throw BadRequestError(std::string("\"") + key + "\" is required");
+      return {};
+    }
+    if (!it->value.IsString()) throw BadRequestError(std::string("\"") + key + "\" must be a string");
+    return it->value.GetString();
+  };
+  const auto package = text("package", true);
+  const auto symbol = text("symbol", false);
+  const auto docs = context.sessions.package_docs(session_id, package, symbol);
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  w.Key("package"); write_string(w, package);
+  if (!symbol.empty()) { w.Key("symbol"); write_string(w, symbol); }
+  w.Key("docs"); write_string(w, docs);
+  w.EndObject();
+  return {200, buffer.GetString()};
 }
 
 // POST /v1/execute: a session for just this call.
@@ -95,7 +135,7 @@ ApiResponse execute_once(ApiContext& context, const ApiRequest& request) {
   const auto session = context.sessions.open(parsed.client.empty() ? "api" : parsed.client,
                                              parsed.call.runtime);
   try {
-    LoggingProgress progress(context.logger, session.id);
+    CallProgress progress(context.logger, session.id, request.progress);
     auto result = context.sessions.execute(session.id, std::move(parsed.call), progress);
     context.sessions.close(session.id, "one-shot call finished");
     return {200, call_result_json(result)};
@@ -109,6 +149,13 @@ ApiResponse execute_once(ApiContext& context, const ApiRequest& request) {
 }
 
 }  // namespace
+
+bool is_execute_route(const std::string& method, const std::string& path) {
+  if (method != "POST") return false;
+  const auto parts = split_path(path);
+  return (parts.size() == 2 && parts[0] == "v1" && parts[1] == "execute") ||
+         (parts.size() == 4 && parts[0] == "v1" && parts[1] == "sessions" && parts[3] == "execute");
+}
 
 ApiResponse route_request(ApiContext& context, const ApiRequest& request) {
   const auto parts = split_path(request.path);
@@ -151,6 +198,15 @@ ApiResponse route_request(ApiContext& context, const ApiRequest& request) {
   if (resource == "sessions" && parts.size() == 4 && parts[3] == "execute") {
     require_method(request, "POST");
     return execute_in_session(context, parts[2], request);
+  }
+  if (resource == "sessions" && parts.size() == 4 && parts[3] == "cancel") {
+    require_method(request, "POST");
+    const bool cancelled = context.sessions.cancel(parts[2]);
+    return {200, cancelled ? R"({"cancelled":true})" : R"({"cancelled":false})"};
+  }
+  if (resource == "sessions" && parts.size() == 4 && parts[3] == "docs") {
+    require_method(request, "POST");
+    return package_docs(context, parts[2], request);
   }
   throw RouteNotFoundError("No route " + request.method + " " + request.path +
                            "; see docs/daemon-api.md");

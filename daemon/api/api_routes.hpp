@@ -14,7 +14,12 @@ struct ApiRequest {
   std::string path;   // without the query
   std::string query;  // without '?'
   std::string body;
+  // Where execute routes report phase changes (the NDJSON stream); null: the log only.
+  plugin::ProgressSink* progress = nullptr;
 };
+
+// Whether the route streams progress when asked to (the execute routes).
+bool is_execute_route(const std::string& method, const std::string& path);
 
 struct ApiResponse {
   int status = 200;

@@ -14,6 +14,7 @@
 
 #include "api_errors.hpp"
 #include "api_routes.hpp"
+#include "ndjson_progress.hpp"
 #include "response_json.hpp"
 #include "unix_socket_listener.hpp"
 
@@ -48,6 +49,11 @@ class ApiRequestHandler final : public Poco::Net::HTTPRequestHandler {
 
   void handleRequest(Poco::Net::HTTPServerRequest& request,
                      Poco::Net::HTTPServerResponse& response) override {
+    if (request.get("Accept", "").find("application/x-ndjson") != std::string::npos &&
+        is_execute_route(request.getMethod(), Poco::URI(request.getURI()).getPath())) {
+      handle_streaming(request, response);
+      return;
+    }
     const auto started = std::chrono::steady_clock::now();
     ApiResponse answer;
     try {
@@ -80,6 +86,43 @@ class ApiRequestHandler final : public Poco::Net::HTTPRequestHandler {
   }
 
  private:
+  // Execute with progress: 200 and chunked NDJSON from the start, the outcome on the last line.
+  void handle_streaming(Poco::Net::HTTPServerRequest& request,
+                        Poco::Net::HTTPServerResponse& response) {
+    std::string last_line;
+    try {
+      Poco::URI uri(request.getURI());
+      ApiRequest api_request{request.getMethod(), uri.getPath(), uri.getRawQuery(), {}};
+      api_request.body = read_body(request, context_.max_request_bytes);
+      response.setStatus(Poco::Net::HTTPResponse::HTTP_OK);
+      response.setContentType("application/x-ndjson");
+      response.setChunkedTransferEncoding(true);
+      response.setKeepAlive(false);
+      std::ostream& out = response.send();
+      NdjsonProgress progress(out);
+      api_request.progress = &progress;
+      try {
+        const auto answer = route_request(context_, api_request);
+        progress.finish("{\"result\":" + answer.body + "}");
+      } catch (...) {
+        const auto error = map_exception(std::current_exception());
+        progress.finish(error_json(error));
+      }
+      return;
+    } catch (...) {
+      // Before the headers went out: an ordinary error answer.
+      const auto error = map_exception(std::current_exception());
+      last_line = error_json(error);
+      try {
+        response.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(error.status));
+        response.setContentType("application/json");
+        response.setContentLength64(static_cast<Poco::Int64>(last_line.size()));
+        response.send() << last_line;
+      } catch (...) {
+      }
+    }
+  }
+
   ApiContext& context_;
 };
 

@@ -49,6 +49,18 @@ HttpResponse UnixHttpClient::request(std::string_view method, std::string_view t
   // set it here, or a silent server would hold the caller until it closes the connection.
   socket.setReceiveTimeout(timeout);
   socket.setSendTimeout(timeout);
+  struct Attachment {
+    RequestCanceller* canceller;
+    ~Attachment() {
+      if (canceller) canceller->detach();
+    }
+  } attachment{options.canceller};
+  if (options.canceller && !options.canceller->attach(socket.impl()->sockfd())) {
+    attachment.canceller = nullptr;
+    throw HttpTransportError("Request " + std::string(method) + " " + std::string(target) +
+                                 " was cancelled",
+                             false);
+  }
   try {
     Poco::Net::HTTPClientSession session(socket);
     session.setTimeout(timeout);
@@ -78,6 +90,11 @@ HttpResponse UnixHttpClient::request(std::string_view method, std::string_view t
                                  std::to_string(options.timeout.count()) + " ms",
                              false);
   } catch (const Poco::Exception& e) {
+    if (options.canceller && options.canceller->cancelled()) {
+      throw HttpTransportError("Request " + std::string(method) + " " + std::string(target) +
+                                   " was cancelled",
+                               false);
+    }
     throw HttpTransportError("Request " + std::string(method) + " " + std::string(target) +
                                  " to " + socket_path_ + " failed: " + e.displayText(),
                              false);

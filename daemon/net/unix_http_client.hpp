@@ -13,6 +13,8 @@
 #include <vector>
 #include <utility>
 
+#include "request_canceller.hpp"
+
 namespace kg::net {
 
 // The server could not be reached or the exchange broke off. connect_failed tells apart "nobody
@@ -32,6 +34,7 @@ struct HttpResponse {
   std::string content_type;
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  RequestCanceller* canceller = nullptr;  // lets another thread abort this request
 };
 
 struct HttpRequestOptions {
@@ -39,6 +42,7 @@ struct HttpRequestOptions {
   std::chrono::milliseconds timeout{30'000};        // for connect, send and the response headers
   std::uint64_t max_response_bytes = 64ull << 20;  // a larger body is an HttpTransportError
   std::vector<std::pair<std::string, std::string>> headers;
+  RequestCanceller* canceller = nullptr;  // lets another thread abort this request
 };
 
 class UnixHttpClient {

@@ -12,15 +12,19 @@ namespace kg::sandbox {
 class LocalSandboxHandle final : public plugin::SandboxHandle {
  public:
   LocalSandboxHandle(SandboxClient& client, std::string host_home, BinaryCache* cache,
-                     plugin::Logger& logger)
-      : client_(client), host_home_(std::move(host_home)), cache_(cache), logger_(logger) {}
+                     net::RequestCanceller* canceller, plugin::Logger& logger)
+      : client_(client),
+        host_home_(std::move(host_home)),
+        cache_(cache),
+        canceller_(canceller),
+        logger_(logger) {}
 
   void reset_workdir() override { client_.reset_workdir(); }
   void upload_files(std::span<const plugin::SourceFile> files) override {
     client_.upload_files(files);
   }
   plugin::CommandOutcome run_command(const plugin::CommandSpec& spec) override {
-    return client_.run_command(spec);
+    return client_.run_command(spec, canceller_);
   }
   std::optional<std::string> read_file(std::string_view path, std::uint64_t max_bytes) override {
     return client_.read_file(path, max_bytes);
@@ -32,6 +36,7 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
   SandboxClient& client_;
   std::string host_home_;
   BinaryCache* cache_;  // null: no cache
+  net::RequestCanceller* canceller_;
   plugin::Logger& logger_;
 };
 

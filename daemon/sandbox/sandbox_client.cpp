@@ -87,7 +87,8 @@ void SandboxClient::upload_files(std::span<const plugin::SourceFile> files) {
   }
 }
 
-plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spec) {
+plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spec,
+                                                  net::RequestCanceller* canceller) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
   writer.StartObject();
@@ -111,6 +112,7 @@ plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spe
   options.timeout = std::chrono::milliseconds(spec.timeout_ms) + std::chrono::seconds(30);
   // Both streams at their cap, and JSON may spell each control byte as \u00XX (6 bytes).
   options.max_response_bytes = 2 * 6 * spec.output_limit_bytes + (1 << 20);
+  options.canceller = canceller;
   const auto response = call("POST", "/execute", buffer.GetString(), options, "Running a command");
   if (response.status != 200) {
     throw SandboxError("Running a command failed: " + error_text(response));

@@ -21,7 +21,9 @@ class SandboxClient {
 
   void reset_workdir();
   void upload_files(std::span<const plugin::SourceFile> files);
-  plugin::CommandOutcome run_command(const plugin::CommandSpec& spec);
+  // canceller (optional) lets another thread stop the command: see net::RequestCanceller.
+  plugin::CommandOutcome run_command(const plugin::CommandSpec& spec,
+                                     net::RequestCanceller* canceller = nullptr);
   std::optional<std::string> read_file(std::string_view path, std::uint64_t max_bytes);
 
  private:

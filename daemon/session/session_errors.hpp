@@ -21,6 +21,12 @@ class QueueFullError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The caller cancelled the call (POST /v1/sessions/{id}/cancel) before it finished.
+class CancelledError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class RuntimeUnavailableError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -11,6 +11,7 @@
 
 #include "error_chain.hpp"
 #include "local_sandbox_handle.hpp"
+#include "local_sandbox_layout.hpp"
 #include "session_errors.hpp"
 
 namespace kg::session {
@@ -21,6 +22,29 @@ using Clock = std::chrono::steady_clock;
 std::uint64_t ms_since(Clock::time_point start) {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+}
+
+class NullProgress final : public plugin::ProgressSink {
+ public:
+  void phase_started(plugin::Phase, std::string_view) noexcept override {}
+};
+
+// Name, or Type.Method: Go identifiers joined by dots.
+bool is_symbol_path(const std::string& symbol) {
+  bool at_start = true;
+  for (char c : symbol) {
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    const bool digit = c >= '0' && c <= '9';
+    if (c == '.') {
+      if (at_start) return false;
+      at_start = true;
+    } else if (letter || (digit && !at_start)) {
+      at_start = false;
+    } else {
+      return false;
+    }
+  }
+  return !at_start;
 }
 
 std::string new_session_id() {
@@ -56,6 +80,8 @@ struct SessionManager::Session {
   std::mutex call_mutex;  // one call at a time; guards sandbox and closed
   std::unique_ptr<sandbox::LocalSandbox> sandbox;
   bool closed = false;
+  net::RequestCanceller canceller;  // stops the command of the running call
+  std::atomic<bool> call_running{false};
 };
 
 SessionManager::SessionManager(SessionManagerOptions options,
@@ -148,6 +174,45 @@ store::SessionRecord SessionManager::close(const std::string& session_id,
   return get(session_id);
 }
 
+std::string SessionManager::package_docs(const std::string& session_id,
+                                        const std::string& package, const std::string& symbol) {
+  const auto& curated = options_.curated_packages;
+  if (std::find(curated.begin(), curated.end(), package) == curated.end()) {
+    std::string list;
+    for (const auto& p : curated) list += (list.empty() ? "" : ", ") + p;
+    throw plugin::InvalidInputError("package \"" + package +
+                                    "\" is not a curated package; curated packages: " + list);
+  }
+  if (!symbol.empty() && !is_symbol_path(symbol)) {
+    throw plugin::InvalidInputError("symbol \"" + symbol +
+                                    "\" must look like Name or Type.Method (letters, digits, '_')");
+  }
+  auto session = find_open(session_id);
+  std::lock_guard call_lock(session->call_mutex);
+  if (session->closed) throw SessionClosedError("Session '" + session_id + "' is closed");
+  NullProgress progress;
+  ensure_sandbox(*session, progress);
+  plugin::CommandSpec spec;
+  // Both are checked above to hold only import-path or identifier characters.
+  spec.command = "cd " + std::string(sandbox::kSandboxLockfilePath) + " && exec go doc " + package +
+                 (symbol.empty() ? "" : " " + symbol);
+  spec.timeout_ms = 60'000;
+  const auto outcome = session->sandbox->client().run_command(spec);
+  if (outcome.exit_code != 0) {
+    throw plugin::InvalidInputError("go doc " + package + (symbol.empty() ? "" : " " + symbol) +
+                                    ": " + outcome.stderr_text);
+  }
+  return outcome.stdout_text;
+}
+
+bool SessionManager::cancel(const std::string& session_id) {
+  auto session = find_open(session_id);
+  if (!session->call_running) return false;
+  session->canceller.cancel();
+  logger_.log(plugin::LogLevel::info, "Session " + session_id + ": call cancelled by the client");
+  return true;
+}
+
 void SessionManager::close_all(const std::string& reason) noexcept {
   shutting_down_ = true;
   std::vector<std::string> ids;
@@ -169,34 +234,38 @@ void SessionManager::close_all(const std::string& reason) noexcept {
   }
 }
 
+void SessionManager::ensure_sandbox(Session& session, plugin::ProgressSink& progress) {
+  base_cache_.ensure([&](std::string_view line) {
+    progress.phase_started(plugin::Phase::setup, line);
+    logger_.log(plugin::LogLevel::info, line);
+  });
+  if (session.sandbox && !session.sandbox->alive()) {
+    logger_.log(plugin::LogLevel::warn, "Sandbox " + session.sandbox->id() + " of session " +
+                                            session.record.id + " died; starting a new one");
+    session.sandbox.reset();
+  }
+  if (!session.sandbox) {
+    if (shutting_down_) throw plugin::SandboxError("The daemon is shutting down");
+    progress.phase_started(plugin::Phase::setup, "starting a sandbox");
+    session.sandbox = provider_.open();
+    session.sandbox_pid = session.sandbox->pid();
+    store_.attach_sandbox(session.record.id, session.sandbox->id());
+  }
+}
+
 plugin::ExecuteResult SessionManager::run_in_sandbox(Session& session,
                                                      plugin::RuntimePlugin& runtime,
                                                      const plugin::ExecuteRequest& request,
                                                      plugin::ProgressSink& progress,
                                                      std::uint64_t& setup_ms) {
   const auto setup_started = Clock::now();
-  base_cache_.ensure([&](std::string_view line) {
-    progress.phase_started(plugin::Phase::setup, line);
-    logger_.log(plugin::LogLevel::info, line);
-  });
   bool retried = false;
   for (;;) {
-    if (session.sandbox && !session.sandbox->alive()) {
-      logger_.log(plugin::LogLevel::warn, "Sandbox " + session.sandbox->id() + " of session " +
-                                              session.record.id + " died; starting a new one");
-      session.sandbox.reset();
-    }
-    if (!session.sandbox) {
-      if (shutting_down_) throw plugin::SandboxError("The daemon is shutting down");
-      progress.phase_started(plugin::Phase::setup, "starting a sandbox");
-      session.sandbox = provider_.open();
-      session.sandbox_pid = session.sandbox->pid();
-      store_.attach_sandbox(session.record.id, session.sandbox->id());
-    }
+    ensure_sandbox(session, progress);
     setup_ms = ms_since(setup_started);
     try {
       sandbox::LocalSandboxHandle handle(session.sandbox->client(), session.sandbox->dir() + "/home",
-                                         binary_cache_, logger_);
+                                         binary_cache_, &session.canceller, logger_);
       return runtime.execute(request, handle, progress);
     } catch (const plugin::SandboxError&) {
       // A sandbox that died under the call gets one fresh replacement and one retry.
@@ -237,18 +306,28 @@ CallResult SessionManager::execute(const std::string& session_id, CallRequest re
   start.runtime = call.runtime;
   start.code_sha256 = code_sha256(request.execute, start.input_bytes);
   call.call_id = store_.begin_call(start);
+  session->canceller.reset();
+  session->call_running = true;
+  struct RunningFlag {
+    std::atomic<bool>& flag;
+    ~RunningFlag() { flag = false; }
+  } running{session->call_running};
 
   store::CallOutcome outcome;
   outcome.queue_ms = call.queue_ms;
   try {
     call.result = run_in_sandbox(*session, runtime, request.execute, progress, outcome.setup_ms);
   } catch (const std::exception& e) {
+    const bool cancelled = session->canceller.cancelled();
     // Input the runtime refused is the caller's to fix; anything else is ours.
-    outcome.status = dynamic_cast<const plugin::InvalidInputError*>(&e) ? "rejected" : "internal";
+    outcome.status = cancelled ? "cancelled"
+                     : dynamic_cast<const plugin::InvalidInputError*>(&e) ? "rejected"
+                                                                          : "internal";
     outcome.phase = "setup";
     outcome.error_message = describe_error_chain(e);
     outcome.total_ms = ms_since(started);
     store_.finish_call(call.call_id, outcome);
+    if (cancelled) throw CancelledError("The call was cancelled; the session can take the next one");
     throw;
   }
   call.duration_ms = ms_since(started);

@@ -43,6 +43,7 @@ struct SessionManagerOptions {
   std::string default_runtime = "compiled-go";
   std::uint32_t max_sessions = 16;
   config::LimitsConfig limits;
+  std::vector<std::string> curated_packages;  // for package_docs
 };
 
 class SessionManager {
@@ -64,12 +65,23 @@ class SessionManager {
   CallResult execute(const std::string& session_id, CallRequest request,
                      plugin::ProgressSink& progress);
 
+  // Stops the session's running call, if any (the sandbox kills the command; the call throws
+  // CancelledError). Returns whether a call was running. Throws SessionNotFoundError.
+  bool cancel(const std::string& session_id);
+
+  // `go doc <package> [<symbol>]` against the curated lockfile, in the session's sandbox, without
+  // touching /app. package must be curated and symbol a Go identifier path (else
+  // plugin::InvalidInputError); an unknown symbol is an InvalidInputError with go doc's message.
+  std::string package_docs(const std::string& session_id, const std::string& package,
+                           const std::string& symbol);
+
   // At shutdown: closes every open session and stops its sandbox.
   void close_all(const std::string& reason) noexcept;
 
  private:
   struct Session;
   std::shared_ptr<Session> find_open(const std::string& session_id);
+  void ensure_sandbox(Session& session, plugin::ProgressSink& progress);
   plugin::RuntimePlugin& runtime_for(const std::string& name, std::string& resolved_name);
   plugin::ExecuteResult run_in_sandbox(Session& session, plugin::RuntimePlugin& runtime,
                                        const plugin::ExecuteRequest& request,
