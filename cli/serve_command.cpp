@@ -1,19 +1,65 @@
-// `kode-gopher serve`: the MCP stdio server. It is a later issue; until then the subcommand
-// exists so that scripts and MCP client set-ups get a clear answer instead of a usage error.
+// `kode-gopher serve`: the MCP server on stdio (cli/mcp/, docs/mcp.md). It keeps stdout for
+// protocol messages only: the real stdout is moved to a private descriptor and fd 1 becomes a
+// copy of stderr, so nothing else this process (or a daemon it starts) prints can corrupt the
+// stream. Main thread; the server runs tool calls on a worker thread of its own.
+#include <csignal>
 #include <iostream>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "commands.hpp"
+#include "daemon_session_link.hpp"
 #include "exit_codes.hpp"
+#include "line_reader.hpp"
+#include "mcp_server.hpp"
+#include "protocol_writer.hpp"
+#include "stderr_logger.hpp"
+#include "tool_catalog.hpp"
 
 namespace kg::cli {
+namespace {
 
-void add_serve_command(CLI::App& app, const GlobalOptions& /*globals*/, CommandAction& action) {
-  CLI::App* serve = app.add_subcommand("serve", "Serve MCP on stdio (not available yet)");
-  serve->callback([&action] {
-    action = [] {
-      std::cerr << "kode-gopher serve (the MCP server) is not available in this build yet\n";
-      return to_int(ExitCode::unavailable);
-    };
+// The descriptor protocol messages go to. Throws std::runtime_error when the descriptors cannot
+// be rearranged.
+int take_stdout_for_protocol() {
+  const int protocol_fd = ::fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (protocol_fd < 0 || ::dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+    throw std::runtime_error("kode-gopher serve cannot set up its standard output for MCP");
+  }
+  return protocol_fd;
+}
+
+int run_serve(const GlobalOptions& globals, const std::string& log_level) {
+  kg::StderrLogger logger(kg::parse_log_level(log_level));
+  // A client that goes away must not kill the server mid-write; writes then fail with EPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::cout.flush();
+  kg::mcp::ProtocolWriter writer(take_stdout_for_protocol());
+  kg::mcp::DaemonSessionLink daemon(globals, logger);
+  kg::mcp::ToolCatalog tools(daemon);
+  kg::mcp::McpServer server(tools, daemon, writer, logger, kg::mcp::ServerIdentity{});
+  kg::mcp::LineReader reader(STDIN_FILENO, kg::mcp::kMaxMessageBytes);
+  logger.log(plugin::LogLevel::info, "kode-gopher serve: MCP on stdio (protocol " +
+                                         std::string(kg::mcp::kModernVersion) + " and " +
+                                         std::string(kg::mcp::kLatestLegacyVersion) +
+                                         ", 2025-06-18, 2025-03-26)");
+  server.serve(reader);
+  return to_int(ExitCode::ok);
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action) {
+  auto log_level = std::make_shared<std::string>("info");
+  CLI::App* serve = app.add_subcommand(
+      "serve", "Serve MCP on stdio for an agent (Claude Code, Gemini CLI, ...): tools "
+               "execute_go_code, gcp_auth_status, lookup_package_docs. See docs/mcp.md");
+  serve->add_option("--log-level", *log_level, "Log level on stderr: error, warn, info, debug")
+      ->check(CLI::IsMember({"error", "warn", "info", "debug"}))
+      ->type_name("LEVEL");
+  serve->callback([&globals, &action, log_level] {
+    action = [&globals, log_level] { return run_serve(globals, *log_level); };
   });
 }
 

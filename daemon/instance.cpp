@@ -17,6 +17,7 @@
 #include "base_cache.hpp"
 #include "binary_cache.hpp"
 #include "curated_packages.hpp"
+#include "module_tidier.hpp"
 #include "build_paths.hpp"
 #include "daemon_host_services.hpp"
 #include "error_chain.hpp"
@@ -74,6 +75,7 @@ struct Instance::Parts {
   std::unique_ptr<sandbox::LocalSandboxProvider> provider;
   std::unique_ptr<sandbox::BaseCache> base_cache;
   std::unique_ptr<sandbox::BinaryCache> binary_cache;
+  std::unique_ptr<sandbox::ModuleTidier> tidier;
   std::unique_ptr<DaemonHostServices> host;
   std::unique_ptr<plugin_host::PluginRegistry> plugins;
   std::unique_ptr<session::SessionManager> sessions;
@@ -140,8 +142,12 @@ void Instance::start_parts() {
   sandbox_layout.base_cache_dir = or_default(config_.base_cache_dir, "gocache-base");
   sandbox_layout.base_modcache_dir = or_default(config_.base_modcache_dir, "gomodcache-base");
   sandbox_layout.lockfile_dir = p.layout.lockfile_dir;
+  sandbox_layout.extra_modcache_dir = config_.state_dir + "/gomodcache-extra";
   sandbox_layout.binary_cache_dir = or_default(config_.binary_cache_dir, "bincache");
   sandbox_layout.sandboxes_dir = config_.state_dir + "/sandboxes";
+  p.tidier = std::make_unique<sandbox::ModuleTidier>(
+      p.layout.go_root + "/bin/go", p.layout.lockfile_dir, sandbox_layout.base_modcache_dir,
+      sandbox_layout.extra_modcache_dir, config_.state_dir + "/tidy", logger_);
   p.binary_cache = std::make_unique<sandbox::BinaryCache>(
       sandbox_layout.binary_cache_dir, config_.binary_cache_max_bytes, logger_);
   p.provider = std::make_unique<sandbox::LocalSandboxProvider>(sandbox_layout, logger_);
@@ -194,7 +200,8 @@ int Instance::run() {
   options.limits = config_.limits;
   options.curated_packages = sandbox::read_curated_packages(p.layout.lockfile_dir);
   p.sessions = std::make_unique<session::SessionManager>(
-      options, *p.provider, *p.base_cache, p.binary_cache.get(), *p.plugins, *p.store, logger_);
+      options, *p.provider, *p.base_cache, p.binary_cache.get(), *p.tidier, *p.plugins, *p.store,
+      logger_);
   p.api_context = std::make_unique<api::ApiContext>(api::ApiContext{
       *p.sessions, *p.plugins, *p.store, logger_, kVersion, config_.socket_path,
       config_.state_dir, config_.max_request_bytes, std::chrono::steady_clock::now()});

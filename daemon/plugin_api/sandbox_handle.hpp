@@ -45,6 +45,15 @@ struct CommandOutcome {
   std::uint64_t duration_ms = 0;
 };
 
+// What `go mod tidy` made of a program that imports packages outside the curated lockfile.
+struct TidyOutcome {
+  bool ok = false;
+  std::string go_mod;  // the tidied go.mod and go.sum, when ok
+  std::string go_sum;
+  std::string output;  // what go mod tidy printed (the reason, when not ok)
+  std::vector<std::string> moved;  // "go mod tidy moved <module> from <v1> to <v2>", per module
+};
+
 class SandboxHandle {
  public:
   virtual ~SandboxHandle() = default;
@@ -63,6 +72,13 @@ class SandboxHandle {
   // home) under `key`; a failure to store is logged by the host, never thrown.
   virtual std::optional<std::string> cached_binary(std::string_view key) = 0;
   virtual void store_binary(std::string_view key, std::string_view sandbox_path) noexcept = 0;
+
+  // Runs `go mod tidy` for these files against the curated lockfile's go.mod/go.sum, with
+  // network access to the Go module proxy only (sandboxes have none). The modules it fetches are
+  // then readable by the sandbox's builds through GOPROXY=file://<kSandboxExtraModulesProxy>.
+  // Throws SandboxError when tidy cannot be run at all; a failing tidy is an outcome.
+  virtual TidyOutcome tidy_module(std::span<const SourceFile> files,
+                                  std::uint32_t timeout_ms) = 0;
 };
 
 }  // namespace kg::plugin

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "binary_cache.hpp"
+#include "module_tidier.hpp"
 #include "sandbox_client.hpp"
 
 namespace kg::sandbox {
@@ -12,10 +13,11 @@ namespace kg::sandbox {
 class LocalSandboxHandle final : public plugin::SandboxHandle {
  public:
   LocalSandboxHandle(SandboxClient& client, std::string host_home, BinaryCache* cache,
-                     net::RequestCanceller* canceller, plugin::Logger& logger)
+                     ModuleTidier& tidier, net::RequestCanceller* canceller, plugin::Logger& logger)
       : client_(client),
         host_home_(std::move(host_home)),
         cache_(cache),
+        tidier_(tidier),
         canceller_(canceller),
         logger_(logger) {}
 
@@ -31,11 +33,16 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
   }
   std::optional<std::string> cached_binary(std::string_view key) override;
   void store_binary(std::string_view key, std::string_view sandbox_path) noexcept override;
+  plugin::TidyOutcome tidy_module(std::span<const plugin::SourceFile> files,
+                                  std::uint32_t timeout_ms) override {
+    return tidier_.tidy(files, timeout_ms);
+  }
 
  private:
   SandboxClient& client_;
   std::string host_home_;
   BinaryCache* cache_;  // null: no cache
+  ModuleTidier& tidier_;
   net::RequestCanceller* canceller_;
   plugin::Logger& logger_;
 };

@@ -13,6 +13,7 @@ inline constexpr const char* kSandboxServerPath = "/opt/kode-gopher/bin/kode-gop
 inline constexpr const char* kSandboxCacheprogPath = "/opt/kode-gopher/bin/kode-gopher-cacheprog";
 inline constexpr const char* kSandboxBaseCachePath = "/opt/kode-gopher/gocache-base";
 inline constexpr const char* kSandboxModcachePath = "/opt/kode-gopher/gomodcache";
+inline constexpr const char* kSandboxExtraModcachePath = "/opt/kode-gopher/gomodcache-extra";
 inline constexpr const char* kSandboxLockfilePath = "/opt/kode-gopher/lockfile";
 inline constexpr const char* kSandboxBinaryCachePath = "/opt/kode-gopher/bincache";
 inline constexpr const char* kSandboxHome = "/home/gopher";
@@ -25,6 +26,7 @@ struct LocalSandboxLayout {
   std::string go_root;           // GOROOT on the host, bound read-only at the same path
   std::string base_cache_dir;    // the prewarmed Go build cache (native layout)
   std::string base_modcache_dir; // the Go module cache with the lockfile's modules
+  std::string extra_modcache_dir; // modules go mod tidy fetched (ModuleTidier)
   std::string lockfile_dir;      // sandbox/lockfile: go.mod, go.sum, curated.go
   std::string binary_cache_dir;  // BinaryCache's folder
   std::string sandboxes_dir;     // per-sandbox state: <state_dir>/sandboxes

@@ -37,6 +37,7 @@ LocalSandboxProvider::LocalSandboxProvider(LocalSandboxLayout layout, plugin::Lo
   fs::create_directories(layout_.base_cache_dir);
   fs::create_directories(layout_.base_modcache_dir);
   fs::create_directories(layout_.binary_cache_dir);
+  fs::create_directories(layout_.extra_modcache_dir);
 }
 
 std::unique_ptr<LocalSandbox> LocalSandboxProvider::open(BaseCacheAccess access) {

@@ -88,12 +88,14 @@ SessionManager::SessionManager(SessionManagerOptions options,
                                sandbox::LocalSandboxProvider& provider,
                                sandbox::BaseCache& base_cache,
                                sandbox::BinaryCache* binary_cache,
+                               sandbox::ModuleTidier& tidier,
                                plugin_host::PluginRegistry& plugins, store::Store& store,
                                plugin::Logger& logger)
     : options_(std::move(options)),
       provider_(provider),
       base_cache_(base_cache),
       binary_cache_(binary_cache),
+      tidier_(tidier),
       plugins_(plugins),
       store_(store),
       logger_(logger) {}
@@ -265,7 +267,7 @@ plugin::ExecuteResult SessionManager::run_in_sandbox(Session& session,
     setup_ms = ms_since(setup_started);
     try {
       sandbox::LocalSandboxHandle handle(session.sandbox->client(), session.sandbox->dir() + "/home",
-                                         binary_cache_, &session.canceller, logger_);
+                                         binary_cache_, tidier_, &session.canceller, logger_);
       return runtime.execute(request, handle, progress);
     } catch (const plugin::SandboxError&) {
       // A sandbox that died under the call gets one fresh replacement and one retry.

@@ -15,6 +15,7 @@
 
 #include "base_cache.hpp"
 #include "binary_cache.hpp"
+#include "module_tidier.hpp"
 #include "config/daemon_config.hpp"
 #include "local_sandbox_provider.hpp"
 #include "plugin_registry.hpp"
@@ -50,6 +51,7 @@ class SessionManager {
  public:
   SessionManager(SessionManagerOptions options, sandbox::LocalSandboxProvider& provider,
                  sandbox::BaseCache& base_cache, sandbox::BinaryCache* binary_cache,
+                 sandbox::ModuleTidier& tidier,
                  plugin_host::PluginRegistry& plugins,
                  store::Store& store, plugin::Logger& logger);
   ~SessionManager();
@@ -91,6 +93,7 @@ class SessionManager {
   sandbox::LocalSandboxProvider& provider_;
   sandbox::BaseCache& base_cache_;
   sandbox::BinaryCache* binary_cache_;
+  sandbox::ModuleTidier& tidier_;
   plugin_host::PluginRegistry& plugins_;
   store::Store& store_;
   plugin::Logger& logger_;

@@ -45,10 +45,30 @@ std::uint64_t ms_since(Clock::time_point start) {
       std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
 }
 
-std::string build_command(bool user_go_mod) {
-  return std::string(user_go_mod ? "" : kUseLockfile) +
-         "mkdir -p /home/gopher/.kode-gopher && exec go build " + kBuildFlags + " -o " +
-         kBinaryPath + " .";
+// After go mod tidy the build reads modules from two file:// proxies (the curated modules and
+// the ones tidy fetched) into a private module cache; go.sum was verified when tidy ran.
+constexpr const char* kTidiedEnvironment =
+    "GOMODCACHE=/home/gopher/go/pkg/mod GOSUMDB=off "
+    "GOPROXY=file:///opt/kode-gopher/gomodcache/cache/download,"
+    "file:///opt/kode-gopher/gomodcache-extra/cache/download ";
+
+enum class ModuleSource { lockfile, callers_go_mod, tidied };
+
+std::string build_command(ModuleSource modules) {
+  std::string command = modules == ModuleSource::lockfile ? kUseLockfile : "";
+  command += "mkdir -p /home/gopher/.kode-gopher && ";
+  if (modules == ModuleSource::tidied) command += kTidiedEnvironment;
+  return command + "exec go build " + kBuildFlags + " -o " + kBinaryPath + " .";
+}
+
+// go build's words for an import that no module in go.mod provides.
+bool needs_tidy(const std::string& build_output) {
+  for (const char* marker : {"cannot find module providing package",
+                             "no required module provides package", "missing go.sum entry",
+                             "module lookup disabled by GOPROXY=off"}) {
+    if (build_output.find(marker) != std::string::npos) return true;
+  }
+  return false;
 }
 
 // What a built binary depends on: every file that is built, how, and with what.
@@ -95,9 +115,14 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     if (auto cached = sandbox.cached_binary(key)) {
       binary = *cached;
       result.cache_hit = true;
-    } else if (!build(program, request.limits, sandbox, progress, result)) {
-      return result;
     } else {
+      const auto modules =
+          program.user_go_mod ? ModuleSource::callers_go_mod : ModuleSource::lockfile;
+      bool built = build(modules, request.limits, sandbox, progress, result);
+      if (!built && modules == ModuleSource::lockfile && needs_tidy(result.stderr_text)) {
+        built = tidy_and_build(program, request.limits, sandbox, progress, result);
+      }
+      if (!built) return result;
       sandbox.store_binary(key, kBinaryPath);
     }
     run(binary, request.limits, sandbox, progress, result);
@@ -106,18 +131,23 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
 
  private:
   // Returns false (with the result filled in) when the build failed.
-  static bool build(const NormalizedProgram& program, const plugin::Limits& limits,
+  static bool build(ModuleSource modules, const plugin::Limits& limits,
                     plugin::SandboxHandle& sandbox, plugin::ProgressSink& progress,
                     plugin::ExecuteResult& result) {
     progress.phase_started(plugin::Phase::build, "go build");
     const auto started = Clock::now();
     plugin::CommandSpec spec;
-    spec.command = build_command(program.user_go_mod);
+    spec.command = build_command(modules);
     spec.timeout_ms = limits.build_timeout_ms;
     spec.output_limit_bytes = limits.output_limit_bytes;
     const auto built = sandbox.run_command(spec);
-    result.build_ms = ms_since(started);
-    if (built.exit_code == 0) return true;
+    result.build_ms += ms_since(started);
+    if (built.exit_code == 0) {
+      result.status = plugin::Status::ok;
+      result.stderr_text.clear();
+      result.diagnostics.clear();
+      return true;
+    }
     result.status = built.timed_out ? plugin::Status::timeout : plugin::Status::compile_error;
     result.exit_code = built.exit_code;
     result.signal = built.signal;
@@ -136,6 +166,28 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
       }
     }
     return false;
+  }
+
+  // An import outside the lockfile: one go mod tidy (on the host, the only step with network),
+  // then one more build with the tidied go.mod and go.sum.
+  static bool tidy_and_build(const NormalizedProgram& program, const plugin::Limits& limits,
+                             plugin::SandboxHandle& sandbox, plugin::ProgressSink& progress,
+                             plugin::ExecuteResult& result) {
+    progress.phase_started(plugin::Phase::build, "go mod tidy (an import outside the curated lockfile)");
+    const auto started = Clock::now();
+    const auto tidy = sandbox.tidy_module(program.files, limits.build_timeout_ms);
+    result.build_ms += ms_since(started);
+    result.tidied = true;
+    if (!tidy.ok) {
+      result.stderr_text = elide_middle(strip_sandbox_paths(tidy.output), kStreamKeep);
+      result.diagnostics = parse_diagnostics(tidy.output);
+      result.warnings.push_back("go mod tidy could not resolve the imports outside the curated lockfile");
+      return false;
+    }
+    for (const auto& line : tidy.moved) result.warnings.push_back(line);
+    const std::vector<plugin::SourceFile> modules = {{"go.mod", tidy.go_mod}, {"go.sum", tidy.go_sum}};
+    sandbox.upload_files(modules);
+    return build(ModuleSource::tidied, limits, sandbox, progress, result);
   }
 
   static void run(const std::string& binary, const plugin::Limits& limits,

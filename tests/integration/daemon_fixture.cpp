@@ -7,6 +7,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -60,9 +61,14 @@ DaemonFixture::~DaemonFixture() {
 void DaemonFixture::start() {
   const std::string daemon = required_env("KG_DAEMON");
   const std::string log = dir_ + "/daemon.log";
+  std::fflush(stdout);  // the child must not print the parent's buffered output again
   pid_ = ::fork();
   if (pid_ == 0) {
-    FILE* out = std::freopen(log.c_str(), "a", stderr);
+    // A test that crashes must not leave its daemon behind, nor hold the test runner's pipes.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    FILE* err = std::freopen(log.c_str(), "a", stderr);
+    FILE* out = std::freopen(log.c_str(), "a", stdout);
+    (void)err;
     (void)out;
     ::execl(daemon.c_str(), daemon.c_str(), "--config", config_path_.c_str(), nullptr);
     ::_exit(127);

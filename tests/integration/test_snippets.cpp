@@ -270,3 +270,44 @@ TEST_CASE("an identical resubmission is a binary cache hit; an edit is not") {
   const auto edited = daemon.execute(session, source + "\n// edited\n");
   CHECK_FALSE(edited["cache_hit"].GetBool());
 }
+
+TEST_CASE("an import outside the curated lockfile triggers one go mod tidy") {
+  DaemonFixture daemon;
+  daemon.start();
+  const auto session = daemon.open_session();
+  const std::string source = R"(package demo
+
+import (
+	"context"
+
+	"github.com/dustin/go-humanize"
+)
+
+func run(ctx context.Context) (any, error) { return humanize.Bytes(82854982), nil }
+)";
+  const auto r = daemon.execute(session, source);
+  CHECK(json_string(r, "status") == "ok");
+  CHECK(r["tidied"].GetBool());
+  REQUIRE(r.HasMember("result"));
+  CHECK(compact(r["result"]) == R"({"kind":"ok","value":"83 MB"})");
+  // The same program again is a binary cache hit: no second tidy.
+  const auto again = daemon.execute(session, source);
+  CHECK(again["cache_hit"].GetBool());
+
+  const auto missing = daemon.execute(session, R"(package demo
+
+import (
+	"context"
+
+	"example.invalid/no/such/module"
+)
+
+func run(ctx context.Context) (any, error) { return module.X, nil }
+)");
+  CHECK(json_string(missing, "status") == "compile_error");
+  CHECK(missing["tidied"].GetBool());
+  REQUIRE(missing.HasMember("warnings"));
+  CHECK(compact(missing["warnings"]) ==
+        R"(["go mod tidy could not resolve the imports outside the curated lockfile"])");
+  CHECK(json_string(missing, "stderr").find("example.invalid/no/such/module") != std::string::npos);
+}

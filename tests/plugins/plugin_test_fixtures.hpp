@@ -91,6 +91,9 @@ class UnusedSandbox final : public plugin::SandboxHandle {
   std::optional<std::string> read_file(std::string_view, std::uint64_t) override { fail(); }
   std::optional<std::string> cached_binary(std::string_view) override { fail(); }
   void store_binary(std::string_view, std::string_view) noexcept override {}
+  plugin::TidyOutcome tidy_module(std::span<const plugin::SourceFile>, std::uint32_t) override {
+    fail();
+  }
 
  private:
   [[noreturn]] static void fail() { throw std::logic_error("mock runtime used the sandbox"); }

@@ -1,0 +1,180 @@
+#include "daemon_session_link.hpp"
+
+#include <iostream>
+#include <sstream>
+
+#include "cli_errors.hpp"
+#include "daemon_client.hpp"
+#include "error_chain.hpp"
+#include "json_rpc.hpp"
+#include "json_text.hpp"
+#include "unix_http_stream.hpp"
+
+namespace kg::mcp {
+namespace {
+
+bool session_is_gone(const kg::cli::DaemonApiError& error) {
+  return error.code() == "not_found" || error.code() == "session_closed";
+}
+
+std::string string_member(const rapidjson::Value& object, std::string_view name) {
+  const rapidjson::Value* value = find_member(&object, name);
+  return value != nullptr && value->IsString()
+             ? std::string(value->GetString(), value->GetStringLength())
+             : std::string();
+}
+
+}  // namespace
+
+DaemonSessionLink::DaemonSessionLink(kg::cli::GlobalOptions globals, plugin::Logger& logger)
+    : globals_(std::move(globals)), logger_(logger) {}
+
+const kg::cli::DaemonConnection& DaemonSessionLink::connection() {
+  if (!connection_) {
+    // connect_to_daemon reports a daemon start on this stream: stderr, never the protocol.
+    connection_.emplace(kg::cli::connect_to_daemon(globals_, std::cerr));
+    std::lock_guard lock(mutex_);
+    socket_path_ = connection_->client.socket_path();
+  }
+  return *connection_;
+}
+
+std::string DaemonSessionLink::open_session() {
+  const rapidjson::Document session = connection().client.post(
+      "/v1/sessions", R"({"client":"mcp"})", std::chrono::seconds(60));
+  const std::string id = string_member(session, "id");
+  if (id.empty()) {
+    throw std::runtime_error("The daemon's answer to POST /v1/sessions has no session id: " +
+                             to_json(session));
+  }
+  logger_.log(plugin::LogLevel::info, "Opened daemon session " + id);
+  std::lock_guard lock(mutex_);
+  session_id_ = id;
+  return id;
+}
+
+std::string DaemonSessionLink::session_id() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!session_id_.empty()) return session_id_;
+  }
+  return open_session();
+}
+
+rapidjson::Document DaemonSessionLink::in_session(
+    const std::function<rapidjson::Document(const std::string& session_id)>& request) {
+  const std::string first = session_id();
+  try {
+    return request(first);
+  } catch (const kg::cli::DaemonApiError& e) {
+    if (!session_is_gone(e)) throw;
+    logger_.log(plugin::LogLevel::warn, "Daemon session " + first + " is gone (" + e.what() +
+                                            "); opening a new one");
+  }
+  return request(open_session());
+}
+
+std::chrono::milliseconds DaemonSessionLink::execute_wait() const {
+  // The stream is silent during a build or a run: wait for the longest the config allows, plus
+  // room for sandbox setup (the first call of a fresh install prewarms for minutes).
+  const auto& limits = connection_->config.limits;
+  return std::chrono::milliseconds(limits.build_timeout_ms + limits.run_timeout_ms + 600'000);
+}
+
+rapidjson::Document DaemonSessionLink::execute(std::string_view request_json,
+                                               const PhaseHandler& on_phase) {
+  connection();
+  return in_session([&](const std::string& id) {
+    const std::string target =
+        "/v1/sessions/" + kg::cli::percent_encode_segment(id) + "/execute";
+    kg::net::HttpRequestOptions options;
+    options.timeout = execute_wait();
+    options.canceller = &canceller_;
+    std::optional<rapidjson::Document> outcome;
+    const kg::net::UnixHttpStream stream(connection_->client.socket_path());
+    const kg::net::HttpResponse response = stream.request(
+        "POST", target, request_json, options, [&](std::string_view line) {
+          rapidjson::Document message = kg::cli::parse_json(line, "A line of the daemon's stream");
+          if (const rapidjson::Value* progress = find_member(&message, "progress")) {
+            on_phase(string_member(*progress, "phase"), string_member(*progress, "detail"));
+          } else if (const rapidjson::Value* error = find_member(&message, "error")) {
+            throw kg::cli::DaemonApiError(200, string_member(*error, "code"),
+                                          string_member(*error, "message"));
+          } else if (const rapidjson::Value* result = find_member(&message, "result")) {
+            outcome.emplace();
+            outcome->CopyFrom(*result, outcome->GetAllocator());
+          }
+        });
+    if (response.status < 200 || response.status > 299) {
+      throw kg::cli::daemon_error_from_answer(response.status, response.body);
+    }
+    if (!response.body.empty()) {  // a daemon that does not stream answers with the result
+      return kg::cli::parse_json(response.body, "The daemon's answer to POST " + target);
+    }
+    if (!outcome) {
+      throw std::runtime_error("The daemon's stream for POST " + target +
+                               " ended without a result line");
+    }
+    return std::move(*outcome);
+  });
+}
+
+rapidjson::Document DaemonSessionLink::package_docs(std::string_view request_json) {
+  connection();
+  return in_session([&](const std::string& id) {
+    return connection_->client.post("/v1/sessions/" + kg::cli::percent_encode_segment(id) + "/docs",
+                                    request_json, std::chrono::minutes(5));
+  });
+}
+
+rapidjson::Document DaemonSessionLink::plugins() { return connection().client.get("/v1/plugins"); }
+
+void DaemonSessionLink::cancel_running_call() noexcept {
+  std::string socket_path;
+  std::string id;
+  {
+    std::lock_guard lock(mutex_);
+    socket_path = socket_path_;
+    id = session_id_;
+  }
+  bool daemon_cancelled = false;
+  if (!socket_path.empty() && !id.empty()) {
+    try {
+      const kg::cli::DaemonClient client(socket_path);
+      const rapidjson::Document answer = client.post(
+          "/v1/sessions/" + kg::cli::percent_encode_segment(id) + "/cancel", "",
+          std::chrono::seconds(10));
+      const rapidjson::Value* cancelled = find_member(&answer, "cancelled");
+      daemon_cancelled = cancelled != nullptr && cancelled->IsBool() && cancelled->GetBool();
+    } catch (...) {
+      logger_.log(plugin::LogLevel::warn, "Cannot cancel the call in daemon session " + id +
+                                              ": " + kg::describe_error_chain(std::current_exception()));
+    }
+  }
+  // The daemon answers the cancelled call itself; without that, stop waiting for it here.
+  if (!daemon_cancelled) canceller_.cancel();
+}
+
+void DaemonSessionLink::close_session() noexcept {
+  std::string id;
+  {
+    std::lock_guard lock(mutex_);
+    id = session_id_;
+    session_id_.clear();
+  }
+  if (id.empty() || !connection_) return;
+  try {
+    kg::net::UnixHttpClient http(connection_->client.socket_path());
+    const kg::net::HttpResponse response =
+        http.request("DELETE", "/v1/sessions/" + kg::cli::percent_encode_segment(id), {}, {});
+    if (response.status < 200 || response.status > 299) {
+      throw kg::cli::daemon_error_from_answer(response.status, response.body);
+    }
+    logger_.log(plugin::LogLevel::info, "Closed daemon session " + id);
+  } catch (...) {
+    logger_.log(plugin::LogLevel::warn, "Cannot close daemon session " + id + ": " +
+                                            kg::describe_error_chain(std::current_exception()));
+  }
+}
+
+}  // namespace kg::mcp

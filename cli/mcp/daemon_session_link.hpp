@@ -1,0 +1,76 @@
+// The MCP server's one link to kode-gopherd: the daemon connection (found, or started, on the
+// first tool call that needs it) and the one daemon session of this MCP connection (opened with
+// client "mcp" on the first call that runs something, closed when the server stops). It keeps
+// nothing else: results go straight back to the client.
+//
+// Threads: execute / package_docs / plugins run on the tool-call worker, one at a time;
+// cancel_running_call comes from the reading thread while one of them runs; close_session runs
+// on the main thread after the worker has stopped.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <rapidjson/document.h>
+
+#include "daemon_connection.hpp"
+#include "global_options.hpp"
+#include "host_services.hpp"
+#include "request_canceller.hpp"
+
+namespace kg::mcp {
+
+using PhaseHandler = std::function<void(std::string_view phase, std::string_view detail)>;
+
+class DaemonSessionLink {
+ public:
+  DaemonSessionLink(kg::cli::GlobalOptions globals, plugin::Logger& logger);
+  DaemonSessionLink(const DaemonSessionLink&) = delete;
+  DaemonSessionLink& operator=(const DaemonSessionLink&) = delete;
+
+  // POST /v1/sessions/{id}/execute, streamed: on_phase gets each progress line, the return
+  // value is the ExecuteResult. A session the daemon no longer knows (404, 409 session_closed) is
+  // replaced once by a new one before the call is retried. Throws kg::cli::DaemonApiError (the
+  // daemon refused the call, including code "cancelled"), kg::cli::DaemonUnavailableError,
+  // kg::config::ConfigError, kg::net::HttpTransportError.
+  rapidjson::Document execute(std::string_view request_json, const PhaseHandler& on_phase);
+
+  // POST /v1/sessions/{id}/docs with {"package", "symbol"?}; the same errors as execute.
+  rapidjson::Document package_docs(std::string_view request_json);
+
+  // GET /v1/plugins (needs no session).
+  rapidjson::Document plugins();
+
+  // Forgets an earlier cancellation; the worker calls it before it takes the next call.
+  void prepare_for_next_call() noexcept { canceller_.reset(); }
+
+  // Stops the call in flight: asks the daemon to cancel it, and, when the daemon cannot (no
+  // call there yet, or no answer), cuts this side's request off. Any thread; never throws.
+  void cancel_running_call() noexcept;
+
+  // DELETE the session, if one was opened. Never throws (logs instead).
+  void close_session() noexcept;
+
+ private:
+  const kg::cli::DaemonConnection& connection();
+  std::string session_id();
+  std::string open_session();
+  // Runs `request` in the session, replacing a session the daemon lost and trying once more.
+  rapidjson::Document in_session(
+      const std::function<rapidjson::Document(const std::string& session_id)>& request);
+  std::chrono::milliseconds execute_wait() const;
+
+  kg::cli::GlobalOptions globals_;
+  plugin::Logger& logger_;
+  std::optional<kg::cli::DaemonConnection> connection_;  // worker thread only
+  mutable std::mutex mutex_;  // guards socket_path_ and session_id_ (read by cancel_running_call)
+  std::string socket_path_;
+  std::string session_id_;
+  kg::net::RequestCanceller canceller_;
+};
+
+}  // namespace kg::mcp

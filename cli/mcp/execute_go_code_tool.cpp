@@ -1,0 +1,123 @@
+#include "execute_go_code_tool.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "execute_result_schema.hpp"
+#include "json_rpc.hpp"
+#include "result_renderer.hpp"
+#include "tool_definition.hpp"
+#include "tool_descriptions.hpp"
+#include "tool_failure.hpp"
+
+namespace kg::mcp {
+namespace {
+
+constexpr std::string_view kTool = "execute_go_code";
+
+constexpr std::string_view kInputSchema = R"json({
+  "type": "object",
+  "properties": {
+    "code": {"type": "string",
+             "description": "The source of main.go: a snippet (package other than main with func run(ctx context.Context) (any, error)) or a package main program. Give this or files."},
+    "files": {"type": "object", "additionalProperties": {"type": "string"},
+              "description": "Path -> source for several files, e.g. {\"main.go\": \"...\", \"util/util.go\": \"...\"}; may include go.mod and go.sum. Give this or code."},
+    "extra_imports": {"type": "array", "items": {"type": "string"},
+                      "description": "Import paths to blank-import, e.g. to register drivers"},
+    "runtime": {"type": "string", "enum": ["compiled-go", "yaegi", "auto"],
+                "description": "Runtime plugin; leave out for the daemon's default"}
+  },
+  "additionalProperties": false
+})json";
+
+constexpr std::string_view kAnnotations = R"json({
+  "title": "Run Go code",
+  "readOnlyHint": false,
+  "destructiveHint": true,
+  "idempotentHint": false,
+  "openWorldHint": true
+})json";
+
+constexpr std::string_view kRuntimes[] = {"compiled-go", "yaegi", "auto"};
+
+template <typename Writer>
+void write_text(Writer& writer, std::string_view text) {
+  writer.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+}
+
+}  // namespace
+
+std::string execute_request_for(const rapidjson::Value* arguments) {
+  const ToolArguments args(kTool, arguments, {"code", "files", "extra_imports", "runtime"});
+  const std::optional<std::string> code = args.optional_string("code");
+  const rapidjson::Value* files = args.optional_string_map("files");
+  if (code && files != nullptr) {
+    throw ToolArgumentError(std::string(kTool) +
+                            ": give exactly one of \"code\" or \"files\", not both");
+  }
+  if (!code && files == nullptr) {
+    throw ToolArgumentError(std::string(kTool) +
+                            ": give the program as \"code\" (the source of main.go) or as "
+                            "\"files\" (an object mapping paths to sources)");
+  }
+  const auto extra_imports = args.optional_string_list("extra_imports");
+  const std::optional<std::string> runtime = args.optional_string("runtime");
+  if (runtime && std::find(std::begin(kRuntimes), std::end(kRuntimes), *runtime) ==
+                     std::end(kRuntimes)) {
+    throw ToolArgumentError(std::string(kTool) + ": argument \"runtime\" must be compiled-go, "
+                            "yaegi or auto, not \"" + *runtime + "\"");
+  }
+
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  writer.StartObject();
+  if (code) {
+    writer.Key("code");
+    write_text(writer, *code);
+  } else {
+    writer.Key("files");
+    files->Accept(writer);
+  }
+  if (extra_imports) {
+    writer.Key("extra_imports");
+    writer.StartArray();
+    for (const std::string& path : *extra_imports) write_text(writer, path);
+    writer.EndArray();
+  }
+  if (runtime) {
+    writer.Key("runtime");
+    write_text(writer, *runtime);
+  }
+  writer.EndObject();
+  return {buffer.GetString(), buffer.GetSize()};
+}
+
+rapidjson::Document ExecuteGoCodeTool::definition(const ProtocolFeatures& features) const {
+  return build_tool_definition({std::string(kTool), "Run Go code", execute_go_code_description(),
+                                std::string(kInputSchema), std::string(kExecuteResultSchema),
+                                std::string(kAnnotations)},
+                               features);
+}
+
+ToolResult ExecuteGoCodeTool::call(const rapidjson::Value* arguments, ToolCallContext& context) {
+  try {
+    const std::string request = execute_request_for(arguments);
+    const rapidjson::Document result = daemon_.execute(
+        request, [&](std::string_view phase, std::string_view detail) {
+          context.phase_reached(phase, detail);
+        });
+    const rapidjson::Value* is_error = find_member(&result, "is_error");
+    ToolResult tool_result;
+    tool_result.is_error = is_error == nullptr || !is_error->IsBool() || is_error->GetBool();
+    tool_result.text = kg::cli::render_execute_result(result);
+    tool_result.structured = to_json(result);
+    return tool_result;
+  } catch (...) {
+    return tool_failure(kTool, std::current_exception());
+  }
+}
+
+}  // namespace kg::mcp

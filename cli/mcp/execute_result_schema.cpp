@@ -1,0 +1,68 @@
+#include "execute_result_schema.hpp"
+
+namespace kg::mcp {
+
+// Keep in step with daemon/api/response_json.cpp (call_result_json) and docs/daemon-api.md.
+const std::string_view kExecuteResultSchema = R"json({
+  "type": "object",
+  "required": ["call_id", "session_id", "phase", "mode", "runtime", "status", "exit_code",
+               "duration_ms", "queue_ms", "setup_ms", "build_ms", "run_ms", "tidied",
+               "cache_hit", "is_error"],
+  "properties": {
+    "call_id": {"type": "integer", "description": "The daemon's id of this call"},
+    "session_id": {"type": "string", "description": "The daemon session the call ran in"},
+    "phase": {"type": "string", "enum": ["setup", "build", "run"],
+              "description": "The last phase reached: setup (sandbox and files), build, run"},
+    "mode": {"type": "string", "enum": ["wrapped", "verbatim"],
+             "description": "wrapped: a snippet with func run; verbatim: a package main program"},
+    "runtime": {"type": "string", "enum": ["compiled-go", "yaegi"]},
+    "status": {"type": "string",
+               "enum": ["ok", "compile_error", "runtime_error", "panic", "timeout", "oom",
+                        "output_limit", "killed", "internal"]},
+    "exit_code": {"type": "integer", "description": "The program's exit code (128+N: signal N)"},
+    "signal": {"type": "integer", "description": "The signal that ended the program, if any"},
+    "duration_ms": {"type": "integer", "minimum": 0},
+    "queue_ms": {"type": "integer", "minimum": 0},
+    "setup_ms": {"type": "integer", "minimum": 0},
+    "build_ms": {"type": "integer", "minimum": 0},
+    "run_ms": {"type": "integer", "minimum": 0},
+    "tidied": {"type": "boolean",
+               "description": "go mod tidy ran because an import is outside the curated lockfile"},
+    "cache_hit": {"type": "boolean", "description": "The binary came from the build cache"},
+    "is_error": {"type": "boolean",
+                 "description": "exit_code != 0, status != ok, result.kind != ok, or a result warning"},
+    "warnings": {"type": "array", "items": {"type": "string"}},
+    "stdout": {"type": "string",
+               "description": "Head and tail 8 KiB each, with a '... [N bytes elided] ...' marker"},
+    "stderr": {"type": "string",
+               "description": "Head and tail 8 KiB each, with a '... [N bytes elided] ...' marker"},
+    "diagnostics": {
+      "type": "array",
+      "description": "Compiler errors",
+      "items": {
+        "type": "object",
+        "required": ["file", "line", "col", "message"],
+        "properties": {
+          "file": {"type": "string"},
+          "line": {"type": "integer"},
+          "col": {"type": "integer"},
+          "message": {"type": "string"}
+        }
+      }
+    },
+    "result": {
+      "type": "object",
+      "description": "The snippet's outcome (result.json): the value run returned, its error, a panic, or a value that could not be encoded",
+      "required": ["kind"],
+      "properties": {
+        "kind": {"type": "string", "enum": ["ok", "error", "panic", "marshal_error"]},
+        "value": {"description": "kind ok: run's first return value as JSON"},
+        "message": {"type": "string"},
+        "stack": {"type": "string"},
+        "type": {"type": "string"}
+      }
+    }
+  }
+})json";
+
+}  // namespace kg::mcp

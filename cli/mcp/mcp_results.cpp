@@ -1,0 +1,127 @@
+// The result objects of McpServer's methods, and the parts the 2026-07-28 revision adds to
+// every result (resultType, the server's identity in _meta).
+#include "mcp_server.hpp"
+
+#include "tool_descriptions.hpp"
+
+namespace kg::mcp {
+namespace {
+
+// Tool definitions change only with the binary: clients may cache the list for an hour.
+constexpr std::uint64_t kListTtlMs = 3'600'000;
+
+using Allocator = rapidjson::Document::AllocatorType;
+
+rapidjson::Value text(std::string_view value, Allocator& allocator) {
+  return rapidjson::Value(value.data(), static_cast<rapidjson::SizeType>(value.size()), allocator);
+}
+
+rapidjson::Value parsed(const std::string& json, Allocator& allocator) {
+  rapidjson::Document part(&allocator);
+  part.Parse(json.c_str(), json.size());
+  rapidjson::Value value;
+  value.Swap(part);  // part's values live in `allocator`
+  return value;
+}
+
+rapidjson::Value implementation(const ServerIdentity& identity, Allocator& allocator) {
+  rapidjson::Value info(rapidjson::kObjectType);
+  info.AddMember("name", text(identity.name, allocator), allocator);
+  info.AddMember("title", text(identity.title, allocator), allocator);
+  info.AddMember("version", text(identity.version, allocator), allocator);
+  return info;
+}
+
+rapidjson::Value server_capabilities(Allocator& allocator) {
+  rapidjson::Value tools(rapidjson::kObjectType);
+  tools.AddMember("listChanged", false, allocator);
+  rapidjson::Value capabilities(rapidjson::kObjectType);
+  capabilities.AddMember("tools", tools, allocator);
+  return capabilities;
+}
+
+std::string string_member(const rapidjson::Value* object, std::string_view name) {
+  const rapidjson::Value* value = find_member(object, name);
+  return value != nullptr && value->IsString() ? value->GetString() : "";
+}
+
+}  // namespace
+
+rapidjson::Document McpServer::initialize_result(const IncomingMessage& message) {
+  const rapidjson::Value* requested = find_member(message.params, "protocolVersion");
+  if (requested == nullptr || !requested->IsString()) {
+    throw RpcError(RpcErrorCode::invalid_params,
+                   "Invalid params: initialize needs \"protocolVersion\" (a string such as \"" +
+                       std::string(kLatestLegacyVersion) + "\")",
+                   message.id_json);
+  }
+  const std::string_view version = negotiate_legacy_version(requested->GetString());
+  legacy_version_ = std::string(version);
+  const rapidjson::Value* client = find_member(message.params, "clientInfo");
+  logger_.log(plugin::LogLevel::info,
+              "Client " + string_member(client, "name") + " " + string_member(client, "version") +
+                  " asked for protocol " + requested->GetString() + "; serving " +
+                  std::string(version));
+
+  rapidjson::Document result(rapidjson::kObjectType);
+  auto& allocator = result.GetAllocator();
+  result.AddMember("protocolVersion", text(version, allocator), allocator);
+  result.AddMember("capabilities", server_capabilities(allocator), allocator);
+  result.AddMember("serverInfo", implementation(identity_, allocator), allocator);
+  result.AddMember("instructions", text(server_instructions(), allocator), allocator);
+  return result;
+}
+
+rapidjson::Document McpServer::discover_result() const {
+  rapidjson::Document result(rapidjson::kObjectType);
+  auto& allocator = result.GetAllocator();
+  result.AddMember("supportedVersions", parsed(supported_versions_json(), allocator), allocator);
+  result.AddMember("capabilities", server_capabilities(allocator), allocator);
+  result.AddMember("instructions", text(server_instructions(), allocator), allocator);
+  result.AddMember("ttlMs", kListTtlMs, allocator);
+  result.AddMember("cacheScope", "public", allocator);
+  return result;
+}
+
+rapidjson::Document McpServer::list_tools_result(const ProtocolFeatures& features) const {
+  rapidjson::Document result(rapidjson::kObjectType);
+  auto& allocator = result.GetAllocator();
+  result.AddMember("tools", parsed(tools_.list_json(features), allocator), allocator);
+  if (features.modern) {  // CacheableResult: required from 2026-07-28 on
+    result.AddMember("ttlMs", kListTtlMs, allocator);
+    result.AddMember("cacheScope", "public", allocator);
+  }
+  return result;
+}
+
+std::string McpServer::finish(rapidjson::Document result, const ProtocolFeatures& features) const {
+  if (features.modern) {
+    auto& allocator = result.GetAllocator();
+    result.AddMember("resultType", "complete", allocator);
+    rapidjson::Value meta(rapidjson::kObjectType);
+    meta.AddMember(rapidjson::Value(kServerInfoMetaKey.data(),
+                                    static_cast<rapidjson::SizeType>(kServerInfoMetaKey.size()),
+                                    allocator),
+                   implementation(identity_, allocator), allocator);
+    result.AddMember("_meta", meta, allocator);
+  }
+  return to_json(result);
+}
+
+rapidjson::Document call_tool_result(const ToolResult& result, const ProtocolFeatures& features) {
+  rapidjson::Document doc(rapidjson::kObjectType);
+  auto& allocator = doc.GetAllocator();
+  rapidjson::Value block(rapidjson::kObjectType);
+  block.AddMember("type", "text", allocator);
+  block.AddMember("text", text(result.text, allocator), allocator);
+  rapidjson::Value content(rapidjson::kArrayType);
+  content.PushBack(block, allocator);
+  doc.AddMember("content", content, allocator);
+  if (features.structured_output && result.structured) {
+    doc.AddMember("structuredContent", parsed(*result.structured, allocator), allocator);
+  }
+  doc.AddMember("isError", result.is_error, allocator);
+  return doc;
+}
+
+}  // namespace kg::mcp

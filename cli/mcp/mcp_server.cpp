@@ -1,0 +1,184 @@
+#include "mcp_server.hpp"
+
+#include "call_progress.hpp"
+#include "error_chain.hpp"
+
+namespace kg::mcp {
+namespace {
+
+bool is_request_method(std::string_view method) {
+  return method == "initialize" || method == "ping" || method == "tools/list" ||
+         method == "tools/call" || method == "server/discover";
+}
+
+// `_meta.progressToken` as JSON text when it is a string or an integer.
+std::optional<std::string> progress_token(const rapidjson::Value* params) {
+  const rapidjson::Value* token = find_member(find_member(params, "_meta"), "progressToken");
+  if (token == nullptr || !(token->IsString() || token->IsInt64() || token->IsUint64())) {
+    return std::nullopt;
+  }
+  return to_json(*token);
+}
+
+}  // namespace
+
+McpServer::McpServer(ToolCatalog& tools, DaemonSessionLink& daemon, ProtocolWriter& writer,
+                     plugin::Logger& logger, ServerIdentity identity)
+    : tools_(tools),
+      daemon_(daemon),
+      writer_(writer),
+      logger_(logger),
+      identity_(std::move(identity)),
+      worker_(writer, {.before_each_call = [&daemon] { daemon.prepare_for_next_call(); },
+                       .interrupt_running = [&daemon] { daemon.cancel_running_call(); }}) {}
+
+void McpServer::serve(LineReader& reader) {
+  while (const std::optional<InputLine> line = reader.next()) handle_line(*line);
+  logger_.log(plugin::LogLevel::info, "stdin closed: stopping");
+  worker_.stop();
+  daemon_.close_session();
+}
+
+void McpServer::handle_line(const InputLine& line) {
+  if (line.dropped_bytes > 0) {
+    logger_.log(plugin::LogLevel::warn,
+                "Dropped a message of " + std::to_string(line.dropped_bytes) + " bytes");
+    writer_.write_line(error_line(
+        "null", RpcErrorCode::invalid_request,
+        "Invalid request: the message is " + std::to_string(line.dropped_bytes) +
+            " bytes, more than the " + std::to_string(kMaxMessageBytes >> 20) +
+            " MiB this server reads in one line; send large programs as several files, or run "
+            "them with `kode-gopher exec`"));
+    return;
+  }
+  if (line.text.find_first_not_of(" \t") == std::string::npos) return;  // blank line
+  std::shared_ptr<IncomingMessage> message;
+  try {
+    message = std::make_shared<IncomingMessage>(parse_message(line.text));
+  } catch (const RpcError& e) {
+    logger_.log(plugin::LogLevel::warn, e.what());
+    writer_.write_line(error_line(e.id_json(), e.code(), e.what(), e.data_json()));
+    return;
+  }
+  dispatch(std::move(message));
+}
+
+ProtocolFeatures McpServer::features_of(const IncomingMessage& message) const {
+  // A request that carries the modern `_meta` fields is served statelessly under that revision.
+  if (const std::optional<std::string> version = modern_request_version(message.params)) {
+    if (*version != kModernVersion) {
+      throw RpcError(RpcErrorCode::unsupported_protocol_version, "Unsupported protocol version",
+                     message.id_json,
+                     R"({"supported":)" + supported_versions_json() + R"(,"requested":)" +
+                         to_json(rapidjson::Value(rapidjson::StringRef(version->c_str()))) + "}");
+    }
+    const rapidjson::Value* capabilities = find_member(
+        find_member(message.params, "_meta"), kClientCapabilitiesMetaKey);
+    if (capabilities == nullptr || !capabilities->IsObject()) {
+      throw RpcError(RpcErrorCode::invalid_params,
+                     "Invalid params: a 2026-07-28 request must carry _meta \"" +
+                         std::string(kClientCapabilitiesMetaKey) + "\" (an object)",
+                     message.id_json);
+    }
+    return features_for(kModernVersion);
+  }
+  if (legacy_version_) return features_for(*legacy_version_);
+  if (message.method == "ping") return features_for(kLatestLegacyVersion);  // allowed any time
+  // Neither era: a legacy client that skipped initialize, or a modern one that left out _meta.
+  throw RpcError(RpcErrorCode::invalid_params,
+                 "Invalid params: \"" + message.method + "\" before initialize: send initialize "
+                 "first (protocol 2025-11-25 and earlier), or carry _meta \"" +
+                     std::string(kProtocolVersionMetaKey) + "\": \"" +
+                     std::string(kModernVersion) + "\" and \"" +
+                     std::string(kClientCapabilitiesMetaKey) + "\" in every request (" +
+                     std::string(kModernVersion) + ")",
+                 message.id_json);
+}
+
+void McpServer::dispatch(std::shared_ptr<IncomingMessage> message) {
+  if (message->kind == IncomingMessage::Kind::response) {
+    logger_.log(plugin::LogLevel::debug, "Ignored a response (id " + message->id_json +
+                                             "): this server sends no requests");
+    return;
+  }
+  if (message->kind == IncomingMessage::Kind::notification) {
+    on_notification(*message);
+    return;
+  }
+  const std::string& id = message->id_json;
+  logger_.log(plugin::LogLevel::debug, "Request " + id + ": " + message->method);
+  try {
+    if (!is_request_method(message->method)) {
+      throw RpcError(RpcErrorCode::method_not_found,
+                     "Method not found: " + message->method, id);
+    }
+    if (message->method == "initialize") {
+      rapidjson::Document result = initialize_result(*message);
+      writer_.write_line(result_line(id, to_json(result)));
+      return;
+    }
+    const ProtocolFeatures features = features_of(*message);
+    if (message->method == "ping") {
+      writer_.write_line(result_line(id, finish(rapidjson::Document(rapidjson::kObjectType), features)));
+    } else if (message->method == "server/discover") {
+      writer_.write_line(result_line(id, finish(discover_result(), features)));
+    } else if (message->method == "tools/list") {
+      writer_.write_line(result_line(id, finish(list_tools_result(features), features)));
+    } else {
+      submit_tool_call(message, features);
+    }
+  } catch (const RpcError& e) {
+    logger_.log(plugin::LogLevel::warn, "Request " + id + " (" + message->method + "): " + e.what());
+    writer_.write_line(error_line(id, e.code(), e.what(), e.data_json()));
+  } catch (const std::exception& e) {
+    const std::string what = kg::describe_error_chain(e);
+    logger_.log(plugin::LogLevel::error, "Request " + id + ": " + what);
+    writer_.write_line(error_line(id, RpcErrorCode::internal_error, "Internal error: " + what));
+  }
+}
+
+void McpServer::on_notification(const IncomingMessage& message) {
+  if (message.method == "notifications/cancelled") {
+    const rapidjson::Value* request_id = find_member(message.params, "requestId");
+    if (request_id == nullptr || !(request_id->IsString() || request_id->IsInt64())) return;
+    const std::string id = to_json(*request_id);
+    const bool known = worker_.cancel(id);
+    logger_.log(plugin::LogLevel::info, "Request " + id + " cancelled by the client" +
+                                            (known ? "" : " (not running: ignored)"));
+    return;
+  }
+  // notifications/initialized and the rest need nothing from this server.
+  logger_.log(plugin::LogLevel::debug, "Notification " + message.method);
+}
+
+void McpServer::submit_tool_call(std::shared_ptr<IncomingMessage> message,
+                                 const ProtocolFeatures& features) {
+  const rapidjson::Value* name = find_member(message->params, "name");
+  if (name == nullptr || !name->IsString()) {
+    throw RpcError(RpcErrorCode::invalid_params,
+                   "Invalid params: tools/call needs \"name\", the tool's name (a string)",
+                   message->id_json);
+  }
+  Tool* tool = tools_.find(name->GetString());
+  if (tool == nullptr) {
+    throw RpcError(RpcErrorCode::invalid_params,
+                   "Invalid params: unknown tool \"" + std::string(name->GetString()) +
+                       "\"; the tools are " + tools_.names(),
+                   message->id_json);
+  }
+  const rapidjson::Value* arguments = find_member(message->params, "arguments");
+  if (arguments != nullptr && !arguments->IsObject() && !arguments->IsNull()) {
+    throw RpcError(RpcErrorCode::invalid_params,
+                   "Invalid params: tools/call \"arguments\" must be an object", message->id_json);
+  }
+  std::string id = message->id_json;
+  std::optional<std::string> token = progress_token(message->params);
+  worker_.submit(std::move(id), [this, message, features, tool, arguments,
+                                 token = std::move(token)](RunningCall& call) {
+    CallProgress context(call, token);
+    const ToolResult result = tool->call(arguments, context);
+    return result_line(message->id_json, finish(call_tool_result(result, features), features));
+  });
+}
+
+}  // namespace kg::mcp

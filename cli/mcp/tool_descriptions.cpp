@@ -1,0 +1,80 @@
+#include "tool_descriptions.hpp"
+
+#include "curated_package_list.hpp"
+
+namespace kg::mcp {
+
+std::string curated_package_bullets() {
+  std::string bullets;
+  for (const std::string_view package : kCuratedPackages) {
+    bullets += "  - ";
+    bullets += package;
+    bullets += '\n';
+  }
+  return bullets;
+}
+
+std::string server_instructions() {
+  return "kode-gopher runs Go programs in a sandbox against the real Google Cloud and Kubernetes "
+         "Go client libraries and returns one structured result per run. Write the whole task "
+         "(many API calls, loops, filtering) as one Go snippet and run it with execute_go_code; "
+         "check unfamiliar APIs with lookup_package_docs first, and gcp_auth_status to see which "
+         "Google credentials programs get. Calls of one connection share one sandbox session and "
+         "run one at a time.";
+}
+
+std::string execute_go_code_description() {
+  return "Run Go code in a sandbox and get one structured result. Send exactly one of `code` "
+         "(the source of main.go) or `files` (path -> source: files without '/' form the entry "
+         "package; files in a subdirectory form helper packages, imported as "
+         "\"kode_gopher_user/<dir>\").\n"
+         "\n"
+         "Two shapes of program:\n"
+         "1. Snippet (preferred): any package name other than main, with exactly one\n"
+         "     func run(ctx context.Context) (any, error)\n"
+         "   kode-gopher supplies main, calls run, and returns its value JSON-encoded as "
+         "result.value; a returned error becomes result.kind \"error\", a panic \"panic\". "
+         "Example:\n"
+         "     package snippet\n"
+         "     import \"context\"\n"
+         "     func run(ctx context.Context) (any, error) {\n"
+         "         return map[string]int{\"answer\": 42}, nil\n"
+         "     }\n"
+         "2. Program: package main with func main; its stdout, stderr and exit code come back.\n"
+         "\n"
+         "Curated packages (prewarmed, pinned versions, no go.mod needed; use "
+         "lookup_package_docs to read their API):\n" +
+         curated_package_bullets() +
+         "The standard library always works. Another third-party import makes kode-gopher run "
+         "`go mod tidy` (tidied: true), which only succeeds for modules the sandbox has offline. "
+         "A go.mod among `files` replaces the curated lockfile. `extra_imports` adds blank "
+         "imports (e.g. to register a driver) without editing the code. `runtime` picks the "
+         "runtime plugin (compiled-go, yaegi or auto); leave it out for the daemon's default.\n"
+         "\n"
+         "The result (structuredContent; the text block shows the same for reading): status "
+         "(ok, compile_error, runtime_error, panic, timeout, oom, output_limit, killed, "
+         "internal), phase (setup, build, run), mode (wrapped for a snippet, verbatim for a "
+         "program), exit_code, stdout and stderr (head and tail 8 KiB each), diagnostics "
+         "(compiler errors: file, line, col, message), result ({kind: ok, value} | {kind: "
+         "error, message} | {kind: panic, message, stack} | {kind: marshal_error, type, "
+         "message}), timings in ms (duration, queue, setup, build, run), and is_error. Each "
+         "call starts from a fresh working directory; runs are limited in time, memory and "
+         "output.";
+}
+
+std::string gcp_auth_status_description() {
+  return "Report the Google Cloud credentials that programs run by execute_go_code get: mode "
+         "(forwarded: the user's own credentials; access-token: a short-lived token only; "
+         "workload: the cluster's workload identity; none: no credentials), and, when known, "
+         "credential_type, email and project_id. Takes no arguments.";
+}
+
+std::string lookup_package_docs_description() {
+  return "Show the Go documentation (`go doc`) of a curated package, or of one symbol in it, "
+         "exactly as in the versions execute_go_code builds with. `package` is one of:\n" +
+         curated_package_bullets() +
+         "`symbol` is optional: a function, type, or method such as NewClient, Client, or "
+         "Client.Bucket. Returns {package, symbol?, docs}.";
+}
+
+}  // namespace kg::mcp

@@ -1,0 +1,34 @@
+#include "tool_failure.hpp"
+
+#include <string>
+
+#include "cli_errors.hpp"
+#include "error_chain.hpp"
+#include "tool_definition.hpp"
+#include "unix_http_client.hpp"
+
+namespace kg::mcp {
+
+ToolResult tool_failure(std::string_view tool, std::exception_ptr error) {
+  const std::string prefix = std::string(tool) + ": ";
+  try {
+    std::rethrow_exception(error);
+  } catch (const ToolArgumentError& e) {
+    return ToolResult::error(e.what());
+  } catch (const kg::cli::DaemonApiError& e) {
+    if (e.code().empty()) return ToolResult::error(prefix + e.what());
+    return ToolResult::error(prefix + "the daemon refused the call (" + e.code() + "): " +
+                             e.what());
+  } catch (const kg::cli::DaemonUnavailableError&) {
+    return ToolResult::error(prefix + "the kode-gopher daemon is unavailable: " +
+                             kg::describe_error_chain(error));
+  } catch (const kg::net::HttpTransportError&) {
+    return ToolResult::error(prefix + "lost the connection to the kode-gopher daemon: " +
+                             kg::describe_error_chain(error) +
+                             " (see the daemon's log; the next call reconnects)");
+  } catch (...) {
+    return ToolResult::error(prefix + kg::describe_error_chain(error));
+  }
+}
+
+}  // namespace kg::mcp
