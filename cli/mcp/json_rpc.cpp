@@ -39,9 +39,9 @@ IncomingMessage parse_message(std::string_view line) {
   doc.Parse<rapidjson::kParseValidateEncodingFlag>(line.data(), line.size());
   if (doc.HasParseError()) {
     throw RpcError(RpcErrorCode::parse_error,
-                   std::string("Parse error: ") + rapidjson::GetParseError_En(doc.GetParseError()) +
-                       " at byte " + std::to_string(doc.GetErrorOffset()) +
-                       "; send one JSON-RPC message per line");
+                   "Parse error at byte " + std::to_string(doc.GetErrorOffset()) + ": " +
+                       rapidjson::GetParseError_En(doc.GetParseError()) +
+                       " Send one JSON-RPC message per line.");
   }
   if (doc.IsArray()) {
     throw RpcError(RpcErrorCode::invalid_request,

@@ -1,0 +1,71 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "binary_cache.hpp"
+
+namespace fs = std::filesystem;
+using kg::sandbox::BinaryCache;
+
+namespace {
+
+class NullLogger final : public kg::plugin::Logger {
+ public:
+  void log(kg::plugin::LogLevel, std::string_view) noexcept override {}
+};
+
+struct Scratch {
+  fs::path dir = fs::temp_directory_path() / ("kg-bincache-" + std::to_string(std::random_device{}()));
+  Scratch() { fs::create_directories(dir); }
+  ~Scratch() { fs::remove_all(dir); }
+  std::string file(const std::string& name, std::size_t size) {
+    const auto path = dir / name;
+    std::ofstream(path) << std::string(size, 'x');
+    return path.string();
+  }
+};
+
+std::string key(char c) { return std::string(64, c); }
+
+}  // namespace
+
+TEST_CASE("store then hit; keys must be 64 lowercase hex digits") {
+  Scratch scratch;
+  NullLogger logger;
+  BinaryCache cache((scratch.dir / "cache").string(), 1 << 20, logger);
+  CHECK_FALSE(cache.contains(key('a')));
+  cache.store(key('a'), scratch.file("prog", 100));
+  CHECK(cache.contains(key('a')));
+  CHECK(fs::file_size(scratch.dir / "cache" / key('a')) == 100);
+  CHECK_FALSE(BinaryCache::valid_key("../../etc/passwd"));
+  CHECK_FALSE(BinaryCache::valid_key(std::string(64, 'A')));
+  CHECK_FALSE(cache.contains("../prog"));
+  CHECK_THROWS_WITH(cache.store("nothex", scratch.file("p2", 1)), "invalid binary cache key 'nothex'");
+}
+
+TEST_CASE("the least recently used programs are evicted past the bound") {
+  Scratch scratch;
+  NullLogger logger;
+  BinaryCache cache((scratch.dir / "cache").string(), 1000, logger);
+  cache.store(key('1'), scratch.file("one", 400));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  cache.store(key('2'), scratch.file("two", 400));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  CHECK(cache.contains(key('1')));  // now the most recently used
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  cache.store(key('3'), scratch.file("three", 400));  // 1200 > 1000: evict down to 900
+  CHECK(cache.contains(key('1')));
+  CHECK_FALSE(cache.contains(key('2')));
+  CHECK(cache.contains(key('3')));
+}
+
+TEST_CASE("a bound of 0 turns the cache off") {
+  Scratch scratch;
+  NullLogger logger;
+  BinaryCache cache((scratch.dir / "cache").string(), 0, logger);
+  cache.store(key('a'), scratch.file("prog", 10));
+  CHECK_FALSE(cache.contains(key('a')));
+}

@@ -1,0 +1,65 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "local_sandbox_layout.hpp"
+
+using namespace kg::sandbox;
+
+namespace {
+
+LocalSandboxLayout layout() {
+  LocalSandboxLayout l;
+  l.bwrap_path = "/usr/bin/bwrap";
+  l.server_binary = "/b/kode-gopher-sandbox";
+  l.cacheprog_binary = "/b/kode-gopher-cacheprog";
+  l.go_root = "/opt/go";
+  l.base_cache_dir = "/s/gocache-base";
+  l.base_modcache_dir = "/s/gomodcache-base";
+  l.extra_modcache_dir = "/s/gomodcache-extra";
+  l.lockfile_dir = "/b/lockfile";
+  l.binary_cache_dir = "/s/bincache";
+  l.sandboxes_dir = "/s/sandboxes";
+  return l;
+}
+
+// Whether `a b c` appears in order as consecutive arguments.
+bool has(const std::vector<std::string>& args, std::vector<std::string> run) {
+  return std::search(args.begin(), args.end(), run.begin(), run.end()) != args.end();
+}
+
+}  // namespace
+
+TEST_CASE("a sandbox gets fresh namespaces, read-only shared parts and private writable ones") {
+  const auto args = bwrap_arguments(layout(), "/s/sandboxes/sb-1", BaseCacheAccess::layered);
+  CHECK(args.front() == "/usr/bin/bwrap");
+  for (const char* flag : {"--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
+                           "--unshare-uts", "--die-with-parent", "--new-session", "--clearenv"}) {
+    CHECK(has(args, {flag}));
+  }
+  CHECK(has(args, {"--ro-bind", "/usr", "/usr"}));
+  CHECK(has(args, {"--ro-bind", "/opt/go", "/opt/go"}));
+  CHECK(has(args, {"--ro-bind", "/s/gocache-base", kSandboxBaseCachePath}));
+  CHECK(has(args, {"--ro-bind", "/s/gomodcache-base", kSandboxModcachePath}));
+  CHECK(has(args, {"--ro-bind", "/s/bincache", kSandboxBinaryCachePath}));
+  CHECK(has(args, {"--bind", "/s/sandboxes/sb-1/app", "/app"}));
+  CHECK(has(args, {"--bind", "/s/sandboxes/sb-1/home", "/home/gopher"}));
+  CHECK(has(args, {"--setenv", "GOPROXY", "off"}));
+  CHECK(has(args, {"--setenv", "GOCACHEPROG",
+                   "/opt/kode-gopher/bin/kode-gopher-cacheprog -base /opt/kode-gopher/gocache-base "
+                   "-upper /home/gopher/.cache/kode-gopher-upper"}));
+  // Nothing of the host's home, state or sockets is mounted.
+  for (const auto& arg : args) {
+    CHECK_FALSE(arg.starts_with("/root"));
+    const bool host_home = arg.starts_with("/home/") && !arg.starts_with("/home/gopher");
+    CHECK_FALSE(host_home);
+  }
+  CHECK(args.back() == "--reap-strays");
+}
+
+TEST_CASE("only the prewarm sandbox may write the base cache") {
+  const auto args = bwrap_arguments(layout(), "/s/sandboxes/sb-2", BaseCacheAccess::writable);
+  CHECK(has(args, {"--bind", "/s/gocache-base", kSandboxBaseCachePath}));
+  CHECK(has(args, {"--setenv", "GOCACHE", kSandboxBaseCachePath}));
+  CHECK_FALSE(has(args, {"--setenv", "GOCACHEPROG"}));
+}
