@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# README's first command: set up, then run examples/hello through the daemon (the CLI starts the
+# README's first command: set up, then run examples/hello (a program) and examples/snippet (a
+# func run snippet) through the daemon (the CLI starts the
 # daemon on the embedded default, local bubblewrap sandboxes, when none is running), and show
 # what the daemon recorded.
 set -euo pipefail
@@ -7,4 +8,5 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 export PATH="$PATH:/usr/local/go/bin"
 ./build/cli/kode-gopher exec examples/hello
+./build/cli/kode-gopher exec examples/snippet
 ./build/cli/kode-gopher stats
