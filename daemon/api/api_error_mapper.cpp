@@ -15,6 +15,8 @@ ApiError map_exception(std::exception_ptr error) noexcept {
       return {400, "bad_request", describe_error_chain(e)};
     } catch (const plugin::InvalidInputError& e) {
       return {400, "invalid_input", describe_error_chain(e)};
+    } catch (const ForbiddenError& e) {
+      return {403, "forbidden", describe_error_chain(e)};
     } catch (const RouteNotFoundError& e) {
       return {404, "not_found", describe_error_chain(e)};
     } catch (const session::SessionNotFoundError& e) {

@@ -14,6 +14,12 @@ class BadRequestError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The peer is not the daemon's owner (SO_PEERCRED).
+class ForbiddenError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class PayloadTooLargeError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

@@ -5,6 +5,9 @@
 #include <Poco/Net/HTTPServer.h>
 #include <Poco/Net/HTTPServerParams.h>
 #include <Poco/Net/HTTPServerRequest.h>
+#include <Poco/Net/HTTPServerRequestImpl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <Poco/Net/HTTPServerResponse.h>
 #include <Poco/ThreadPool.h>
 #include <Poco/URI.h>
@@ -20,6 +23,22 @@
 
 namespace kg::api {
 namespace {
+
+// The socket file is 0600 already; the peer's credentials are checked as well, so a socket
+// made reachable by mistake (a chmod, a bind mount) still serves nobody but its owner.
+void require_owner(Poco::Net::HTTPServerRequest& request) {
+  auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
+  if (!impl) return;
+  ucred peer{};
+  socklen_t size = sizeof peer;
+  if (::getsockopt(impl->socket().impl()->sockfd(), SOL_SOCKET, SO_PEERCRED, &peer, &size) != 0) {
+    throw ForbiddenError("cannot tell who is connecting; refusing");
+  }
+  if (peer.uid != ::geteuid()) {
+    throw ForbiddenError("uid " + std::to_string(peer.uid) + " may not use this daemon; it serves uid " +
+                         std::to_string(::geteuid()) + " only");
+  }
+}
 
 std::string read_body(Poco::Net::HTTPServerRequest& request, std::uint64_t limit) {
   if (request.hasContentLength() && request.getContentLength64() > static_cast<Poco::Int64>(limit)) {
@@ -49,6 +68,21 @@ class ApiRequestHandler final : public Poco::Net::HTTPRequestHandler {
 
   void handleRequest(Poco::Net::HTTPServerRequest& request,
                      Poco::Net::HTTPServerResponse& response) override {
+    try {
+      require_owner(request);
+    } catch (...) {
+      const auto error = map_exception(std::current_exception());
+      context_.logger.log(plugin::LogLevel::warn, "Refused a connection: " + error.message);
+      const auto body = error_json(error);
+      response.setStatus(Poco::Net::HTTPResponse::HTTP_FORBIDDEN);
+      response.setContentType("application/json");
+      response.setContentLength64(static_cast<Poco::Int64>(body.size()));
+      try {
+        response.send() << body;
+      } catch (...) {
+      }
+      return;
+    }
     if (request.get("Accept", "").find("application/x-ndjson") != std::string::npos &&
         is_execute_route(request.getMethod(), Poco::URI(request.getURI()).getPath())) {
       handle_streaming(request, response);

@@ -1,6 +1,7 @@
 // Sessions, sandboxes and the daemon's own life: reuse, close, SIGTERM, kill -9 and restart,
 // and the CLI starting the daemon by itself.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,4 +155,28 @@ TEST_CASE("the CLI starts the daemon when none answers, runs a program and shows
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   CHECK(::kill(pid, 0) != 0);
+}
+
+TEST_CASE("the daemon serves only its owner, even when its socket is opened to others") {
+  DaemonFixture daemon;
+  daemon.start();
+  REQUIRE(::geteuid() != 65534);
+  // Make the socket (and the folders above it) reachable by everyone, as a mistake would.
+  ::chmod(daemon.socket_path().c_str(), 0666);
+  ::chmod(daemon.dir().c_str(), 0755);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
+    try {
+      const auto response = kg::net::UnixHttpClient(daemon.socket_path()).get("/v1/health");
+      ::_exit(response.status == 403 && response.body.find("forbidden") != std::string::npos ? 0 : 11);
+    } catch (...) {
+      ::_exit(12);
+    }
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(daemon.get("/v1/health").status == 200);  // the owner still gets in
 }
