@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -58,8 +59,24 @@ DaemonFixture::~DaemonFixture() {
   fs::remove_all(dir_, ec);
 }
 
+// The shared base caches are built once per test process, up front, so that no test's first call
+// waits minutes for them (and no request timeout has to allow for it).
+void prewarm_once(const std::string& daemon, const std::string& config_path) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    Poco::Pipe output;
+    auto process = Poco::Process::launch(daemon, {"--config", config_path, "--prewarm"}, nullptr,
+                                         &output, &output);
+    Poco::PipeInputStream in(output);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (process.wait() != 0) throw std::runtime_error("kode-gopherd --prewarm failed:\n" + text.str());
+  });
+}
+
 void DaemonFixture::start() {
   const std::string daemon = required_env("KG_DAEMON");
+  prewarm_once(daemon, config_path_);
   const std::string log = dir_ + "/daemon.log";
   std::fflush(stdout);  // the child must not print the parent's buffered output again
   pid_ = ::fork();
