@@ -145,6 +145,7 @@ void Instance::start_parts() {
   sandbox_layout.extra_modcache_dir = config_.state_dir + "/gomodcache-extra";
   sandbox_layout.binary_cache_dir = or_default(config_.binary_cache_dir, "bincache");
   sandbox_layout.sandboxes_dir = config_.state_dir + "/sandboxes";
+  sandbox_layout.share_host_network = config_.sandbox_network == "host";
   p.tidier = std::make_unique<sandbox::ModuleTidier>(
       p.layout.go_root + "/bin/go", p.layout.lockfile_dir, sandbox_layout.base_modcache_dir,
       sandbox_layout.extra_modcache_dir, config_.state_dir + "/tidy", logger_);

@@ -8,6 +8,7 @@ namespace {
 constexpr std::string_view kLogLevels[] = {"error", "warn", "info", "debug"};
 constexpr std::string_view kRuntimes[] = {"compiled-go", "yaegi", "auto"};
 constexpr std::string_view kProviders[] = {"local", "kubernetes"};
+constexpr std::string_view kSandboxNetworks[] = {"none", "host"};
 
 // sockaddr_un::sun_path holds 108 bytes including the terminating NUL.
 constexpr std::size_t kUnixSocketPathMax = 107;
@@ -100,6 +101,14 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .help = "The Go module cache holding the curated lockfile's modules, read-only in sandboxes.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.base_modcache_dir = v.text; },
      .current = [](const DaemonConfig& c) { return c.base_modcache_dir; }},
+    {.section = "sandbox", .name = "network", .kind = ValueKind::choice,
+     .choices = kSandboxNetworks, .default_text = "none",
+     .help = "Network of local sandboxes: none (a private namespace without even loopback), or "
+             "host (the host's network namespace, loopback services included). host is an "
+             "explicit opt-in for benchmarks and emulators on loopback; it is unsafe for "
+             "untrusted code.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.sandbox_network = v.text; },
+     .current = [](const DaemonConfig& c) { return c.sandbox_network; }},
     {.section = "cache", .name = "binary_dir", .kind = ValueKind::absolute_path,
      .default_text = "auto: `<state_dir>/bincache`",
      .help = "Built programs kept by content hash, so an identical resubmission skips the build.",

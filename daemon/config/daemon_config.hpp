@@ -38,6 +38,7 @@ struct DaemonConfig {
   std::string go_root;                     // [sandbox] go_root; empty: `go env GOROOT`
   std::string base_cache_dir;              // [sandbox] base_cache_dir; empty: <state_dir>/gocache-base
   std::string base_modcache_dir;           // [sandbox] base_modcache_dir; empty: <state_dir>/gomodcache-base
+  std::string sandbox_network = "none";    // [sandbox] network: none|host (host: unsafe opt-in)
   std::string binary_cache_dir;            // [cache] binary_dir; empty: <state_dir>/bincache
   std::uint64_t binary_cache_max_bytes = 2ull << 30;  // [cache] binary_max_bytes, 0..1 TiB; 0: off
   LimitsConfig limits;

@@ -36,13 +36,20 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
   std::vector<std::string> args = {
       layout.bwrap_path,
       // Fresh namespaces: no host network (not even loopback), processes, IPC or hostname.
-      "--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-      "--unshare-cgroup-try",
+      "--unshare-user", "--unshare-pid",
+  };
+  // The only exception, an explicit opt-in: the host's network, loopback services included.
+  if (!layout.share_host_network) args.push_back("--unshare-net");
+  args.insert(args.end(), {
+      "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
       "--uid", "1000", "--gid", "1000", "--hostname", "kode-gopher",
       // The sandbox dies with the daemon; commands cannot reach the daemon's terminal.
       "--die-with-parent", "--new-session",
-  };
+  });
   add_system_dirs(args);
+  if (layout.share_host_network) {
+    args.insert(args.end(), {"--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"});
+  }
   if (!layout.go_root.starts_with("/usr/")) {
     args.insert(args.end(), {"--ro-bind", layout.go_root, layout.go_root});
   }

@@ -30,6 +30,9 @@ struct LocalSandboxLayout {
   std::string lockfile_dir;      // sandbox/lockfile: go.mod, go.sum, curated.go
   std::string binary_cache_dir;  // BinaryCache's folder
   std::string sandboxes_dir;     // per-sandbox state: <state_dir>/sandboxes
+  // [sandbox] network = host: keep the host's network namespace (loopback services included).
+  // An explicit, unsafe opt-in for benchmarks and emulators; never for untrusted code.
+  bool share_host_network = false;
 };
 
 enum class BaseCacheAccess {

@@ -57,6 +57,7 @@ TEST_CASE("every key is read from the file") {
                                "go_root = /usr/local/go\n"
                                "base_cache_dir = /var/cache/kg\n"
                                "base_modcache_dir = /var/cache/kg-mod\n"
+                               "network = host\n"
                                "[cache]\n"
                                "binary_dir = /var/cache/kg-bin\n"
                                "binary_max_bytes = 0\n"
@@ -83,6 +84,7 @@ TEST_CASE("every key is read from the file") {
   CHECK(config.go_root == "/usr/local/go");
   CHECK(config.base_cache_dir == "/var/cache/kg");
   CHECK(config.base_modcache_dir == "/var/cache/kg-mod");
+  CHECK(config.sandbox_network == "host");
   CHECK(config.binary_cache_dir == "/var/cache/kg-bin");
   CHECK(config.binary_cache_max_bytes == 0);
   CHECK(config.limits.run_timeout_ms == 3600000);
@@ -105,6 +107,7 @@ TEST_CASE("every key is read from the file") {
       {"sandbox.go_root", "/usr/local/go"},
       {"sandbox.base_cache_dir", "/var/cache/kg"},
       {"sandbox.base_modcache_dir", "/var/cache/kg-mod"},
+      {"sandbox.network", "host"},
       {"cache.binary_dir", "/var/cache/kg-bin"},
       {"cache.binary_max_bytes", "0"},
       {"limits.run_timeout_ms", "3600000"},

@@ -63,3 +63,20 @@ TEST_CASE("only the prewarm sandbox may write the base cache") {
   CHECK(has(args, {"--setenv", "GOCACHE", kSandboxBaseCachePath}));
   CHECK_FALSE(has(args, {"--setenv", "GOCACHEPROG"}));
 }
+
+TEST_CASE("the host's network is shared only on explicit opt-in, with its resolver file") {
+  const auto isolated = bwrap_arguments(layout(), "/s/sandboxes/sb-3", BaseCacheAccess::layered);
+  CHECK(has(isolated, {"--unshare-net"}));
+  CHECK_FALSE(has(isolated, {"--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"}));
+
+  auto shared_layout = layout();
+  shared_layout.share_host_network = true;
+  const auto shared = bwrap_arguments(shared_layout, "/s/sandboxes/sb-3", BaseCacheAccess::layered);
+  CHECK_FALSE(has(shared, {"--unshare-net"}));
+  CHECK(has(shared, {"--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"}));
+  // Every other namespace stays private.
+  for (const char* flag : {"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"}) {
+    CHECK(has(shared, {flag}));
+  }
+  CHECK(shared.size() == isolated.size() - 1 + 3);
+}

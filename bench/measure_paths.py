@@ -1,0 +1,161 @@
+"""The ways one program is run, each timed end to end by the client: through the daemon API, through
+the CLI, and the two baselines (go build + exec in the same kind of sandbox with the same cache,
+reached through that sandbox's own /execute; and go run on the host). Called from the main thread
+and from throughput worker threads (each with its own session)."""
+
+import os
+import shutil
+import subprocess
+import time
+
+import unix_http
+
+BUILD_FLAGS = "-trimpath -buildvcs=false -ldflags='-s -w'"
+
+
+class CallFailed(RuntimeError):
+    pass
+
+
+def _ms(start):
+    return (time.monotonic() - start) * 1000
+
+
+def request_body(files):
+    return {"files": files} if len(files) > 1 or "main.go" not in files else {"code": files["main.go"]}
+
+
+class Session:
+    """A daemon session plus direct access to its sandbox (its socket and its /app on the host)."""
+
+    def __init__(self, daemon, client="bench"):
+        self.daemon = daemon
+        info = unix_http.expect(daemon.socket, "POST", "/v1/sessions", {"client": client})
+        self.id = info["id"]
+        self.sandbox_id = info.get("sandbox_id")
+
+    def ensure_sandbox(self):
+        if not self.sandbox_id:
+            info = unix_http.expect(self.daemon.socket, "GET", f"/v1/sessions/{self.id}")
+            self.sandbox_id = info.get("sandbox_id")
+        if not self.sandbox_id:
+            raise CallFailed(f"session {self.id} has no sandbox yet")
+        return self.daemon.sandbox_dir(self.sandbox_id)
+
+    def close(self):
+        try:
+            unix_http.request(self.daemon.socket, "DELETE", f"/v1/sessions/{self.id}", timeout=30)
+        except unix_http.ApiError:
+            pass
+
+
+def api_call(session, files, extra=None):
+    """POST /v1/sessions/{id}/execute; returns (wall ms, result)."""
+    body = {**request_body(files), **(extra or {})}
+    start = time.monotonic()
+    result = unix_http.expect(session.daemon.socket, "POST",
+                              f"/v1/sessions/{session.id}/execute", body)
+    wall = _ms(start)
+    if result.get("is_error"):
+        raise CallFailed(f"call failed: status={result.get('status')} "
+                         f"stderr={result.get('stderr', '')[:400]}")
+    return wall, result
+
+
+def one_shot_call(daemon, files):
+    """POST /v1/execute (a session opened for this call and closed after it)."""
+    start = time.monotonic()
+    result = unix_http.expect(daemon.socket, "POST", "/v1/execute", request_body(files))
+    wall = _ms(start)
+    if result.get("is_error"):
+        raise CallFailed(f"call failed: {result.get('status')} {result.get('stderr', '')[:400]}")
+    return wall, result
+
+
+def write_program(directory, files):
+    os.makedirs(directory, exist_ok=True)
+    for path, source in files.items():
+        target = os.path.join(directory, path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "w") as f:
+            f.write(source)
+
+
+def cli_call(cli, daemon, program_dir, files, session=None):
+    """kode-gopher exec DIR --json (in `session` when given); returns wall ms."""
+    write_program(program_dir, files)
+    argv = [cli, "--config", daemon.config, "exec", "--json"]
+    if session:
+        argv += ["--session", session.id]
+    start = time.monotonic()
+    # A CLI that finds no daemon starts one: the bench's own binary, never one from PATH.
+    env = dict(os.environ, KODE_GOPHERD=daemon.paths["daemon"])
+    done = subprocess.run(argv + [program_dir], capture_output=True, timeout=600, env=env)
+    wall = _ms(start)
+    if done.returncode != 0:
+        raise CallFailed(f"kode-gopher exec exited {done.returncode}: {done.stdout[-400:]!r} "
+                         f"{done.stderr[-400:]!r}")
+    return wall
+
+
+def copy_app(session, target_rel, nonce_line):
+    """Copies the sandbox's /app (the daemon's normalized program of the last call) to the
+    sandbox's /tmp/<target_rel> from the host side, with go.mod/go.sum from the lockfile and
+    `nonce_line` appended to main.go (None: keep the copy unchanged if it exists)."""
+    sandbox_dir = session.ensure_sandbox()
+    target = os.path.join(sandbox_dir, "tmp", target_rel)
+    if nonce_line is None and os.path.isdir(target):
+        return
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(os.path.join(sandbox_dir, "app"), target,
+                    ignore=shutil.ignore_patterns(".kode-gopher", "go.mod", "go.sum"))
+    if nonce_line is not None:
+        with open(os.path.join(target, "main.go"), "a") as f:
+            f.write(f"\n// {nonce_line}\n")
+
+
+def sandbox_build_exec(session, target_rel):
+    """go build + exec through the sandbox's own /execute: the same sandbox, toolchain, flags and
+    cache as the daemon's build. Returns wall ms."""
+    sandbox_dir = session.ensure_sandbox()
+    sock = os.path.join(sandbox_dir, "run", "sandbox.sock")
+    directory = f"/tmp/{target_rel}"
+    command = (f"cd {directory} && cp /opt/kode-gopher/lockfile/go.mod "
+               f"/opt/kode-gopher/lockfile/go.sum . && go build {BUILD_FLAGS} -o prog . && "
+               f"exec ./prog")
+    start = time.monotonic()
+    result = unix_http.expect(sock, "POST", "/execute",
+                              {"command": command, "timeout_ms": 300000})
+    wall = _ms(start)
+    if result.get("exit_code") != 0:
+        raise CallFailed(f"sandbox go build + exec failed: {result.get('stderr', '')[-400:]}")
+    return wall
+
+
+def host_go_run(env, lockfile_dir, directory, files_from, nonce_line):
+    """go run on the host in `directory` (a copy of `files_from` with the lockfile's go.mod and
+    go.sum); returns wall ms."""
+    if nonce_line is not None or not os.path.isdir(directory):
+        shutil.rmtree(directory, ignore_errors=True)
+        shutil.copytree(files_from, directory,
+                        ignore=shutil.ignore_patterns(".kode-gopher", "go.mod", "go.sum"))
+        for name in ("go.mod", "go.sum"):
+            shutil.copy(os.path.join(lockfile_dir, name), directory)
+        if nonce_line is not None:
+            with open(os.path.join(directory, "main.go"), "a") as f:
+                f.write(f"\n// {nonce_line}\n")
+        # A wrapped snippet's generated main writes /app/.kode-gopher/result.json: on the host it
+        # writes into the copy instead.
+        wrapper = os.path.join(directory, "kg_wrapper.go")
+        if os.path.exists(wrapper):
+            with open(wrapper) as f:
+                text = f.read().replace('"/app/.kode-gopher"', f'"{directory}/.kode-gopher"')
+            with open(wrapper, "w") as f:
+                f.write(text)
+    start = time.monotonic()
+    done = subprocess.run(["go", "run", "-trimpath", "-buildvcs=false", "-ldflags=-s -w", "."],
+                          cwd=directory, env=env, capture_output=True, timeout=600)
+    wall = _ms(start)
+    if done.returncode != 0:
+        raise CallFailed(f"go run failed: {done.stderr[-400:]!r}")
+    return wall

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# kode-gopher's benchmark, one command: builds what it needs into build-bench, installs
+# fake-gcs-server into a bench-local GOBIN, starts daemons on the embedded default (local
+# bubblewrap sandboxes) with bench configs, measures, and writes bench/RESULTS.md and
+# bench/results.json. Every process it starts is stopped on exit, failure or Ctrl-C.
+#
+#   bench/run.sh [--quick] [kgbench.py options, e.g. --reps 7 --warmup 1]
+#
+# Environment: KG_BENCH_BUILD (build dir, default <repo>/build-bench), KG_BENCH_BASE_CACHE and
+# KG_BENCH_BASE_MODCACHE (a prewarmed base build cache and module cache; default: the integration
+# tests' caches in <repo>/build/tests/integration when present, else prewarmed once into
+# <build>/bench-cache with `kode-gopherd --prewarm`, which takes several minutes);
+# KG_BENCH_SKIP_BUILD=1 uses the binaries already in the build dir; KG_BENCH_CLI measures another
+# kode-gopher CLI binary.
+set -euo pipefail
+
+FAKE_GCS_VERSION=v1.56.1
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=${KG_BENCH_BUILD:-$repo/build-bench}
+tools=$build/bench-tools
+extra=()
+if [[ ${1:-} == --quick ]]; then
+  shift
+  extra=(--reps 2 --warmup 1 --first-call-reps 1 --throughput-calls 1 --concurrency 1,2)
+fi
+
+if [[ ! -f $build/build.ninja ]]; then
+  meson setup "$build" "$repo" --buildtype=release
+fi
+if [[ ${KG_BENCH_SKIP_BUILD:-0} != 1 ]]; then
+  meson compile -C "$build" kode-gopherd kode-gopher kode-gopher-sandbox compiled-go cacheprog_exe
+fi
+cli=${KG_BENCH_CLI:-$build/cli/kode-gopher}
+
+if [[ ! -x $tools/bin/fake-gcs-server ]]; then
+  echo "Installing fake-gcs-server $FAKE_GCS_VERSION into $tools/bin (through the Go proxy)"
+  GOBIN=$tools/bin timeout 1200 go install "github.com/fsouza/fake-gcs-server@$FAKE_GCS_VERSION"
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/kg-bench.XXXXXX")
+cleanup() {
+  local rc=$?
+  # Every process kgbench.py started is in $work/pids (each leads its own process group).
+  if [[ -f $work/pids ]]; then
+    while read -r pid; do
+      [[ -n $pid ]] && kill -TERM -- "-$pid" 2>/dev/null || true
+      [[ -n $pid ]] && kill -TERM "$pid" 2>/dev/null || true
+    done <"$work/pids"
+    sleep 1
+    while read -r pid; do
+      [[ -n $pid ]] && kill -KILL -- "-$pid" 2>/dev/null || true
+      [[ -n $pid ]] && kill -KILL "$pid" 2>/dev/null || true
+    done <"$work/pids"
+  fi
+  if [[ $rc -ne 0 && -d $work ]]; then
+    mkdir -p "$build/bench-logs"
+    find "$work" -maxdepth 2 -name '*.log' -exec cp --parents {} "$build/bench-logs/" \; 2>/dev/null || true
+    echo "Logs of the failed run: $build/bench-logs" >&2
+  fi
+  rm -rf "$work"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+base_cache=${KG_BENCH_BASE_CACHE:-}
+base_modcache=${KG_BENCH_BASE_MODCACHE:-}
+if [[ -z $base_cache ]]; then
+  for candidate in "$build/tests/integration" "$repo/build/tests/integration"; do
+    if [[ -d $candidate/gocache-base && -d $candidate/gomodcache-base ]]; then
+      base_cache=$candidate/gocache-base
+      base_modcache=$candidate/gomodcache-base
+      break
+    fi
+  done
+fi
+if [[ -z $base_cache ]]; then
+  base_cache=$build/bench-cache/gocache-base
+  base_modcache=$build/bench-cache/gomodcache-base
+  mkdir -p "$build/bench-cache"
+  printf '[daemon]\nstate_dir = %s\nsocket = %s\n[sandbox]\nbase_cache_dir = %s\nbase_modcache_dir = %s\n' \
+    "$work/prewarm" "$work/prewarm.sock" "$base_cache" "$base_modcache" >"$work/prewarm.ini"
+  echo "Prewarming the base Go build cache into $build/bench-cache (once; several minutes)"
+  timeout 3600 "$build/daemon/kode-gopherd" --config "$work/prewarm.ini" --prewarm
+fi
+
+cd "$repo/bench"
+timeout 3600 python3 kgbench.py \
+  --work "$work" --out-dir "$repo/bench" \
+  --daemon "$build/daemon/kode-gopherd" --cli "$cli" \
+  --cacheprog "$build/sandbox/cacheprog/kode-gopher-cacheprog" \
+  --fake-gcs "$tools/bin/fake-gcs-server" \
+  --base-cache "$base_cache" --base-modcache "$base_modcache" \
+  --lockfile "$repo/sandbox/lockfile" "${extra[@]}" "$@"
