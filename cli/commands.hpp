@@ -61,7 +61,7 @@ DaemonCommandLine split_daemon_command_line(int argc, char** argv);
 void add_daemon_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action,
                         std::vector<std::string> passed_arguments);
 
-// serve_command.cpp: the MCP server, not in this build yet.
+// serve_command.cpp: the MCP stdio server (cli/mcp/, docs/mcp.md).
 void add_serve_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 
 }  // namespace kg::cli

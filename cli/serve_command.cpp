@@ -3,9 +3,12 @@
 // copy of stderr, so nothing else this process (or a daemon it starts) prints can corrupt the
 // stream. Main thread; the server runs tool calls on a worker thread of its own.
 #include <csignal>
+#include <cstring>
 #include <iostream>
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "commands.hpp"
@@ -30,21 +33,40 @@ int take_stdout_for_protocol() {
   return protocol_fd;
 }
 
+// SIGTERM and SIGINT, blocked in every thread (set before any starts) and delivered through
+// the returned signalfd instead, so a client that stops the server with a signal gets the same
+// orderly end as one that closes stdin: the call in flight cancelled, the daemon session closed.
+// (kode-gopherd, if this process starts it, blocks the same two signals itself.)
+int take_termination_signals() {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  if (::pthread_sigmask(SIG_BLOCK, &signals, nullptr) != 0) return -1;
+  return ::signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
 int run_serve(const GlobalOptions& globals, const std::string& log_level) {
   kg::StderrLogger logger(kg::parse_log_level(log_level));
   // A client that goes away must not kill the server mid-write; writes then fail with EPIPE.
   std::signal(SIGPIPE, SIG_IGN);
+  const int signal_fd = take_termination_signals();
   std::cout.flush();
   kg::mcp::ProtocolWriter writer(take_stdout_for_protocol());
   kg::mcp::DaemonSessionLink daemon(globals, logger);
   kg::mcp::ToolCatalog tools(daemon);
   kg::mcp::McpServer server(tools, daemon, writer, logger, kg::mcp::ServerIdentity{});
-  kg::mcp::LineReader reader(STDIN_FILENO, kg::mcp::kMaxMessageBytes);
+  kg::mcp::LineReader reader(STDIN_FILENO, kg::mcp::kMaxMessageBytes, signal_fd);
   logger.log(plugin::LogLevel::info, "kode-gopher serve: MCP on stdio (protocol " +
                                          std::string(kg::mcp::kModernVersion) + " and " +
                                          std::string(kg::mcp::kLatestLegacyVersion) +
                                          ", 2025-06-18, 2025-03-26)");
   server.serve(reader);
+  signalfd_siginfo received{};
+  if (signal_fd >= 0 && ::read(signal_fd, &received, sizeof received) == sizeof received) {
+    logger.log(plugin::LogLevel::info,
+               std::string("Stopped on ") + ::strsignal(static_cast<int>(received.ssi_signo)));
+  }
   return to_int(ExitCode::ok);
 }
 

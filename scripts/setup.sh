@@ -18,6 +18,14 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# The MCP tests run real clients from npm (the TypeScript SDK, the Inspector).
+if ! command -v npm >/dev/null || ! command -v npx >/dev/null; then
+  echo "setup: installing npm" >&2
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq npm >/dev/null
+fi
+
 # Go >= 1.24 (GOCACHEPROG): use the one on PATH or in /usr/local/go.
 export PATH="$PATH:/usr/local/go/bin"
 if ! command -v go >/dev/null; then

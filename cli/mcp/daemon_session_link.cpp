@@ -1,7 +1,8 @@
 #include "daemon_session_link.hpp"
 
 #include <iostream>
-#include <sstream>
+
+#include <sys/wait.h>
 
 #include "cli_errors.hpp"
 #include "daemon_client.hpp"
@@ -61,17 +62,41 @@ std::string DaemonSessionLink::session_id() {
   return open_session();
 }
 
+rapidjson::Document DaemonSessionLink::reconnecting(
+    const std::function<rapidjson::Document()>& request) {
+  try {
+    return request();
+  } catch (const kg::net::HttpTransportError& e) {
+    // Nobody listens any more: the daemon stopped. Find or start one again, with a new session;
+    // the request never reached a daemon, so sending it again cannot run anything twice.
+    if (!e.connect_failed() || !connection_) throw;
+    logger_.log(plugin::LogLevel::warn, std::string("The daemon went away (") + e.what() +
+                                            "); connecting again");
+    // A daemon this server started is its child (the launcher forks once): reap it, or it
+    // stays a zombie for as long as this server runs. This process has no other children.
+    while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    connection_.reset();
+    std::lock_guard lock(mutex_);
+    socket_path_.clear();
+    session_id_.clear();
+  }
+  return request();
+}
+
 rapidjson::Document DaemonSessionLink::in_session(
     const std::function<rapidjson::Document(const std::string& session_id)>& request) {
-  const std::string first = session_id();
-  try {
-    return request(first);
-  } catch (const kg::cli::DaemonApiError& e) {
-    if (!session_is_gone(e)) throw;
-    logger_.log(plugin::LogLevel::warn, "Daemon session " + first + " is gone (" + e.what() +
-                                            "); opening a new one");
-  }
-  return request(open_session());
+  return reconnecting([&] {
+    const std::string first = session_id();
+    try {
+      return request(first);
+    } catch (const kg::cli::DaemonApiError& e) {
+      if (!session_is_gone(e)) throw;
+      logger_.log(plugin::LogLevel::warn, "Daemon session " + first + " is gone (" + e.what() +
+                                              "); opening a new one");
+    }
+    return request(open_session());
+  });
 }
 
 std::chrono::milliseconds DaemonSessionLink::execute_wait() const {
@@ -83,7 +108,6 @@ std::chrono::milliseconds DaemonSessionLink::execute_wait() const {
 
 rapidjson::Document DaemonSessionLink::execute(std::string_view request_json,
                                                const PhaseHandler& on_phase) {
-  connection();
   return in_session([&](const std::string& id) {
     const std::string target =
         "/v1/sessions/" + kg::cli::percent_encode_segment(id) + "/execute";
@@ -120,14 +144,24 @@ rapidjson::Document DaemonSessionLink::execute(std::string_view request_json,
 }
 
 rapidjson::Document DaemonSessionLink::package_docs(std::string_view request_json) {
-  connection();
   return in_session([&](const std::string& id) {
-    return connection_->client.post("/v1/sessions/" + kg::cli::percent_encode_segment(id) + "/docs",
-                                    request_json, std::chrono::minutes(5));
+    const std::string target = "/v1/sessions/" + kg::cli::percent_encode_segment(id) + "/docs";
+    kg::net::HttpRequestOptions options;
+    options.timeout = std::chrono::minutes(5);  // go doc in a sandbox that may still be starting
+    options.canceller = &canceller_;
+    const kg::net::HttpResponse response =
+        kg::net::UnixHttpClient(connection_->client.socket_path())
+            .request("POST", target, request_json, options);
+    if (response.status < 200 || response.status > 299) {
+      throw kg::cli::daemon_error_from_answer(response.status, response.body);
+    }
+    return kg::cli::parse_json(response.body, "The daemon's answer to POST " + target);
   });
 }
 
-rapidjson::Document DaemonSessionLink::plugins() { return connection().client.get("/v1/plugins"); }
+rapidjson::Document DaemonSessionLink::plugins() {
+  return reconnecting([&] { return connection().client.get("/v1/plugins"); });
+}
 
 void DaemonSessionLink::cancel_running_call() noexcept {
   std::string socket_path;
@@ -147,8 +181,9 @@ void DaemonSessionLink::cancel_running_call() noexcept {
       const rapidjson::Value* cancelled = find_member(&answer, "cancelled");
       daemon_cancelled = cancelled != nullptr && cancelled->IsBool() && cancelled->GetBool();
     } catch (...) {
-      logger_.log(plugin::LogLevel::warn, "Cannot cancel the call in daemon session " + id +
-                                              ": " + kg::describe_error_chain(std::current_exception()));
+      logger_.log(plugin::LogLevel::warn,
+                  "Cannot cancel the call in daemon session " + id + ": " +
+                      kg::describe_error_chain(std::current_exception()));
     }
   }
   // The daemon answers the cancelled call itself; without that, stop waiting for it here.

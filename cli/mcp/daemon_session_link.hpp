@@ -59,6 +59,9 @@ class DaemonSessionLink {
   const kg::cli::DaemonConnection& connection();
   std::string session_id();
   std::string open_session();
+  // Runs `request`; when the daemon no longer listens, connects again (starting a daemon when
+  // needed, as every CLI command does) and runs it once more.
+  rapidjson::Document reconnecting(const std::function<rapidjson::Document()>& request);
   // Runs `request` in the session, replacing a session the daemon lost and trying once more.
   rapidjson::Document in_session(
       const std::function<rapidjson::Document(const std::string& session_id)>& request);

@@ -56,7 +56,9 @@ const std::string_view kExecuteResultSchema = R"json({
       "required": ["kind"],
       "properties": {
         "kind": {"type": "string", "enum": ["ok", "error", "panic", "marshal_error"]},
-        "value": {"description": "kind ok: run's first return value as JSON"},
+        "value": {"anyOf": [{"type": "object"}, {"type": "array"}, {"type": "string"},
+                            {"type": "number"}, {"type": "boolean"}, {"type": "null"}],
+                  "description": "kind ok: run's first return value as JSON"},
         "message": {"type": "string"},
         "stack": {"type": "string"},
         "type": {"type": "string"}

@@ -51,7 +51,8 @@ ToolResult auth_status_from_plugins(const rapidjson::Value& plugins_answer) {
   }
   std::string ready;
   for (const auto& plugin : plugins->GetArray()) {
-    if (string_member(plugin, "kind") == "credentials" && string_member(plugin, "state") == "ready") {
+    if (string_member(plugin, "kind") == "credentials" &&
+        string_member(plugin, "state") == "ready") {
       ready += (ready.empty() ? "" : ", ") + string_member(plugin, "name");
     }
   }

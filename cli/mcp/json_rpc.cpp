@@ -55,7 +55,8 @@ IncomingMessage parse_message(std::string_view line) {
   const rapidjson::Value* id = find_member(&doc, "id");
   const std::string id_json = id != nullptr && is_valid_id(*id) ? to_json(*id) : "null";
   const rapidjson::Value* version = find_member(&doc, "jsonrpc");
-  if (version == nullptr || !version->IsString() || std::string_view(version->GetString()) != "2.0") {
+  if (version == nullptr || !version->IsString() ||
+      std::string_view(version->GetString()) != "2.0") {
     throw RpcError(RpcErrorCode::invalid_request,
                    "Invalid request: \"jsonrpc\" must be \"2.0\"", id_json);
   }

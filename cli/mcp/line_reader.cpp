@@ -1,14 +1,14 @@
 #include "line_reader.hpp"
 
 #include <cerrno>
-#include <cstring>
 
+#include <poll.h>
 #include <unistd.h>
 
 namespace kg::mcp {
 
-LineReader::LineReader(int fd, std::size_t max_line_bytes)
-    : fd_(fd), max_line_bytes_(max_line_bytes) {}
+LineReader::LineReader(int fd, std::size_t max_line_bytes, int stop_fd)
+    : fd_(fd), max_line_bytes_(max_line_bytes), stop_fd_(stop_fd) {}
 
 bool LineReader::fill() {
   if (eof_) return false;
@@ -19,6 +19,19 @@ bool LineReader::fill() {
   }
   char chunk[64 * 1024];
   for (;;) {
+    if (stop_fd_ >= 0) {
+      pollfd fds[2] = {{fd_, POLLIN, 0}, {stop_fd_, POLLIN, 0}};
+      if (::poll(fds, 2, -1) < 0) {
+        if (errno == EINTR) continue;
+        eof_ = true;
+        return false;
+      }
+      if ((fds[1].revents & POLLIN) != 0) {
+        eof_ = true;
+        stopped_ = true;
+        return false;
+      }
+    }
     const ssize_t got = ::read(fd_, chunk, sizeof chunk);
     if (got > 0) {
       buffer_.append(chunk, static_cast<std::size_t>(got));
@@ -53,6 +66,7 @@ std::optional<InputLine> LineReader::next() {
     scanned = buffer_.size();
     const std::size_t before = start_;
     if (!fill()) {
+      if (stopped_) return std::nullopt;  // a half-received message is not worth answering
       if (line.dropped_bytes > 0) return line;
       if (buffer_.size() > start_) {  // a last line without '\n'
         line.text.assign(buffer_, start_, std::string::npos);

@@ -17,7 +17,9 @@ struct InputLine {
 
 class LineReader {
  public:
-  LineReader(int fd, std::size_t max_line_bytes);
+  // stop_fd, when given, ends the input early as soon as it becomes readable (serve passes a
+  // signalfd, so SIGTERM shuts the server down like a closed stdin does).
+  LineReader(int fd, std::size_t max_line_bytes, int stop_fd = -1);
 
   // The next line; std::nullopt at end of input (a last line without '\n' is still returned).
   // A read error other than EINTR is treated as end of input.
@@ -30,9 +32,11 @@ class LineReader {
 
   int fd_;
   std::size_t max_line_bytes_;
+  int stop_fd_;
   std::string buffer_;
   std::size_t start_ = 0;  // first unread byte of buffer_
   bool eof_ = false;
+  bool stopped_ = false;  // stop_fd fired
 };
 
 }  // namespace kg::mcp

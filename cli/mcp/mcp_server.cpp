@@ -34,7 +34,7 @@ McpServer::McpServer(ToolCatalog& tools, DaemonSessionLink& daemon, ProtocolWrit
 
 void McpServer::serve(LineReader& reader) {
   while (const std::optional<InputLine> line = reader.next()) handle_line(*line);
-  logger_.log(plugin::LogLevel::info, "stdin closed: stopping");
+  logger_.log(plugin::LogLevel::info, "Input ended: stopping");
   worker_.stop();
   daemon_.close_session();
 }
@@ -118,8 +118,16 @@ void McpServer::dispatch(std::shared_ptr<IncomingMessage> message) {
       return;
     }
     const ProtocolFeatures features = features_of(*message);
+    if (message->method == "server/discover" && !features.modern) {
+      throw RpcError(RpcErrorCode::invalid_params,
+                     "Invalid params: server/discover is a " + std::string(kModernVersion) +
+                         " method: carry _meta \"" + std::string(kProtocolVersionMetaKey) +
+                         "\" and \"" + std::string(kClientCapabilitiesMetaKey) + "\"",
+                     id);
+    }
     if (message->method == "ping") {
-      writer_.write_line(result_line(id, finish(rapidjson::Document(rapidjson::kObjectType), features)));
+      rapidjson::Document empty(rapidjson::kObjectType);
+      writer_.write_line(result_line(id, finish(std::move(empty), features)));
     } else if (message->method == "server/discover") {
       writer_.write_line(result_line(id, finish(discover_result(), features)));
     } else if (message->method == "tools/list") {
@@ -128,7 +136,8 @@ void McpServer::dispatch(std::shared_ptr<IncomingMessage> message) {
       submit_tool_call(message, features);
     }
   } catch (const RpcError& e) {
-    logger_.log(plugin::LogLevel::warn, "Request " + id + " (" + message->method + "): " + e.what());
+    logger_.log(plugin::LogLevel::warn,
+                "Request " + id + " (" + message->method + "): " + e.what());
     writer_.write_line(error_line(id, e.code(), e.what(), e.data_json()));
   } catch (const std::exception& e) {
     const std::string what = kg::describe_error_chain(e);
@@ -140,7 +149,10 @@ void McpServer::dispatch(std::shared_ptr<IncomingMessage> message) {
 void McpServer::on_notification(const IncomingMessage& message) {
   if (message.method == "notifications/cancelled") {
     const rapidjson::Value* request_id = find_member(message.params, "requestId");
-    if (request_id == nullptr || !(request_id->IsString() || request_id->IsInt64())) return;
+    if (request_id == nullptr ||
+        !(request_id->IsString() || request_id->IsInt64() || request_id->IsUint64())) {
+      return;  // malformed: ignored, as MCP asks
+    }
     const std::string id = to_json(*request_id);
     const bool known = worker_.cancel(id);
     logger_.log(plugin::LogLevel::info, "Request " + id + " cancelled by the client" +

@@ -22,7 +22,8 @@ inline constexpr std::string_view kLatestLegacyVersion = "2025-11-25";
 inline constexpr std::array<std::string_view, 4> kSupportedVersions = {
     kModernVersion, kLatestLegacyVersion, "2025-06-18", "2025-03-26"};
 
-inline constexpr std::string_view kProtocolVersionMetaKey = "io.modelcontextprotocol/protocolVersion";
+inline constexpr std::string_view kProtocolVersionMetaKey =
+    "io.modelcontextprotocol/protocolVersion";
 inline constexpr std::string_view kClientCapabilitiesMetaKey =
     "io.modelcontextprotocol/clientCapabilities";
 inline constexpr std::string_view kServerInfoMetaKey = "io.modelcontextprotocol/serverInfo";

@@ -46,8 +46,9 @@ std::string execute_go_code_description() {
          "lookup_package_docs to read their API):\n" +
          curated_package_bullets() +
          "The standard library always works. Another third-party import makes kode-gopher run "
-         "`go mod tidy` (tidied: true), which only succeeds for modules the sandbox has offline. "
-         "A go.mod among `files` replaces the curated lockfile. `extra_imports` adds blank "
+         "`go mod tidy` once through the Go module proxy (slower; tidied: true). A go.mod among "
+         "`files` replaces the curated lockfile. An identical resubmission comes from the binary "
+         "cache (cache_hit: true). `extra_imports` adds blank "
          "imports (e.g. to register a driver) without editing the code. `runtime` picks the "
          "runtime plugin (compiled-go, yaegi or auto); leave it out for the daemon's default.\n"
          "\n"

@@ -1,0 +1,162 @@
+// Real MCP clients against `kode-gopher serve` and a real daemon: the official TypeScript SDK
+// (legacy 2025-11-25), the v2 TypeScript client (2026-07-28), the MCP Inspector CLI and the
+// official Go SDK (2026-07-28 and 2025-06-18). The Node and Go clients assert in their own
+// language and exit non-zero on the first failed check; this file installs them, gives each a
+// fresh daemon, and checks that every check ran and passed.
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+
+#include <string>
+
+#include "client_runner.hpp"
+#include "daemon_fixture.hpp"
+
+using kg::test::client_env;
+using kg::test::CommandOutcome;
+using kg::test::DaemonFixture;
+using kg::test::required_env;
+using kg::test::run_command;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+CommandOutcome run_node_client(const std::string& script) {
+  const std::string node = kg::test::install_node_clients();
+  DaemonFixture daemon;
+  daemon.start();
+  const CommandOutcome outcome =
+      run_command(node, {script}, required_env("KG_MCP_NODE_DIR"),
+                  client_env(daemon.config_path(), daemon.socket_path()));
+  daemon.stop_gracefully();
+  return outcome;
+}
+
+// The one JSON object the Inspector prints with --format json.
+rapidjson::Document inspector_json(const CommandOutcome& outcome) {
+  const auto start = outcome.output.find("{\"result\"");
+  INFO(outcome.output);
+  REQUIRE(start != std::string::npos);
+  rapidjson::Document doc;
+  doc.Parse(outcome.output.c_str() + start, outcome.output.find('\n', start) - start);
+  REQUIRE_FALSE(doc.HasParseError());
+  return doc;
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("clients");
+
+TEST_CASE("the official TypeScript SDK client (@modelcontextprotocol/sdk)") {
+  const CommandOutcome outcome = run_node_client("typescript_sdk_client.mjs");
+  INFO(outcome.output);
+  CHECK(outcome.exit_code == 0);
+  CHECK(contains(outcome.output, "typescript-sdk: all 11 checks passed"));
+}
+
+TEST_CASE("the v2 TypeScript client in the 2026-07-28 era (@modelcontextprotocol/client)") {
+  const CommandOutcome outcome = run_node_client("modern_client.mjs");
+  INFO(outcome.output);
+  CHECK(outcome.exit_code == 0);
+  CHECK(contains(outcome.output, "modern-client: all 5 checks passed"));
+}
+
+TEST_CASE("the MCP Inspector CLI (@modelcontextprotocol/inspector --cli)") {
+  kg::test::install_node_clients();
+  const std::string dir = required_env("KG_MCP_NODE_DIR");
+  DaemonFixture daemon;
+  daemon.start();
+  // npx puts node_modules/.bin first on PATH, so the Inspector runs on the Node 22 installed
+  // there (it needs >= 22.19). It starts the server with a trimmed environment and owns --config
+  // itself: the config path goes in through -e as $KODE_GOPHER_CONFIG.
+  const auto inspector = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = {"--no-install", "@modelcontextprotocol/inspector", "--cli",
+                                     "-e", "KODE_GOPHER_CONFIG=" + daemon.config_path(),
+                                     "--format", "json"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run_command(required_env("KG_NPX"), argv, dir);
+  };
+  const std::string cli = required_env("KG_CLI");
+
+  SUBCASE("tools/list, with the Inspector's schema portability check") {
+    const CommandOutcome list = inspector({cli, "serve", "--method", "tools/list", "--strict"});
+    CHECK(list.exit_code == 0);
+    const auto doc = inspector_json(list);
+    const auto& tools = doc["result"]["tools"];
+    REQUIRE(tools.Size() == 3);
+    CHECK(std::string(tools[0]["name"].GetString()) == "execute_go_code");
+    CHECK(std::string(tools[1]["name"].GetString()) == "gcp_auth_status");
+    CHECK(std::string(tools[2]["name"].GetString()) == "lookup_package_docs");
+    CHECK_FALSE(contains(list.output, "Warning: tool"));
+    CHECK_FALSE(contains(list.output, "Error: tool"));
+  }
+  SUBCASE("tools/call execute_go_code: a snippet, and a compile error") {
+    const CommandOutcome ok = inspector(
+        {cli, "serve", "--method", "tools/call", "--tool-name", "execute_go_code", "--tool-arg",
+         "code=package snippet\n\nimport \"context\"\n\nfunc run(ctx context.Context) (any, error) "
+         "{ return []int{1, 2, 3}, nil }\n"});
+    CHECK(ok.exit_code == 0);
+    const auto doc = inspector_json(ok);
+    const auto& result = doc["result"];
+    CHECK(result["isError"].GetBool() == false);
+    CHECK(std::string(result["structuredContent"]["status"].GetString()) == "ok");
+    CHECK(kg::test::json_string(result["structuredContent"]["result"], "kind") == "ok");
+    CHECK(result["structuredContent"]["result"]["value"].Size() == 3);
+    CHECK(std::string(result["content"][0]["text"].GetString())
+              .starts_with("phase=run mode=wrapped runtime=compiled-go exit=0 ("));
+
+    const CommandOutcome bad =
+        inspector({cli, "serve", "--method", "tools/call", "--tool-name", "execute_go_code",
+                   "--tool-arg", "code=package main\n\nfunc main() { undefinedName() }\n"});
+    CHECK(bad.exit_code == 5);  // the Inspector's exit code for a result with isError: true
+    CHECK(contains(bad.output, R"("code":"tool_is_error")"));
+    const auto bad_doc = inspector_json(bad);
+    CHECK(kg::test::json_string(bad_doc["result"]["structuredContent"], "status") ==
+          "compile_error");
+  }
+  SUBCASE("tools/call gcp_auth_status and lookup_package_docs") {
+    const auto auth = inspector_json(
+        inspector({cli, "serve", "--method", "tools/call", "--tool-name", "gcp_auth_status"}));
+    CHECK(kg::test::json_string(auth["result"]["structuredContent"], "mode") == "none");
+    const CommandOutcome docs = inspector(
+        {cli, "serve", "--method", "tools/call", "--tool-name", "lookup_package_docs",
+         "--tool-arg", "package=cloud.google.com/go/storage", "symbol=NewClient"});
+    CHECK(docs.exit_code == 0);
+    const auto docs_doc = inspector_json(docs);
+    CHECK(contains(
+        kg::test::json_string(docs_doc["result"]["structuredContent"], "docs"),
+        "func NewClient(ctx context.Context, opts ...option.ClientOption) (*Client, error)"));
+  }
+  SUBCASE("the 2026-07-28 era: tools/call with --protocol-era modern") {
+    const CommandOutcome modern =
+        inspector({"--protocol-era", "modern", cli, "serve", "--method", "tools/call",
+                   "--tool-name", "gcp_auth_status"});
+    CHECK(modern.exit_code == 0);
+    const auto doc = inspector_json(modern);
+    const auto& meta = doc["result"]["_meta"];
+    CHECK(kg::test::json_string(meta["io.modelcontextprotocol/serverInfo"], "name") ==
+          "kode-gopher");
+    CHECK(kg::test::json_string(doc["result"]["structuredContent"], "mode") == "none");
+  }
+  daemon.stop_gracefully();
+}
+
+TEST_CASE("the official Go SDK client (github.com/modelcontextprotocol/go-sdk)") {
+  DaemonFixture daemon;
+  daemon.start();
+  std::map<std::string, std::string> env = client_env(daemon.config_path(), daemon.socket_path());
+  env["GOMODCACHE"] = required_env("KG_MCP_GOMODCACHE");  // the SDK comes through the proxy
+  env["GOFLAGS"] = "-modcacherw -mod=readonly";
+  env["GOTOOLCHAIN"] = "local";
+  const CommandOutcome outcome = run_command(required_env("KG_GO"), {"test", "-count=1", "-v", "."},
+                                             required_env("KG_MCP_GO_DIR"), env);
+  daemon.stop_gracefully();
+  INFO(outcome.output);
+  CHECK(outcome.exit_code == 0);
+  CHECK(contains(outcome.output, "--- PASS: TestModernProtocol"));
+  CHECK(contains(outcome.output, "--- PASS: TestLegacyProtocol20250618"));
+}
+
+TEST_SUITE_END();
