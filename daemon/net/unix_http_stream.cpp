@@ -1,38 +1,11 @@
 #include "unix_http_stream.hpp"
 
-#include <Poco/Exception.h>
-#include <Poco/Net/HTTPClientSession.h>
-#include <Poco/Net/HTTPRequest.h>
-#include <Poco/Net/HTTPResponse.h>
-#include <Poco/Net/NetException.h>
-#include <Poco/Net/SocketAddress.h>
-#include <Poco/Net/StreamSocket.h>
-
 #include <istream>
-#include <ostream>
+
+#include "unix_http_exchange.hpp"
 
 namespace kg::net {
 namespace {
-
-// Detaches the canceller from the socket however request() ends.
-class CancellerAttachment {
- public:
-  CancellerAttachment(RequestCanceller* canceller, int socket_fd)
-      : canceller_(canceller != nullptr && canceller->attach(socket_fd) ? canceller : nullptr),
-        refused_(canceller != nullptr && canceller_ == nullptr) {}
-  ~CancellerAttachment() {
-    if (canceller_ != nullptr) canceller_->detach();
-  }
-  CancellerAttachment(const CancellerAttachment&) = delete;
-  CancellerAttachment& operator=(const CancellerAttachment&) = delete;
-
-  // True when the canceller had already been cancelled before the request started.
-  bool refused() const noexcept { return refused_; }
-
- private:
-  RequestCanceller* canceller_;
-  bool refused_;
-};
 
 // Reads lines from a streamed body; a line longer than max_bytes is an error, not a silent cut.
 void read_lines(std::istream& in, std::uint64_t max_bytes, const StreamLineHandler& on_line,
@@ -55,28 +28,6 @@ void read_lines(std::istream& in, std::uint64_t max_bytes, const StreamLineHandl
   if (!line.empty()) on_line(line);  // a last line without '\n'
 }
 
-std::string read_whole_body(std::istream& in, std::uint64_t max_bytes, const std::string& where) {
-  std::string body;
-  char buffer[64 * 1024];
-  while (in) {
-    in.read(buffer, sizeof buffer);
-    const auto got = static_cast<std::size_t>(in.gcount());
-    if (got == 0) break;
-    if (body.size() + got > max_bytes) {
-      throw HttpTransportError(
-          "Response from " + where + " is larger than " + std::to_string(max_bytes) + " bytes",
-          false);
-    }
-    body.append(buffer, got);
-  }
-  return body;
-}
-
-HttpTransportError cancelled_error(std::string_view method, std::string_view target) {
-  return HttpTransportError(
-      "Request " + std::string(method) + " " + std::string(target) + " was cancelled", false);
-}
-
 }  // namespace
 
 bool is_ndjson_content_type(std::string_view content_type) noexcept {
@@ -87,66 +38,17 @@ bool is_ndjson_content_type(std::string_view content_type) noexcept {
 HttpResponse UnixHttpStream::request(std::string_view method, std::string_view target,
                                      std::string_view body, const HttpRequestOptions& options,
                                      const StreamLineHandler& on_line) const {
-  const Poco::Timespan timeout(
-      std::chrono::duration_cast<std::chrono::microseconds>(options.timeout).count());
-  Poco::Net::StreamSocket socket;
-  try {
-    socket.connect(
-        Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, socket_path_), timeout);
-  } catch (const Poco::Exception& e) {
-    throw HttpTransportError("Cannot connect to " + socket_path_ + ": " + e.displayText(), true);
-  }
-  // As in UnixHttpClient: the session never passes its timeout to a socket it did not connect.
-  socket.setReceiveTimeout(timeout);
-  socket.setSendTimeout(timeout);
-  const CancellerAttachment attachment(options.canceller, socket.impl()->sockfd());
-  if (attachment.refused()) throw cancelled_error(method, target);
-  try {
-    Poco::Net::HTTPClientSession session(socket);
-    session.setTimeout(timeout);
-    Poco::Net::HTTPRequest request(std::string(method), std::string(target),
-                                   Poco::Net::HTTPMessage::HTTP_1_1);
-    request.setHost("localhost");
-    request.setKeepAlive(false);
-    request.set("Accept", "application/x-ndjson");
-    for (const auto& [name, value] : options.headers) request.set(name, value);
-    if (!body.empty() || method == "POST" || method == "PUT") {
-      request.setContentType(options.content_type);
-      request.setContentLength(static_cast<std::streamsize>(body.size()));
-    }
-    std::ostream& out = session.sendRequest(request);
-    out.write(body.data(), static_cast<std::streamsize>(body.size()));
-    Poco::Net::HTTPResponse response;
-    std::istream& in = session.receiveResponse(response);
-    HttpResponse result;
-    result.status = static_cast<int>(response.getStatus());
-    result.content_type = response.getContentType();
-    for (const auto& [name, value] : response) result.headers.emplace_back(name, value);
-    if (result.status >= 200 && result.status <= 299 &&
-        is_ndjson_content_type(result.content_type)) {
-      read_lines(in, options.max_response_bytes, on_line, socket_path_);
-    } else {
-      result.body = read_whole_body(in, options.max_response_bytes, socket_path_);
-    }
-    // A shut-down socket reads as a clean end of the body: only the canceller can tell.
-    if (options.canceller != nullptr && options.canceller->cancelled()) {
-      throw cancelled_error(method, target);
-    }
-    return result;
-  } catch (const HttpTransportError&) {
-    throw;
-  } catch (const Poco::TimeoutException&) {
-    throw HttpTransportError("No answer from " + socket_path_ + " within " +
-                                 std::to_string(options.timeout.count()) + " ms",
-                             false);
-  } catch (const Poco::Exception& e) {
-    if (options.canceller != nullptr && options.canceller->cancelled()) {
-      throw cancelled_error(method, target);
-    }
-    throw HttpTransportError("Request " + std::string(method) + " " + std::string(target) +
-                                 " to " + socket_path_ + " failed: " + e.displayText(),
-                             false);
-  }
+  HttpRequestOptions streamed = options;
+  streamed.headers.emplace_back("Accept", "application/x-ndjson");
+  return exchange_over_unix_socket(
+      socket_path_, method, target, body, streamed, [&](std::istream& in, HttpResponse& response) {
+        if (response.status >= 200 && response.status <= 299 &&
+            is_ndjson_content_type(response.content_type)) {
+          read_lines(in, options.max_response_bytes, on_line, socket_path_);
+        } else {
+          response.body = read_whole_body(in, options.max_response_bytes, socket_path_);
+        }
+      });
 }
 
 }  // namespace kg::net

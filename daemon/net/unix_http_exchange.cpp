@@ -1,0 +1,121 @@
+#include "unix_http_exchange.hpp"
+
+#include <Poco/Exception.h>
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
+#include <Poco/Net/NetException.h>
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
+
+#include <ostream>
+
+namespace kg::net {
+namespace {
+
+// Detaches the canceller from the socket however the exchange ends.
+class CancellerAttachment {
+ public:
+  CancellerAttachment(RequestCanceller* canceller, int socket_fd)
+      : canceller_(canceller != nullptr && canceller->attach(socket_fd) ? canceller : nullptr),
+        refused_(canceller != nullptr && canceller_ == nullptr) {}
+  ~CancellerAttachment() {
+    if (canceller_ != nullptr) canceller_->detach();
+  }
+  CancellerAttachment(const CancellerAttachment&) = delete;
+  CancellerAttachment& operator=(const CancellerAttachment&) = delete;
+
+  // True when the canceller had already been cancelled before the request started.
+  bool refused() const noexcept { return refused_; }
+
+ private:
+  RequestCanceller* canceller_;
+  bool refused_;
+};
+
+HttpTransportError cancelled_error(std::string_view method, std::string_view target) {
+  return HttpTransportError(
+      "Request " + std::string(method) + " " + std::string(target) + " was cancelled", false);
+}
+
+}  // namespace
+
+std::string read_whole_body(std::istream& in, std::uint64_t max_bytes, const std::string& where) {
+  std::string body;
+  char buffer[64 * 1024];
+  while (in) {
+    in.read(buffer, sizeof buffer);
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (got == 0) break;
+    if (body.size() + got > max_bytes) {
+      throw HttpTransportError(
+          "Response from " + where + " is larger than " + std::to_string(max_bytes) + " bytes",
+          false);
+    }
+    body.append(buffer, got);
+  }
+  return body;
+}
+
+HttpResponse exchange_over_unix_socket(const std::string& socket_path, std::string_view method,
+                                       std::string_view target, std::string_view body,
+                                       const HttpRequestOptions& options,
+                                       const BodyReader& read_body) {
+  const Poco::Timespan timeout(
+      std::chrono::duration_cast<std::chrono::microseconds>(options.timeout).count());
+  Poco::Net::StreamSocket socket;
+  try {
+    socket.connect(Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, socket_path),
+                   timeout);
+  } catch (const Poco::Exception& e) {
+    throw HttpTransportError("Cannot connect to " + socket_path + ": " + e.displayText(), true);
+  }
+  // The session wraps an already connected socket, so its own timeout never reaches the socket:
+  // set it here, or a silent server would hold the caller until it closes the connection.
+  socket.setReceiveTimeout(timeout);
+  socket.setSendTimeout(timeout);
+  const CancellerAttachment attachment(options.canceller, socket.impl()->sockfd());
+  if (attachment.refused()) throw cancelled_error(method, target);
+  try {
+    Poco::Net::HTTPClientSession session(socket);
+    session.setTimeout(timeout);
+    Poco::Net::HTTPRequest request(std::string(method), std::string(target),
+                                   Poco::Net::HTTPMessage::HTTP_1_1);
+    request.setHost("localhost");
+    request.setKeepAlive(false);
+    for (const auto& [name, value] : options.headers) request.set(name, value);
+    if (!body.empty() || method == "POST" || method == "PUT") {
+      request.setContentType(options.content_type);
+      request.setContentLength(static_cast<std::streamsize>(body.size()));
+    }
+    std::ostream& out = session.sendRequest(request);
+    out.write(body.data(), static_cast<std::streamsize>(body.size()));
+    Poco::Net::HTTPResponse response;
+    std::istream& in = session.receiveResponse(response);
+    HttpResponse result;
+    result.status = static_cast<int>(response.getStatus());
+    result.content_type = response.getContentType();
+    for (const auto& [name, value] : response) result.headers.emplace_back(name, value);
+    read_body(in, result);
+    // A shut-down socket reads as a clean end of the body: only the canceller can tell.
+    if (options.canceller != nullptr && options.canceller->cancelled()) {
+      throw cancelled_error(method, target);
+    }
+    return result;
+  } catch (const HttpTransportError&) {
+    throw;
+  } catch (const Poco::TimeoutException&) {
+    throw HttpTransportError("No answer from " + socket_path + " within " +
+                                 std::to_string(options.timeout.count()) + " ms",
+                             false);
+  } catch (const Poco::Exception& e) {
+    if (options.canceller != nullptr && options.canceller->cancelled()) {
+      throw cancelled_error(method, target);
+    }
+    throw HttpTransportError("Request " + std::string(method) + " " + std::string(target) +
+                                 " to " + socket_path + " failed: " + e.displayText(),
+                             false);
+  }
+}
+
+}  // namespace kg::net

@@ -1,0 +1,29 @@
+// One HTTP/1.1 request over a Unix socket, shared by UnixHttpClient (whole bodies) and
+// UnixHttpStream (NDJSON lines): connect with the caller's timeout, attach the optional
+// canceller, send, receive the status and headers, and let `read_body` consume the body.
+// Internal to daemon/net.
+#pragma once
+
+#include <functional>
+#include <istream>
+#include <string>
+#include <string_view>
+
+#include "unix_http_client.hpp"
+
+namespace kg::net {
+
+// Reads the body of `response` (status and headers already filled in) from `in`.
+using BodyReader = std::function<void(std::istream& in, HttpResponse& response)>;
+
+// Throws HttpTransportError (connect_failed() when nobody listens; "was cancelled" when the
+// canceller stopped it); exceptions thrown by read_body that are not Poco's propagate as they are.
+HttpResponse exchange_over_unix_socket(const std::string& socket_path, std::string_view method,
+                                       std::string_view target, std::string_view body,
+                                       const HttpRequestOptions& options,
+                                       const BodyReader& read_body);
+
+// The whole body into response.body; over max_bytes is an HttpTransportError naming `where`.
+std::string read_whole_body(std::istream& in, std::uint64_t max_bytes, const std::string& where);
+
+}  // namespace kg::net
