@@ -2,6 +2,8 @@
 // variables set or unset for one test and restored after it, and writing a config file.
 #pragma once
 
+#include "../../support/temp_dir.hpp"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -15,28 +17,10 @@
 
 namespace kg::config::test {
 
-class TempDir {
+// Named per suite, so a leftover folder says which tests made it.
+class TempDir : public kg::test::TempDir {
  public:
-  TempDir() {
-    static int counter = 0;
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path_ = std::filesystem::temp_directory_path() /
-            ("kg-config-test-" + std::to_string(::getpid()) + "-" + std::to_string(stamp) + "-" +
-             std::to_string(++counter));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string path() const { return path_.string(); }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
+  TempDir() : kg::test::TempDir("kg-config-test-") {}
 };
 
 // Sets (or, with nullopt, unsets) variables; restores what was there when destroyed.

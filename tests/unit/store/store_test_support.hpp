@@ -2,6 +2,8 @@
 // a second, independent sqlite3 connection to look at (or prepare) a database behind the Store.
 #pragma once
 
+#include "../../support/temp_dir.hpp"
+
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -37,28 +39,10 @@ inline CallStart new_call(const std::string& session_id, const std::string& runt
   return call;
 }
 
-class TempDir {
+// Named per suite, so a leftover folder says which tests made it.
+class TempDir : public kg::test::TempDir {
  public:
-  TempDir() {
-    static int counter = 0;
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path_ = std::filesystem::temp_directory_path() /
-            ("kg-store-test-" + std::to_string(::getpid()) + "-" + std::to_string(stamp) + "-" +
-             std::to_string(++counter));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string path() const { return path_.string(); }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
+  TempDir() : kg::test::TempDir("kg-store-test-") {}
 };
 
 // Runs `sql` on its own connection and returns the first column of the first row ("" if none).
