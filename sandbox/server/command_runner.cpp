@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -115,11 +116,11 @@ class ProcessGroupGuard {
     while (::waitpid(leader_, &status, 0) < 0 && errno == EINTR) {
     }
   }
-  // Kills what is left of the group, then collects the leader's exit status.
-  int kill_rest_and_reap() {
+  // Kills what is left of the group, then collects the leader's exit status and CPU use.
+  int kill_rest_and_reap(rusage* usage) {
     ::kill(-leader_, SIGKILL);
     int status = 0;
-    while (::waitpid(leader_, &status, 0) < 0) {
+    while (::wait4(leader_, &status, 0, usage) < 0) {
       if (errno != EINTR) {
         throw std::runtime_error(std::string("Cannot collect the command's exit status: ") +
                                  std::strerror(errno));
@@ -137,6 +138,15 @@ class ProcessGroupGuard {
 int milliseconds_until(Clock::time_point when) {
   const auto left = std::chrono::ceil<std::chrono::milliseconds>(when - Clock::now()).count();
   return static_cast<int>(std::clamp<long long>(left, 0, 1'000'000));
+}
+
+// SIGXCPU at the soft limit, or SIGKILL at the hard one (soft + 1 s) for a program that
+// ignores SIGXCPU: then its CPU time shows it.
+bool used_up_cpu_limit(int signal, const rusage& usage, const CommandLimits& limits) {
+  if (limits.cpu_seconds == 0) return false;
+  if (signal == SIGXCPU) return true;
+  const auto cpu_seconds = usage.ru_utime.tv_sec + usage.ru_stime.tv_sec;
+  return signal == SIGKILL && static_cast<std::uint64_t>(cpu_seconds) >= limits.cpu_seconds;
 }
 
 }  // namespace
@@ -158,8 +168,10 @@ std::vector<std::string> overlay_environment(
 CommandResult run_command(const CommandRequest& request) {
   const auto started = Clock::now();
   const auto deadline = started + request.timeout;
-  ShellProcess child =
-      start_shell_process(request.command, overlay_environment(request.env), request.workdir);
+  const ChildLimits child_limits{request.limits.cpu_seconds, request.limits.file_size_bytes,
+                                 request.limits.open_files};
+  ShellProcess child = start_shell_process(request.command, overlay_environment(request.env),
+                                           request.workdir, child_limits);
   ProcessGroupGuard group(child.pid);
   const UniqueFd pidfd = open_pidfd(child.pid);
   CappedOutput out(request.output_limit_bytes), err(request.output_limit_bytes);
@@ -167,6 +179,7 @@ CommandResult run_command(const CommandRequest& request) {
   bool watch_client = request.cancel_watch_fd >= 0, watch_client_readable = true;
   bool killed = false;
   std::optional<int> exit_status;
+  rusage leader_usage{};
   Clock::time_point drain_deadline;
 
   const auto kill_group = [&] {
@@ -175,7 +188,7 @@ CommandResult run_command(const CommandRequest& request) {
   };
   for (;;) {
     if (!exit_status && has_exited(child.pid)) {
-      exit_status = group.kill_rest_and_reap();
+      exit_status = group.kill_rest_and_reap(&leader_usage);
       drain_deadline = Clock::now() + kDrainAfterExit;
     }
     const bool pipes_open = child.stdout_pipe || child.stderr_pipe;
@@ -217,6 +230,7 @@ CommandResult run_command(const CommandRequest& request) {
   if (WIFSIGNALED(*exit_status)) {
     result.signal = WTERMSIG(*exit_status);
     result.exit_code = 128 + result.signal;
+    result.cpu_limit_exceeded = used_up_cpu_limit(result.signal, leader_usage, request.limits);
   } else {
     result.exit_code = WEXITSTATUS(*exit_status);
     result.timed_out = false;  // it finished on its own just as the deadline passed

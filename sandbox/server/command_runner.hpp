@@ -19,12 +19,21 @@ namespace kg::sandbox {
 
 inline constexpr std::string_view kTruncatedSuffix = "\n... [truncated]";
 
+// Per-command process limits (setrlimit in the child, before exec); 0 leaves a limit as the
+// server inherited it. Memory and process counts are the host's business (cgroups).
+struct CommandLimits {
+  std::uint64_t cpu_seconds = 0;      // RLIMIT_CPU: SIGXCPU, then SIGKILL a second later
+  std::uint64_t file_size_bytes = 0;  // RLIMIT_FSIZE: larger writes fail with EFBIG
+  std::uint64_t open_files = 0;       // RLIMIT_NOFILE
+};
+
 struct CommandRequest {
   std::string command;
   std::vector<std::pair<std::string, std::string>> env;  // overlays the server's environment
   std::chrono::milliseconds timeout{60'000};
   std::uint64_t output_limit_bytes = 4ull << 20;  // per stream; beyond it bytes are discarded
   std::filesystem::path workdir;
+  CommandLimits limits;
   int cancel_watch_fd = -1;  // a connected socket; its peer hanging up kills the command
   bool reap_strays = false;  // see stray_process_reaper.hpp
 };
@@ -35,6 +44,8 @@ struct CommandResult {
   int exit_code = 0;  // 128 + signal when killed by a signal
   int signal = 0;     // 0 unless killed by a signal
   bool timed_out = false;
+  // The leader used up limits.cpu_seconds (killed by SIGXCPU, or by SIGKILL at the hard limit).
+  bool cpu_limit_exceeded = false;
   bool cancelled = false;  // the client hung up
   bool stdout_truncated = false;
   bool stderr_truncated = false;

@@ -1,4 +1,5 @@
-// POST /execute: {"command", "env"?, "timeout_ms"?, "output_limit_bytes"?} → the command's outcome.
+// POST /execute: {"command", "env"?, "timeout_ms"?, "output_limit_bytes"?, "limits"?} → the
+// command's outcome.
 #include <Poco/Net/HTTPServerRequestImpl.h>
 #include <Poco/Net/StreamSocket.h>
 #include <rapidjson/document.h>
@@ -81,6 +82,34 @@ std::int64_t integer_member(const rapidjson::Value& body, const char* name, std:
   return value.GetInt64();
 }
 
+// "limits": {"cpu_seconds"?, "file_size_bytes"?, "open_files"?}: rlimits of the command.
+CommandLimits parse_limits(const rapidjson::Value& body) {
+  CommandLimits limits;
+  const auto member = body.FindMember("limits");
+  if (member == body.MemberEnd() || member->value.IsNull()) return limits;
+  if (!member->value.IsObject()) {
+    throw bad_request(R"("limits" must be an object such as {"cpu_seconds": 10, "open_files": 256})");
+  }
+  for (const auto& [name, value] : member->value.GetObject()) {
+    const std::string key = text_of(name);
+    if (key != "cpu_seconds" && key != "file_size_bytes" && key != "open_files") {
+      throw bad_request("\"limits\" has the unknown key \"" + key +
+                        "\"; known: cpu_seconds, file_size_bytes, open_files");
+    }
+    (void)value;
+  }
+  const auto& object = member->value;
+  limits.cpu_seconds = static_cast<std::uint64_t>(integer_member(object, "cpu_seconds", 0, 0, 86'400));
+  limits.file_size_bytes =
+      static_cast<std::uint64_t>(integer_member(object, "file_size_bytes", 0, 0, INT64_MAX));
+  limits.open_files = static_cast<std::uint64_t>(integer_member(object, "open_files", 0, 0, 1'048'576));
+  if (limits.open_files != 0 && limits.open_files < 16) {
+    throw bad_request("\"limits\".\"open_files\" must be 0 (unchanged) or at least 16: a shell "
+                      "needs a few descriptors to start");
+  }
+  return limits;
+}
+
 CommandRequest parse_command_request(const RouteContext& context, const rapidjson::Value& body) {
   CommandRequest request;
   const auto command = body.FindMember("command");
@@ -106,6 +135,7 @@ CommandRequest parse_command_request(const RouteContext& context, const rapidjso
       integer_member(body, "output_limit_bytes", cap, 0, INT64_MAX));
   request.output_limit_bytes = std::min<std::uint64_t>(request.output_limit_bytes,
                                                        context.options.stream_cap_bytes);
+  request.limits = parse_limits(body);
   request.workdir = context.confinement.workdir();
   request.reap_strays = context.options.reap_strays;
   return request;
@@ -129,6 +159,8 @@ void write_result(JsonWriter& writer, const CommandResult& result) {
   writer.Int(result.signal);
   writer.Key("timed_out");
   writer.Bool(result.timed_out);
+  writer.Key("cpu_limit_exceeded");
+  writer.Bool(result.cpu_limit_exceeded);
   writer.Key("stdout_truncated");
   writer.Bool(result.stdout_truncated);
   writer.Key("stderr_truncated");

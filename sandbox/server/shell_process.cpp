@@ -2,11 +2,13 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -22,9 +24,40 @@ constexpr unsigned kCloseRangeCloexec = CLOSE_RANGE_CLOEXEC;
 
 // What the child writes to the status pipe when it cannot exec.
 struct ChildFailure {
-  int stage;  // 1 = chdir, 2 = execve, 3 = redirecting stdio
+  int stage;  // 1 = chdir, 2 = execve, 3 = redirecting stdio, 4 = setrlimit
   int error_number;
 };
+
+// One rlimit to set in the child, computed before fork.
+struct PreparedLimit {
+  int resource;
+  rlimit value;
+};
+
+// Never above the server's own hard limit (an unprivileged process cannot raise it).
+PreparedLimit prepare_limit(int resource, rlim_t soft, rlim_t hard) {
+  rlimit current{};
+  if (::getrlimit(resource, &current) == 0 && current.rlim_max != RLIM_INFINITY) {
+    hard = std::min(hard, current.rlim_max);
+    soft = std::min(soft, hard);
+  }
+  return PreparedLimit{resource, rlimit{soft, hard}};
+}
+
+std::vector<PreparedLimit> prepare_limits(const ChildLimits& limits) {
+  std::vector<PreparedLimit> prepared;
+  if (limits.cpu_seconds > 0) {
+    // SIGXCPU at the soft limit, SIGKILL a second later for programs that ignore SIGXCPU.
+    prepared.push_back(prepare_limit(RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1));
+  }
+  if (limits.file_size_bytes > 0) {
+    prepared.push_back(prepare_limit(RLIMIT_FSIZE, limits.file_size_bytes, limits.file_size_bytes));
+  }
+  if (limits.open_files > 0) {
+    prepared.push_back(prepare_limit(RLIMIT_NOFILE, limits.open_files, limits.open_files));
+  }
+  return prepared;
+}
 
 struct Pipe {
   UniqueFd read_end;
@@ -52,10 +85,24 @@ bool move_to(int fd, int target) {
   return ::dup2(fd, target) == target;
 }
 
+// The OOM killer takes the command, never the server that reports on it.
+void volunteer_for_oom_killer() {
+  const int fd = ::open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  [[maybe_unused]] const auto ignored = ::write(fd, "1000", 4);
+  ::close(fd);
+}
+
 [[noreturn]] void exec_in_child(const char* workdir, char* const argv[], char* const envp[],
                                 int stdin_fd, int stdout_fd, int stderr_fd, int status_fd,
-                                int highest_fd, const sigset_t& no_signals) {
+                                int highest_fd, const sigset_t& no_signals,
+                                const std::vector<PreparedLimit>& limits) {
   ::setpgid(0, 0);
+  ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  volunteer_for_oom_killer();
+  for (const auto& limit : limits) {
+    if (::setrlimit(limit.resource, &limit.value) != 0) fail_in_child(status_fd, 4);
+  }
   ::sigprocmask(SIG_SETMASK, &no_signals, nullptr);
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
@@ -85,6 +132,7 @@ std::string describe_failure(const ChildFailure& failure, const std::filesystem:
   switch (failure.stage) {
     case 1: return "cannot enter the workdir " + workdir.string() + ": " + reason;
     case 2: return "cannot execute /bin/sh: " + reason;
+    case 4: return "cannot set the command's resource limits: " + reason;
     default: return "cannot redirect the command's stdin/stdout/stderr: " + reason;
   }
 }
@@ -98,7 +146,8 @@ void make_non_blocking(int fd) {
 
 ShellProcess start_shell_process(const std::string& command,
                                  const std::vector<std::string>& environment,
-                                 const std::filesystem::path& workdir) {
+                                 const std::filesystem::path& workdir,
+                                 const ChildLimits& limits) {
   // Everything the child needs is prepared here, before fork.
   std::string shell = "/bin/sh", flag = "-c", command_copy = command;
   char* argv[] = {shell.data(), flag.data(), command_copy.data(), nullptr};
@@ -109,6 +158,7 @@ ShellProcess start_shell_process(const std::string& command,
   envp.push_back(nullptr);
   const std::string workdir_text = workdir.string();
   const int highest_fd = highest_possible_fd();
+  const std::vector<PreparedLimit> prepared_limits = prepare_limits(limits);
   sigset_t no_signals;
   sigemptyset(&no_signals);
 
@@ -122,7 +172,8 @@ ShellProcess start_shell_process(const std::string& command,
   if (pid < 0) throw std::runtime_error(std::string("Cannot fork: ") + std::strerror(errno));
   if (pid == 0) {
     exec_in_child(workdir_text.c_str(), argv, envp.data(), dev_null.get(), out.write_end.get(),
-                  err.write_end.get(), status.write_end.get(), highest_fd, no_signals);
+                  err.write_end.get(), status.write_end.get(), highest_fd, no_signals,
+                  prepared_limits);
   }
   status.write_end.reset();
   out.write_end.reset();

@@ -1,5 +1,6 @@
 // Starts `/bin/sh -c <command>` as the leader of its own process group, with stdin on /dev/null
-// and stdout/stderr on pipes the caller reads. Only fork + execve with async-signal-safe calls in
+// and stdout/stderr on pipes the caller reads, no way to gain privileges (no_new_privs), first in
+// line for the OOM killer, and the given rlimits. Only fork + execve with async-signal-safe calls in
 // between, because the server is multithreaded.
 //
 // Called by run_command() on the thread serving /execute.
@@ -21,11 +22,20 @@ struct ShellProcess {
   UniqueFd stderr_pipe;
 };
 
+// Process limits applied in the child before exec (see CommandLimits); resources the command
+// may not raise again.
+struct ChildLimits {
+  std::uint64_t cpu_seconds = 0;
+  std::uint64_t file_size_bytes = 0;
+  std::uint64_t open_files = 0;
+};
+
 // `environment` holds "NAME=value" strings, the command's whole environment. The pipes are
 // returned non-blocking. Throws std::runtime_error when pipes cannot be made, fork fails, the
 // workdir cannot be entered or /bin/sh cannot be executed; no child is left behind then.
 ShellProcess start_shell_process(const std::string& command,
                                  const std::vector<std::string>& environment,
-                                 const std::filesystem::path& workdir);
+                                 const std::filesystem::path& workdir,
+                                 const ChildLimits& limits = {});
 
 }  // namespace kg::sandbox

@@ -171,3 +171,46 @@ TEST_CASE("find_stray_processes lists a child but never pid 1, the caller or its
   CHECK_FALSE(listed(::getppid()));
   CHECK_FALSE(listed(1));
 }
+
+TEST_CASE("run_command applies the per-command rlimits and cannot gain privileges") {
+  ScratchDirectory scratch;
+  CommandRequest request = command_in(
+      scratch.path(),
+      "ulimit -n; ulimit -f; grep -E '^NoNewPrivs' /proc/self/status; cat /proc/self/oom_score_adj");
+  request.limits.open_files = 64;
+  request.limits.file_size_bytes = 8192;  // dash's ulimit -f counts 512-byte blocks
+  const CommandResult result = run_command(request);
+  CHECK(result.exit_code == 0);
+  CHECK(result.stdout_text == "64\n16\nNoNewPrivs:\t1\n1000\n");
+}
+
+TEST_CASE("a write past the file size limit fails; the limit is per file") {
+  ScratchDirectory scratch;
+  CommandRequest request = command_in(
+      scratch.path(), "trap '' XFSZ; head -c 4096 /dev/zero > big || echo refused; "
+                      "head -c 1000 /dev/zero > small && echo small ok");
+  request.limits.file_size_bytes = 2048;
+  const CommandResult result = run_command(request);
+  CHECK(result.stdout_text == "refused\nsmall ok\n");
+  CHECK(std::filesystem::file_size(scratch.path() / "big") == 2048);
+}
+
+TEST_CASE("a CPU spin is stopped at the CPU time limit and reported as such") {
+  ScratchDirectory scratch;
+  CommandRequest request = command_in(scratch.path(), "while :; do :; done");
+  request.limits.cpu_seconds = 1;
+  const CommandResult result = run_command(request);
+  CHECK(result.cpu_limit_exceeded);
+  CHECK((result.signal == SIGXCPU || result.signal == SIGKILL));
+  CHECK_FALSE(result.timed_out);
+  CHECK(result.duration_ms < 10'000);
+}
+
+TEST_CASE("a command killed for another reason is not a CPU limit") {
+  ScratchDirectory scratch;
+  CommandRequest request = command_in(scratch.path(), "kill -9 $$");
+  request.limits.cpu_seconds = 5;
+  const CommandResult result = run_command(request);
+  CHECK(result.signal == SIGKILL);
+  CHECK_FALSE(result.cpu_limit_exceeded);
+}
