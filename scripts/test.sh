@@ -5,4 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh --no-prewarm
 export PATH="$PATH:/usr/local/go/bin"
-meson test -C build --print-errorlogs --num-processes 2 "$@"
+status=0
+meson test -C build --print-errorlogs --num-processes 2 "$@" || status=$?
+# A short libFuzzer run of every fuzz/ target (docs/fuzzing.md); KG_SKIP_FUZZ=1 skips it.
+if [ "${KG_SKIP_FUZZ:-0}" != 1 ]; then
+  ./scripts/fuzz.sh --ci || status=1
+fi
+exit "$status"

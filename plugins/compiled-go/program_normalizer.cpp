@@ -1,6 +1,7 @@
 #include "program_normalizer.hpp"
 
 #include <map>
+#include <set>
 
 #include "go_source_scanner.hpp"
 #include "snippet_wrapper.hpp"
@@ -11,8 +12,29 @@ namespace {
 using plugin::InvalidInputError;
 
 constexpr std::size_t kMaxFiles = 1000;
+constexpr std::size_t kMaxSegmentBytes = 255;  // NAME_MAX of Linux file systems
+constexpr std::size_t kMaxPathBytes = 1024;
+constexpr std::size_t kQuotedPathBytes = 100;  // a message shows at most this much of a path
 
-std::string quoted(const std::string& text) { return "\"" + text + "\""; }
+// A path as a message shows it: control bytes escaped (a NUL must not end the message), and a
+// long one cut with its length named.
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (std::size_t i = 0; i < text.size() && i < kQuotedPathBytes; ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x20 || byte == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    } else {
+      out += text[i];
+    }
+  }
+  out += "\"";
+  if (text.size() > kQuotedPathBytes) out += "… (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
 
 // Exactly one declaration of `name` among the root files, else InvalidInputError.
 void require_exactly_one(const std::vector<std::pair<std::string, int>>& found,
@@ -33,6 +55,10 @@ void check_source_path(const std::string& path) {
     throw InvalidInputError("file path " + quoted(path) +
                             " has a NUL or backslash; use '/'-separated relative paths");
   }
+  if (path.size() > kMaxPathBytes) {
+    throw InvalidInputError("file path " + quoted(path) + " is longer than " +
+                            std::to_string(kMaxPathBytes) + " bytes; use shorter paths");
+  }
   if (path.front() == '/') {
     throw InvalidInputError("file path " + quoted(path) +
                             " is absolute; use a path relative to the program's root");
@@ -45,6 +71,11 @@ void check_source_path(const std::string& path) {
     if (segment.empty() || segment == "." || segment == "..") {
       throw InvalidInputError("file path " + quoted(path) + " has an empty, '.' or '..' segment; " +
                               "paths must stay inside the program");
+    }
+    if (segment.size() > kMaxSegmentBytes) {
+      throw InvalidInputError("file path " + quoted(path) + " has a name longer than " +
+                              std::to_string(kMaxSegmentBytes) +
+                              " bytes, more than file systems allow; use shorter names");
     }
     if (slash == std::string::npos) break;
     start = slash + 1;
@@ -60,8 +91,20 @@ NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files
   }
   NormalizedProgram program;
   std::map<std::string, const plugin::SourceFile*> root_go_files;  // sorted: stable messages
+  std::set<std::string> paths;
   for (const auto& file : files) {
     check_source_path(file.path);
+    // A second file of one path (JSON allows duplicate keys) would be checked as the first
+    // but uploaded over it, and its package clause rewritten at the first one's offset.
+    if (!paths.insert(file.path).second) {
+      throw InvalidInputError("file path " + quoted(file.path) +
+                              " is sent more than once; send each file once");
+    }
+    if (file.path == ".kode-gopher" || file.path.starts_with(".kode-gopher/")) {
+      throw InvalidInputError("file path " + quoted(file.path) +
+                              " is inside .kode-gopher/, where kode-gopher writes the result; "
+                              "rename it");
+    }
     if (file.path == kWrapperFileName || file.path == kExtraImportsFileName) {
       throw InvalidInputError(file.path + " is a name kode-gopher generates; rename your file");
     }

@@ -34,6 +34,13 @@ la_ssize_t read_from_source(archive* reader, void* client_data, const void** blo
 
 std::string quoted(const std::string& name) { return "\"" + name + "\""; }
 
+// libarchive's message for the last failure of `handle`. It may have none (a truncated pax
+// header fails without one): appending that null pointer to a std::string crashed the server.
+std::string error_text(archive* handle) {
+  const char* text = archive_error_string(handle);
+  return text != nullptr ? text : "libarchive gave no reason";
+}
+
 // Returns the entry's path with "." and empty segments dropped ("" for the top directory itself).
 std::string checked_relative_path(const std::string& name) {
   if (name.empty()) {
@@ -97,7 +104,7 @@ TarLimitExceeded too_many_bytes(const TarLimits& limits, const std::string& name
     }
   }
   throw TarFormatError("The upload is not a valid tar archive (" + where +
-                       "): " + archive_error_string(reader) + "; send an uncompressed tar");
+                       "): " + error_text(reader) + "; send an uncompressed tar");
 }
 
 void copy_file_data(archive* reader, archive* writer, ReadState& state, const std::string& name,
@@ -113,7 +120,7 @@ void copy_file_data(archive* reader, archive* writer, ReadState& state, const st
     if (total > limits.max_total_bytes) throw too_many_bytes(limits, name);
     if (archive_write_data_block(writer, block, size, offset) < ARCHIVE_WARN) {
       throw std::runtime_error("Cannot write " + quoted(name) + ": " +
-                               archive_error_string(writer));
+                               error_text(writer));
     }
   }
 }
@@ -173,7 +180,7 @@ TarExtractionSummary extract_tar(const TarByteSource& source,
     if (archive_write_header(writer.get(), entry) < ARCHIVE_WARN) {
       // A symlink on the way, a file where a directory should be: the entry does not fit.
       throw TarEntryRejected("Tar entry " + quoted(name) + " cannot be written: " +
-                             archive_error_string(writer.get()));
+                             error_text(writer.get()));
     }
     if (!is_directory) {
       copy_file_data(reader.get(), writer.get(), state, name, total_bytes, limits);
@@ -181,12 +188,12 @@ TarExtractionSummary extract_tar(const TarByteSource& source,
     }
     if (archive_write_finish_entry(writer.get()) < ARCHIVE_WARN) {
       throw std::runtime_error("Cannot finish " + quoted(name) + ": " +
-                               archive_error_string(writer.get()));
+                               error_text(writer.get()));
     }
   }
   if (archive_write_close(writer.get()) < ARCHIVE_WARN) {
     throw std::runtime_error("Cannot finish extracting under " + destination.string() + ": " +
-                             archive_error_string(writer.get()));
+                             error_text(writer.get()));
   }
   summary.bytes = total_bytes;
   return summary;

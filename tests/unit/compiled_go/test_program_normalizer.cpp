@@ -54,6 +54,27 @@ TEST_CASE("path errors say what to change") {
   CHECK(error_of({{"a\\b.go", kHello}}) ==
         "file path \"a\\b.go\" has a NUL or backslash; use '/'-separated relative paths");
   CHECK(error_of({{"", kHello}}) == "a file has an empty path; give every file a name");
+  // A NUL must not end the message early; control bytes are shown escaped.
+  CHECK(error_of({{std::string("a\0b.go", 6), kHello}}) ==
+        "file path \"a\\x00b.go\" has a NUL or backslash; use '/'-separated relative paths");
+  CHECK(error_of({{".kode-gopher/result.json", "{}"}, {"main.go", kHello}}) ==
+        "file path \".kode-gopher/result.json\" is inside .kode-gopher/, where kode-gopher writes "
+        "the result; rename it");
+  CHECK(error_of({{"a.go", kHello}, {"a.go", kHello}}) ==
+        "file path \"a.go\" is sent more than once; send each file once");
+}
+
+TEST_CASE("names and paths longer than file systems allow are refused, the message cut short") {
+  const std::string long_name = std::string(256, 'n') + ".go";
+  const std::string message = error_of({{long_name, kHello}});
+  CHECK(message == "file path \"" + long_name.substr(0, 100) + "\"… (259 bytes) has a name longer "
+                   "than 255 bytes, more than file systems allow; use shorter names");
+  std::string deep;
+  while (deep.size() <= 1024) deep += "dir/";
+  deep += "x.go";
+  CHECK(error_of({{deep, kHello}}).find("is longer than 1024 bytes; use shorter paths") !=
+        std::string::npos);
+  CHECK(error_of({{std::string(255, 'n'), kHello}, {"main.go", kHello}}) == "no error");
 }
 
 TEST_CASE("entry package errors") {
