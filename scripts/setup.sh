@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(meson ninja-build g++ pkg-config cmake python3 libpoco-dev rapidjson-dev libarchive-dev
-          libsqlite3-dev libcli11-dev doctest-dev bubblewrap)
+          libsqlite3-dev libcli11-dev doctest-dev bubblewrap libseccomp-dev
+          slirp4netns iproute2)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

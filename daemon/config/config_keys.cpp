@@ -8,7 +8,7 @@ namespace {
 constexpr std::string_view kLogLevels[] = {"error", "warn", "info", "debug"};
 constexpr std::string_view kRuntimes[] = {"compiled-go", "yaegi", "auto"};
 constexpr std::string_view kProviders[] = {"local", "kubernetes"};
-constexpr std::string_view kSandboxNetworks[] = {"none", "host"};
+constexpr std::string_view kSandboxNetworks[] = {"none", "egress", "host"};
 
 // sockaddr_un::sun_path holds 108 bytes including the terminating NUL.
 constexpr std::size_t kUnixSocketPathMax = 107;
@@ -49,6 +49,21 @@ constexpr ConfigKeySpec kKeySpecs[] = {
        c.max_sessions = static_cast<std::uint32_t>(v.number);
      },
      .current = [](const DaemonConfig& c) { return std::to_string(c.max_sessions); }},
+    {.section = "daemon", .name = "max_queued", .kind = ValueKind::integer, .min = 0,
+     .max = 4096, .default_text = "64",
+     .help = "Callers that may wait (first come, first served) for a session slot when "
+             "max_sessions are open; one more gets queue_full at once. 0: no waiting.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.max_queued = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.max_queued); }},
+    {.section = "daemon", .name = "queue_timeout_ms", .kind = ValueKind::integer, .min = 100,
+     .max = 3600000, .default_text = "120000",
+     .help = "Longest a caller waits for a session slot before it gets queue_full.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.queue_timeout_ms = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.queue_timeout_ms); }},
     {.section = "daemon", .name = "max_request_bytes", .kind = ValueKind::integer, .min = 1024,
      .max = 1073741824, .default_text = "16777216",
      .help = "Largest request body the daemon API accepts (16 MiB by default); larger ones "
@@ -103,12 +118,24 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .current = [](const DaemonConfig& c) { return c.base_modcache_dir; }},
     {.section = "sandbox", .name = "network", .kind = ValueKind::choice,
      .choices = kSandboxNetworks, .default_text = "none",
-     .help = "Network of local sandboxes: none (a private namespace without even loopback), or "
-             "host (the host's network namespace, loopback services included). host is an "
-             "explicit opt-in for benchmarks and emulators on loopback; it is unsafe for "
-             "untrusted code.",
+     .help = "Network of local sandboxes: none (a private namespace without even loopback); "
+             "egress (outbound access through slirp4netns, with DNS; the host's loopback and "
+             "own addresses, private, shared and link-local ranges and cloud metadata "
+             "addresses are refused); or host (the host's network namespace, loopback services "
+             "included). host is an explicit opt-in for benchmarks and emulators on loopback; "
+             "it is unsafe for untrusted code.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.sandbox_network = v.text; },
      .current = [](const DaemonConfig& c) { return c.sandbox_network; }},
+    {.section = "sandbox", .name = "host_uid", .kind = ValueKind::integer, .min = 0,
+     .max = 4294967294, .default_text = "65534",
+     .help = "When the daemon runs as root: the unprivileged host uid a sandbox's user maps to "
+             "(0 maps it to root, not advised). The installed files and the state dir must be "
+             "readable by it, else the daemon warns and maps to root. An unprivileged daemon "
+             "always maps to its own uid.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.sandbox_host_uid = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.sandbox_host_uid); }},
     {.section = "cache", .name = "binary_dir", .kind = ValueKind::absolute_path,
      .default_text = "auto: `<state_dir>/bincache`",
      .help = "Built programs kept by content hash, so an identical resubmission skips the build.",
@@ -140,6 +167,47 @@ constexpr ConfigKeySpec kKeySpecs[] = {
              "cut with a truncation marker.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.limits.output_bytes = v.number; },
      .current = [](const DaemonConfig& c) { return std::to_string(c.limits.output_bytes); }},
+    {.section = "limits", .name = "memory_bytes", .kind = ValueKind::integer, .min = 67108864,
+     .max = 1099511627776, .default_text = "4294967296",
+     .help = "Memory of one sandbox, swap and its tmpfs folders included (cgroup); a call may ask "
+             "for less. Going over it kills the program: status oom.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.limits.memory_bytes = v.number; },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.limits.memory_bytes); }},
+    {.section = "limits", .name = "pids", .kind = ValueKind::integer, .min = 32, .max = 65536,
+     .default_text = "512",
+     .help = "Processes and threads in one sandbox at once (cgroup); more forks fail with EAGAIN. "
+             "A call may ask for less.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.limits.pids = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.limits.pids); }},
+    {.section = "limits", .name = "cpu_seconds", .kind = ValueKind::integer, .min = 1,
+     .max = 86400, .default_text = "120",
+     .help = "CPU time of each process (RLIMIT_CPU); a program over it is stopped with status "
+             "timeout. A call may ask for less.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.limits.cpu_seconds = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.limits.cpu_seconds); }},
+    {.section = "limits", .name = "file_size_bytes", .kind = ValueKind::integer, .min = 1048576,
+     .max = 1099511627776, .default_text = "1073741824",
+     .help = "Largest file a process may write (RLIMIT_FSIZE); bigger writes fail with EFBIG. A "
+             "call may ask for less.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.limits.file_size_bytes = v.number; },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.limits.file_size_bytes); }},
+    {.section = "limits", .name = "open_files", .kind = ValueKind::integer, .min = 64,
+     .max = 1048576, .default_text = "1024",
+     .help = "Open file descriptors per process (RLIMIT_NOFILE). A call may ask for less.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.limits.open_files = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.limits.open_files); }},
+    {.section = "limits", .name = "disk_bytes", .kind = ValueKind::integer, .min = 16777216,
+     .max = 1099511627776, .default_text = "1073741824",
+     .help = "Size of each private writable folder of a sandbox (/app, /tmp and the home, "
+             "memory-backed tmpfs counted in memory_bytes); a full one gives ENOSPC.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.limits.disk_bytes = v.number; },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.limits.disk_bytes); }},
 };
 
 constexpr PluginSectionSpec kPluginSections[] = {

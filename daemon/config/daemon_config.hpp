@@ -18,6 +18,12 @@ struct LimitsConfig {
   std::uint32_t run_timeout_ms = 60'000;      // [limits] run_timeout_ms, 100..3600000
   std::uint32_t build_timeout_ms = 300'000;   // [limits] build_timeout_ms, 1000..3600000
   std::uint64_t output_bytes = 4ull << 20;    // [limits] output_bytes, 1024..67108864 (per stream)
+  std::uint64_t memory_bytes = 4ull << 30;    // [limits] memory_bytes: per sandbox, swap included
+  std::uint32_t pids = 512;                   // [limits] pids: tasks per sandbox
+  std::uint32_t cpu_seconds = 120;            // [limits] cpu_seconds: CPU time per process
+  std::uint64_t file_size_bytes = 1ull << 30; // [limits] file_size_bytes: largest file written
+  std::uint32_t open_files = 1024;            // [limits] open_files: descriptors per process
+  std::uint64_t disk_bytes = 1ull << 30;      // [limits] disk_bytes: each of /app, /tmp, home
 };
 
 struct DaemonConfig {
@@ -28,6 +34,8 @@ struct DaemonConfig {
                                //   else $HOME/.local/state/kode-gopher
   std::string log_level = "info";          // [daemon] log_level: error|warn|info|debug
   std::uint32_t max_sessions = 16;         // [daemon] max_sessions, 1..1024
+  std::uint32_t max_queued = 64;           // [daemon] max_queued, 0..4096
+  std::uint32_t queue_timeout_ms = 120'000;  // [daemon] queue_timeout_ms, 100..3600000
   std::uint64_t max_request_bytes = 16ull << 20;  // [daemon] max_request_bytes, 1024..1073741824
   std::vector<std::string> plugin_dirs;    // [plugins] dirs, ':'-separated; empty: auto
   std::string default_runtime = "compiled-go";  // [runtime] default: compiled-go|yaegi|auto
@@ -38,7 +46,8 @@ struct DaemonConfig {
   std::string go_root;                     // [sandbox] go_root; empty: `go env GOROOT`
   std::string base_cache_dir;              // [sandbox] base_cache_dir; empty: <state_dir>/gocache-base
   std::string base_modcache_dir;           // [sandbox] base_modcache_dir; empty: <state_dir>/gomodcache-base
-  std::string sandbox_network = "none";    // [sandbox] network: none|host (host: unsafe opt-in)
+  std::uint32_t sandbox_host_uid = 65534;  // [sandbox] host_uid (root daemons; 0: root)
+  std::string sandbox_network = "none";    // [sandbox] network: none|egress|host (host: unsafe)
   std::string binary_cache_dir;            // [cache] binary_dir; empty: <state_dir>/bincache
   std::uint64_t binary_cache_max_bytes = 2ull << 30;  // [cache] binary_max_bytes, 0..1 TiB; 0: off
   LimitsConfig limits;

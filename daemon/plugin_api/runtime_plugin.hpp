@@ -39,6 +39,8 @@ struct Limits {
   std::uint32_t run_timeout_ms = 60'000;
   std::uint32_t build_timeout_ms = 300'000;
   std::uint64_t output_limit_bytes = 4 * 1024 * 1024;
+  ResourceLimits run;    // the user's program (the call's own limits, within the daemon's)
+  ResourceLimits build;  // the toolchain (go build, go mod tidy): the daemon's limits
 };
 
 struct ExecuteRequest {

@@ -27,17 +27,30 @@ struct SourceFile {
   std::string content;
 };
 
+// Resource limits of one command; 0 means the sandbox's default. Memory and pids bound the whole
+// sandbox while the command runs (cgroup); the rest bound each process of the command (rlimits).
+struct ResourceLimits {
+  std::uint64_t memory_bytes = 0;
+  std::uint32_t pids = 0;
+  std::uint32_t cpu_seconds = 0;
+  std::uint64_t file_size_bytes = 0;
+  std::uint32_t open_files = 0;
+};
+
 struct CommandSpec {
   std::string command;  // run as `sh -c <command>` in /app
   std::vector<std::pair<std::string, std::string>> env;
   std::uint32_t timeout_ms = 60'000;
   std::uint64_t output_limit_bytes = 4 * 1024 * 1024;  // per stream
+  ResourceLimits resources;
 };
 
 struct CommandOutcome {
   int exit_code = 0;  // 128+signal when killed by a signal
   int signal = 0;     // 0 unless killed by a signal
   bool timed_out = false;
+  bool oom_killed = false;          // the kernel's OOM killer ended a process of the command
+  bool cpu_limit_exceeded = false;  // the command used up resources.cpu_seconds
   bool stdout_truncated = false;
   bool stderr_truncated = false;
   std::string stdout_text;

@@ -13,11 +13,13 @@
 namespace kg::sandbox {
 namespace fs = std::filesystem;
 
-LocalSandbox::LocalSandbox(std::string id, std::string dir, pid_t bwrap_pid,
-                           plugin::Logger& logger)
+LocalSandbox::LocalSandbox(std::string id, std::string dir, pid_t bwrap_pid, pid_t init_pid,
+                           std::unique_ptr<SandboxCgroup> cgroup, plugin::Logger& logger)
     : id_(std::move(id)),
       dir_(std::move(dir)),
       bwrap_pid_(bwrap_pid),
+      init_pid_(init_pid),
+      cgroup_(std::move(cgroup)),
       logger_(logger),
       client_(dir_ + "/run/sandbox.sock") {}
 
@@ -62,12 +64,18 @@ std::string LocalSandbox::log_tail() const {
 
 void LocalSandbox::stop() noexcept {
   if (!reaped_) {
+    // The sandbox's pid 1 first: killing it ends its pid namespace, whatever bubblewrap was
+    // doing (a bubblewrap killed early in its setup may miss --die-with-parent).
+    if (init_pid_ > 0) ::kill(init_pid_, SIGKILL);
     ::kill(bwrap_pid_, SIGKILL);
     int status = 0;
     while (::waitpid(bwrap_pid_, &status, 0) < 0 && errno == EINTR) {
     }
     reaped_ = true;
   }
+  network_.reset();
+  // Whatever escaped the pid namespace's end (nothing should) dies with the cgroup.
+  cgroup_.reset();
   if (!dir_.empty() && fs::exists(dir_)) {
     remove_tree(dir_);
     logger_.log(plugin::LogLevel::debug, "Sandbox " + id_ + " stopped and removed");

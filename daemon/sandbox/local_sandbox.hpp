@@ -4,18 +4,24 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <sys/types.h>
 
+#include "egress_network.hpp"
 #include "host_services.hpp"
+#include "sandbox_cgroup.hpp"
 #include "sandbox_client.hpp"
 
 namespace kg::sandbox {
 
 class LocalSandbox {
  public:
-  LocalSandbox(std::string id, std::string dir, pid_t bwrap_pid, plugin::Logger& logger);
+  // init_pid: the sandbox's first process (pid 1 inside), as bubblewrap reported it; cgroup may
+  // be null (limits unavailable).
+  LocalSandbox(std::string id, std::string dir, pid_t bwrap_pid, pid_t init_pid,
+               std::unique_ptr<SandboxCgroup> cgroup, plugin::Logger& logger);
   ~LocalSandbox();
   LocalSandbox(const LocalSandbox&) = delete;
   LocalSandbox& operator=(const LocalSandbox&) = delete;
@@ -24,6 +30,12 @@ class LocalSandbox {
   const std::string& dir() const noexcept { return dir_; }
   pid_t pid() const noexcept { return bwrap_pid_; }
   SandboxClient& client() noexcept { return client_; }
+  // The sandbox's root as the host reaches it (/proc/<init>/root): private tmpfs folders
+  // such as the home are only visible there. Resolve paths under it with RESOLVE_IN_ROOT.
+  std::string root_path() const { return "/proc/" + std::to_string(init_pid_) + "/root"; }
+  SandboxCgroup* cgroup() noexcept { return cgroup_.get(); }
+  // Keeps the sandbox's outbound network (network = egress) until the sandbox stops.
+  void keep_network(EgressNetwork network) { network_.emplace(std::move(network)); }
 
   // False once the bubblewrap process has exited (the sandbox died or was stopped).
   bool alive();
@@ -39,6 +51,9 @@ class LocalSandbox {
   std::string id_;
   std::string dir_;
   pid_t bwrap_pid_;
+  pid_t init_pid_;
+  std::unique_ptr<SandboxCgroup> cgroup_;
+  std::optional<EgressNetwork> network_;
   bool reaped_ = false;
   plugin::Logger& logger_;
   SandboxClient client_;

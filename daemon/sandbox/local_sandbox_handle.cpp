@@ -1,11 +1,65 @@
 #include "local_sandbox_handle.hpp"
 
-#include <filesystem>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "error_chain.hpp"
 #include "local_sandbox_layout.hpp"
+#include "owned_fd.hpp"
 
 namespace kg::sandbox {
+namespace {
+
+// Opens `path` (absolute inside the sandbox) as the sandbox would resolve it, but refusing every
+// symlink on the way: a planted link can neither leave the sandbox's root nor pick another file.
+int open_inside(const std::string& root_path, std::string_view path) {
+  const OwnedFd root(::open(root_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (root.get() < 0) {
+    throw std::runtime_error("Cannot open the sandbox's root " + root_path + ": " + std::strerror(errno));
+  }
+  open_how how{};
+  how.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW;
+  // (Mounts are crossed: the home is a tmpfs of its own.)
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  const std::string relative(path.substr(path.find_first_not_of('/')));
+  const int fd = static_cast<int>(::syscall(SYS_openat2, root.get(), relative.c_str(), &how, sizeof how));
+  if (fd < 0) {
+    throw std::runtime_error("Cannot open " + std::string(path) + " in the sandbox: " + std::strerror(errno));
+  }
+  return fd;
+}
+
+}  // namespace
+
+plugin::CommandOutcome LocalSandboxHandle::run_command(const plugin::CommandSpec& spec) {
+  SandboxCgroup* cgroup = sandbox_.cgroup();
+  std::uint64_t oom_kills_before = 0;
+  if (cgroup != nullptr) {
+    const auto& wanted = spec.resources;
+    const std::uint64_t memory =
+        wanted.memory_bytes == 0 ? policy_.memory_bytes : std::min(wanted.memory_bytes, policy_.memory_bytes);
+    const std::uint32_t pids = wanted.pids == 0 ? policy_.pids : std::min(wanted.pids, policy_.pids);
+    try {
+      cgroup->set_limits(memory, pids);
+    } catch (const std::exception& e) {
+      // Usually memory already in use above a lowered limit: run with the sandbox's own.
+      logger_.log(plugin::LogLevel::warn, "Sandbox " + sandbox_.id() + ": keeping its limits: " +
+                                              describe_error_chain(e));
+      cgroup->set_limits(policy_.memory_bytes, policy_.pids);
+    }
+    oom_kills_before = cgroup->oom_kills();
+  }
+  auto outcome = sandbox_.client().run_command(spec, canceller_);
+  if (cgroup != nullptr) outcome.oom_killed = cgroup->oom_kills() > oom_kills_before;
+  return outcome;
+}
 
 std::optional<std::string> LocalSandboxHandle::cached_binary(std::string_view key) {
   if (!cache_ || !cache_->contains(key)) return std::nullopt;
@@ -16,22 +70,19 @@ void LocalSandboxHandle::store_binary(std::string_view key, std::string_view san
   if (!cache_) return;
   try {
     const std::string home = kSandboxHome;
-    if (!sandbox_path.starts_with(home + "/") || sandbox_path.find("..") != std::string_view::npos) {
+    if (!sandbox_path.starts_with(home + "/")) {
       throw std::runtime_error("only files under " + home + " can be cached, not " +
                                std::string(sandbox_path));
     }
-    // The sandbox owns its home: the file or a folder above it may be a symlink planted to make
-    // the daemon copy a host file into the cache. Only a regular file whose real path stays in
-    // the sandbox's home is taken. (No sandbox process runs between the build and this copy: the
-    // sandbox server kills every process after each command, so the check cannot be raced.)
-    namespace fs = std::filesystem;
-    const auto real_home = fs::canonical(host_home_);
-    const auto real_file = fs::canonical(host_home_ + std::string(sandbox_path.substr(home.size())));
-    const auto relative = real_file.lexically_relative(real_home);
-    if (relative.empty() || *relative.begin() == ".." || !fs::is_regular_file(fs::symlink_status(real_file))) {
-      throw std::runtime_error(std::string(sandbox_path) + " is not a regular file inside the sandbox's home");
+    // No sandbox process runs between the build and this copy (the sandbox server kills every
+    // process after each command), and the open refuses symlinks: what is copied is the file
+    // the build wrote, never a host file.
+    const OwnedFd file(open_inside(sandbox_.root_path(), sandbox_path));
+    struct stat info {};
+    if (::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+      throw std::runtime_error(std::string(sandbox_path) + " is not a regular file");
     }
-    cache_->store(key, real_file.string());
+    cache_->store(key, "/proc/self/fd/" + std::to_string(file.get()));
   } catch (const std::exception& e) {
     logger_.log(plugin::LogLevel::warn, "Binary cache: " + describe_error_chain(e));
   }

@@ -1,10 +1,13 @@
 // The SandboxHandle a runtime plugin gets for a local sandbox: the runtime API for files and
-// commands, plus the binary cache, which a local sandbox reaches through the host's folders
-// (its home is a host folder; the cache is bound read-only into every sandbox).
+// commands, the sandbox's cgroup for each command's memory and pids limits (and OOM kills), and
+// the binary cache, which the host fills by reading the built program straight out of the
+// sandbox's private home (through /proc/<init>/root, confined to that root).
 // Used by one call thread at a time.
 #pragma once
 
 #include "binary_cache.hpp"
+#include "local_sandbox.hpp"
+#include "local_sandbox_provider.hpp"
 #include "module_tidier.hpp"
 #include "sandbox_client.hpp"
 
@@ -12,24 +15,22 @@ namespace kg::sandbox {
 
 class LocalSandboxHandle final : public plugin::SandboxHandle {
  public:
-  LocalSandboxHandle(SandboxClient& client, std::string host_home, BinaryCache* cache,
+  LocalSandboxHandle(LocalSandbox& sandbox, const LocalSandboxPolicy& policy, BinaryCache* cache,
                      ModuleTidier& tidier, net::RequestCanceller* canceller, plugin::Logger& logger)
-      : client_(client),
-        host_home_(std::move(host_home)),
+      : sandbox_(sandbox),
+        policy_(policy),
         cache_(cache),
         tidier_(tidier),
         canceller_(canceller),
         logger_(logger) {}
 
-  void reset_workdir() override { client_.reset_workdir(); }
+  void reset_workdir() override { sandbox_.client().reset_workdir(); }
   void upload_files(std::span<const plugin::SourceFile> files) override {
-    client_.upload_files(files);
+    sandbox_.client().upload_files(files);
   }
-  plugin::CommandOutcome run_command(const plugin::CommandSpec& spec) override {
-    return client_.run_command(spec, canceller_);
-  }
+  plugin::CommandOutcome run_command(const plugin::CommandSpec& spec) override;
   std::optional<std::string> read_file(std::string_view path, std::uint64_t max_bytes) override {
-    return client_.read_file(path, max_bytes);
+    return sandbox_.client().read_file(path, max_bytes);
   }
   std::optional<std::string> cached_binary(std::string_view key) override;
   void store_binary(std::string_view key, std::string_view sandbox_path) noexcept override;
@@ -39,8 +40,8 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
   }
 
  private:
-  SandboxClient& client_;
-  std::string host_home_;
+  LocalSandbox& sandbox_;
+  const LocalSandboxPolicy& policy_;
   BinaryCache* cache_;  // null: no cache
   ModuleTidier& tidier_;
   net::RequestCanceller* canceller_;

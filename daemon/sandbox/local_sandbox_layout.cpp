@@ -28,10 +28,17 @@ void add_env(std::vector<std::string>& args, const std::string& name, const std:
   args.insert(args.end(), {"--setenv", name, value});
 }
 
+// A private, size-bounded, memory-backed folder owned by the sandbox user.
+void add_private_tmpfs(std::vector<std::string>& args, const std::string& path,
+                       std::uint64_t size_bytes, const char* mode) {
+  args.insert(args.end(), {"--perms", mode, "--size", std::to_string(size_bytes), "--tmpfs", path});
+}
+
 }  // namespace
 
 std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
-                                         const std::string& sandbox_dir, BaseCacheAccess access) {
+                                         const std::string& sandbox_dir, BaseCacheAccess access,
+                                         const BwrapDescriptors& descriptors) {
   const std::string home = kSandboxHome;
   std::vector<std::string> args = {
       layout.bwrap_path,
@@ -45,10 +52,23 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
       "--uid", "1000", "--gid", "1000", "--hostname", "kode-gopher",
       // The sandbox dies with the daemon; commands cannot reach the daemon's terminal.
       "--die-with-parent", "--new-session",
+      // No capability survives, not even in the bounding set; no nested user namespaces.
+      "--cap-drop", "ALL", "--disable-userns",
   });
+  if (descriptors.seccomp >= 0) {
+    args.insert(args.end(), {"--seccomp", std::to_string(descriptors.seccomp)});
+  }
+  if (descriptors.info >= 0) {
+    args.insert(args.end(), {"--info-fd", std::to_string(descriptors.info)});
+  }
   add_system_dirs(args);
   if (layout.share_host_network) {
     args.insert(args.end(), {"--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"});
+  }
+  if (layout.egress_network) {
+    // slirp4netns's resolver, and the CA certificates HTTPS clients need.
+    args.insert(args.end(), {"--ro-bind", sandbox_dir + "/resolv.conf", "/etc/resolv.conf"});
+    args.insert(args.end(), {"--ro-bind-try", "/etc/ssl/certs", "/etc/ssl/certs"});
   }
   if (!layout.go_root.starts_with("/usr/")) {
     args.insert(args.end(), {"--ro-bind", layout.go_root, layout.go_root});
@@ -62,9 +82,15 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
   args.insert(args.end(), {"--ro-bind", layout.lockfile_dir, kSandboxLockfilePath});
   args.insert(args.end(), {"--ro-bind", layout.binary_cache_dir, kSandboxBinaryCachePath});
   args.insert(args.end(), {"--proc", "/proc", "--dev", "/dev"});
-  args.insert(args.end(), {"--bind", sandbox_dir + "/app", "/app"});
-  args.insert(args.end(), {"--bind", sandbox_dir + "/home", home});
-  args.insert(args.end(), {"--bind", sandbox_dir + "/tmp", "/tmp"});
+  add_private_tmpfs(args, "/app", layout.disk_bytes, "0755");
+  add_private_tmpfs(args, home, layout.disk_bytes, "0700");
+  if (access == BaseCacheAccess::writable) {
+    // The prewarm build (trusted: the curated lockfile only) keeps every package's archive in
+    // its work folder until it links: gigabytes, so on the host's disk, not in memory.
+    args.insert(args.end(), {"--bind", sandbox_dir + "/tmp", "/tmp"});
+  } else {
+    add_private_tmpfs(args, "/tmp", layout.disk_bytes, "1777");
+  }
   args.insert(args.end(), {"--bind", sandbox_dir + "/run", kSandboxSocketDir});
   args.insert(args.end(), {"--clearenv", "--chdir", "/app"});
   add_env(args, "HOME", home);

@@ -3,6 +3,7 @@
 // read (and tested) in one place.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,18 @@ struct LocalSandboxLayout {
   // [sandbox] network = host: keep the host's network namespace (loopback services included).
   // An explicit, unsafe opt-in for benchmarks and emulators; never for untrusted code.
   bool share_host_network = false;
+  // [sandbox] network = egress: a private network namespace with outbound access through
+  // slirp4netns (egress_network.hpp); the sandbox gets its resolver file from sandbox_dir.
+  bool egress_network = false;
+  // Size of each private writable folder (/app, /tmp, the home): memory-backed tmpfs, so a full
+  // disk is the sandbox's own ENOSPC and its pages count against its memory limit.
+  std::uint64_t disk_bytes = 1ull << 30;
+};
+
+// Descriptor numbers bubblewrap finds open (the provider passes them; -1: not used).
+struct BwrapDescriptors {
+  int seccomp = -1;  // the BPF program (seccomp_filter.hpp)
+  int info = -1;     // bubblewrap writes {"child-pid": N} here once the sandbox exists
 };
 
 enum class BaseCacheAccess {
@@ -41,8 +54,10 @@ enum class BaseCacheAccess {
 };
 
 // The bwrap argument vector (argv[0] included) for one sandbox whose private state lives in
-// sandbox_dir (with app/, home/, tmp/, run/ already created).
+// sandbox_dir (with run/, the server's socket folder, already created, and tmp/ for the prewarm
+// sandbox).
 std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
-                                         const std::string& sandbox_dir, BaseCacheAccess access);
+                                         const std::string& sandbox_dir, BaseCacheAccess access,
+                                         const BwrapDescriptors& descriptors = {});
 
 }  // namespace kg::sandbox

@@ -1,15 +1,30 @@
 #include "local_sandbox_provider.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <rapidjson/document.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
+#include "owned_fd.hpp"
+#include "sandbox_host_user.hpp"
+#include "seccomp_filter.hpp"
+
 namespace kg::sandbox {
 namespace fs = std::filesystem;
 namespace {
+
+// Descriptor numbers inside bubblewrap (bwrap_arguments names them on its command line).
+constexpr BwrapDescriptors kBwrapDescriptors{.seccomp = 3, .info = 4};
 
 std::string new_sandbox_id() {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -29,29 +44,143 @@ std::string process_cmdline(pid_t pid) {
   return text;
 }
 
+// bubblewrap's --info-fd document ({"child-pid": N, ...}), read until it closes the pipe.
+// Returns 0 when bubblewrap exited before writing it (its log says why).
+pid_t read_init_pid(int fd, std::chrono::milliseconds timeout) {
+  std::string text;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  char buffer[1024];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) throw std::runtime_error("bubblewrap did not report its sandbox in time");
+    pollfd entry{fd, POLLIN, 0};
+    if (::poll(&entry, 1, static_cast<int>(left.count())) < 0 && errno != EINTR) {
+      throw std::runtime_error(std::string("Cannot wait for bubblewrap: ") + std::strerror(errno));
+    }
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (got <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(got));
+  }
+  if (text.empty()) return 0;
+  rapidjson::Document info;
+  info.Parse(text.c_str());
+  const auto pid = info.IsObject() ? info.FindMember("child-pid") : rapidjson::Value::MemberIterator();
+  if (!info.IsObject() || pid == info.MemberEnd() || !pid->value.IsInt()) {
+    throw std::runtime_error("bubblewrap's --info-fd document has no child-pid: " + text);
+  }
+  return pid->value.GetInt();
+}
+
+// What bubblewrap, started as the sandbox's host user, must reach: every host path it binds
+// (read), and the sandboxes folder it only passes through to each sandbox's socket folder.
+std::vector<PathAccess> host_paths_to_reach(const LocalSandboxLayout& layout) {
+  std::vector<PathAccess> checks;
+  for (const auto& file : {layout.server_binary, layout.cacheprog_binary, layout.go_root + "/bin/go"}) {
+    checks.push_back({file, R_OK | X_OK});
+  }
+  for (const auto& dir : {layout.base_cache_dir, layout.base_modcache_dir, layout.extra_modcache_dir,
+                          layout.lockfile_dir, layout.binary_cache_dir, layout.go_root}) {
+    checks.push_back({dir, R_OK | X_OK});
+  }
+  checks.push_back({layout.sandboxes_dir, X_OK});
+  return checks;
+}
+
 }  // namespace
 
-LocalSandboxProvider::LocalSandboxProvider(LocalSandboxLayout layout, plugin::Logger& logger)
-    : layout_(std::move(layout)), logger_(logger) {
+LocalSandboxProvider::LocalSandboxProvider(LocalSandboxLayout layout, plugin::Logger& logger,
+                                           LocalSandboxPolicy policy)
+    : layout_(std::move(layout)), logger_(logger), policy_(policy) {
   fs::create_directories(layout_.sandboxes_dir);
   fs::create_directories(layout_.base_cache_dir);
   fs::create_directories(layout_.base_modcache_dir);
   fs::create_directories(layout_.binary_cache_dir);
   fs::create_directories(layout_.extra_modcache_dir);
+  seccomp_program_ = sandbox_seccomp_program();
+  cgroups_ = CgroupHierarchy::detect(logger_);
+  if (!cgroups_->available()) logger_.log(plugin::LogLevel::warn, cgroups_->description());
+  if (::geteuid() != 0) {
+    host_uid_note_ = "the sandbox user maps to the daemon's own uid " + std::to_string(::geteuid());
+  } else if (!policy_.host_uid) {
+    host_uid_note_ = "the sandbox user maps to root ([sandbox] host_uid = 0)";
+    logger_.log(plugin::LogLevel::warn, "Sandboxes: " + host_uid_note_);
+  } else if (::chmod(layout_.sandboxes_dir.c_str(), 0711);  // to reach each socket folder
+             const auto blocked = first_path_denied_to(*policy_.host_uid, *policy_.host_uid,
+                                                       host_paths_to_reach(layout_))) {
+    host_uid_note_ = "the sandbox user maps to root: uid " + std::to_string(*policy_.host_uid) +
+                     " cannot reach " + *blocked +
+                     " (install kode-gopher and its state dir where other users can read them, "
+                     "e.g. /usr/local and /var/lib/kode-gopher)";
+    logger_.log(plugin::LogLevel::warn, "Sandboxes: " + host_uid_note_);
+  } else {
+    host_uid_ = policy_.host_uid;
+    host_uid_note_ = "the sandbox user maps to host uid " + std::to_string(*host_uid_);
+  }
+}
+
+std::vector<std::string> LocalSandboxProvider::isolation_summary() const {
+  return {
+      "namespaces: user, pid, mount, ipc, uts, cgroup" +
+          std::string(layout_.share_host_network ? " (host network: [sandbox] network = host)"
+                      : layout_.egress_network
+                          ? ", net with outbound access through slirp4netns (network = egress; "
+                            "no host loopback, link-local or private ranges)"
+                          : ", net (no network)"),
+      "capabilities dropped, no_new_privs, seccomp filter (" +
+          std::to_string(seccomp_program_.size() / 8) + " BPF instructions)",
+      host_uid_note_,
+      cgroups_->description(),
+  };
 }
 
 std::unique_ptr<LocalSandbox> LocalSandboxProvider::open(BaseCacheAccess access) {
   const std::string id = new_sandbox_id();
   const std::string dir = layout_.sandboxes_dir + "/" + id;
   try {
-    for (const char* sub : {"app", "home", "tmp", "run"}) {
-      fs::create_directories(dir + "/" + sub);
-    }
+    fs::create_directories(dir + "/run");
+    if (access == BaseCacheAccess::writable) fs::create_directories(dir + "/tmp");
+    if (layout_.egress_network) std::ofstream(dir + "/resolv.conf") << EgressNetwork::resolv_conf();
     ::chmod(dir.c_str(), 0700);
-    const auto argv = bwrap_arguments(layout_, dir, access);
-    const pid_t pid = spawner_.spawn(argv, dir + "/sandbox.log");
+    SpawnOptions options;
+    // The prewarm sandbox (trusted: it builds only the curated lockfile) writes the base cache as
+    // the daemon's user, so no other user can ever write what every sandbox links.
+    if (host_uid_ && access == BaseCacheAccess::layered) {
+      options.uid = *host_uid_;
+      options.gid = static_cast<gid_t>(*host_uid_);
+      for (const auto& path : {dir, dir + "/run"}) {
+        if (::chown(path.c_str(), *host_uid_, static_cast<gid_t>(*host_uid_)) != 0) {
+          throw std::runtime_error("Cannot hand " + path + " to uid " + std::to_string(*host_uid_) +
+                                   ": " + std::strerror(errno));
+        }
+      }
+    }
+    auto cgroup = cgroups_->create(id);
+    if (cgroup) {
+      cgroup->set_limits(policy_.memory_bytes, policy_.pids);
+      options.cgroup_procs_files = cgroup->procs_files();
+    }
+    const OwnedFd seccomp(seccomp_program_fd(seccomp_program_));
+    auto [info_read, info_write] = make_cloexec_pipe();
+    options.inherited_fds = {{seccomp.get(), kBwrapDescriptors.seccomp},
+                             {info_write.get(), kBwrapDescriptors.info}};
+    const auto argv = bwrap_arguments(layout_, dir, access, kBwrapDescriptors);
+    const pid_t pid = spawner_.spawn(argv, dir + "/sandbox.log", options);
+    info_write.reset();
     std::ofstream(dir + "/bwrap.pid") << pid << '\n';
-    auto sandbox = std::make_unique<LocalSandbox>(id, dir, pid, logger_);
+    const pid_t init_pid = read_init_pid(info_read.get(), std::chrono::seconds(15));
+    auto sandbox = std::make_unique<LocalSandbox>(id, dir, pid, init_pid, std::move(cgroup), logger_);
+    if (init_pid == 0) {
+      sandbox->wait_until_ready(std::chrono::seconds(2));  // it exited: throws with its log
+    }
+    if (layout_.egress_network) {
+      EgressNetworkOptions network;
+      network.log_path = dir + "/slirp4netns.log";
+      network.uid = options.uid;
+      network.gid = options.gid;
+      sandbox->keep_network(EgressNetwork::attach(init_pid, spawner_, network));
+    }
     sandbox->wait_until_ready(std::chrono::seconds(15));
     logger_.log(plugin::LogLevel::debug, "Sandbox " + id + " ready (bwrap pid " +
                                              std::to_string(pid) + ")");

@@ -1,21 +1,40 @@
 // The embedded default provider: opens sandboxes as bubblewrap processes on this machine
 // (local_sandbox_layout.hpp says what each one sees). Owned by Instance; open() is called from
 // call threads concurrently.
+//
+// Every sandbox gets, beyond its namespaces: the seccomp filter (seccomp_filter.hpp), a cgroup
+// with memory and pids limits (sandbox_cgroup.hpp, when the machine allows), and — when the
+// daemon runs as root — an unprivileged host uid for everything inside (host_uid).
 #pragma once
 
+#include <sys/types.h>
+
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "host_services.hpp"
 #include "local_sandbox.hpp"
 #include "local_sandbox_layout.hpp"
 #include "process_spawner.hpp"
+#include "sandbox_cgroup.hpp"
 
 namespace kg::sandbox {
 
+struct LocalSandboxPolicy {
+  std::uint64_t memory_bytes = 4ull << 30;  // per sandbox, swap included (cgroup)
+  std::uint32_t pids = 512;                 // tasks (processes and threads) per sandbox
+  // The host uid the sandbox's user maps to when the daemon runs as root (an unprivileged
+  // daemon can only map to itself). nullopt: map to the daemon's own uid.
+  std::optional<uid_t> host_uid = 65534;
+};
+
 class LocalSandboxProvider {
  public:
-  LocalSandboxProvider(LocalSandboxLayout layout, plugin::Logger& logger);
+  LocalSandboxProvider(LocalSandboxLayout layout, plugin::Logger& logger,
+                       LocalSandboxPolicy policy = {});
 
   // Starts a sandbox and waits until it answers. Throws plugin::SandboxError (with nested
   // causes) when bubblewrap or the server inside cannot start.
@@ -26,10 +45,18 @@ class LocalSandboxProvider {
   int reap_orphans();
 
   const LocalSandboxLayout& layout() const noexcept { return layout_; }
+  const LocalSandboxPolicy& policy() const noexcept { return policy_; }
+  // What isolation is in force, one line each (for the log and /v1/health).
+  std::vector<std::string> isolation_summary() const;
 
  private:
   LocalSandboxLayout layout_;
   plugin::Logger& logger_;
+  LocalSandboxPolicy policy_;
+  std::unique_ptr<CgroupHierarchy> cgroups_;
+  std::vector<std::uint8_t> seccomp_program_;
+  std::optional<uid_t> host_uid_;  // in force: set only when running as root and usable
+  std::string host_uid_note_;
   ProcessSpawner spawner_;
 };
 

@@ -11,6 +11,7 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +19,18 @@
 #include <sys/types.h>
 
 namespace kg::sandbox {
+
+// What a spawned process gets beyond argv and its log.
+struct SpawnOptions {
+  // (descriptor in the daemon, number it gets in the child): the only descriptors the child
+  // inherits besides stdin/stdout/stderr.
+  std::vector<std::pair<int, int>> inherited_fds;
+  // cgroup.procs files the child joins before exec, so all it starts is born inside.
+  std::vector<std::string> cgroup_procs_files;
+  // When set (the daemon runs as root), the child drops to this uid/gid before exec.
+  std::optional<uid_t> uid;
+  std::optional<gid_t> gid;
+};
 
 class ProcessSpawner {
  public:
@@ -27,9 +40,10 @@ class ProcessSpawner {
   ProcessSpawner& operator=(const ProcessSpawner&) = delete;
 
   // Starts argv[0] (searched on PATH) with stdin from /dev/null and stdout+stderr appended to
-  // log_path. Returns the pid; throws std::runtime_error naming the program when it cannot start.
-  // Safe to call from any thread.
-  pid_t spawn(const std::vector<std::string>& argv, const std::string& log_path);
+  // log_path. Returns the pid; throws std::runtime_error naming the program (and the step:
+  // joining a cgroup, changing user, exec) when it cannot start. Safe to call from any thread.
+  pid_t spawn(const std::vector<std::string>& argv, const std::string& log_path,
+              const SpawnOptions& options = {});
 
  private:
   void run();

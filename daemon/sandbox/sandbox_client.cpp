@@ -98,6 +98,15 @@ plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spe
   writer.Uint(spec.timeout_ms);
   writer.Key("output_limit_bytes");
   writer.Uint64(spec.output_limit_bytes);
+  writer.Key("limits");
+  writer.StartObject();
+  writer.Key("cpu_seconds");
+  writer.Uint(spec.resources.cpu_seconds);
+  writer.Key("file_size_bytes");
+  writer.Uint64(spec.resources.file_size_bytes);
+  writer.Key("open_files");
+  writer.Uint(spec.resources.open_files);
+  writer.EndObject();
   writer.Key("env");
   writer.StartObject();
   for (const auto& [name, value] : spec.env) {
@@ -138,6 +147,7 @@ plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spe
   outcome.exit_code = static_cast<int>(integer("exit_code"));
   outcome.signal = static_cast<int>(integer("signal"));
   outcome.timed_out = flag("timed_out");
+  outcome.cpu_limit_exceeded = flag("cpu_limit_exceeded");
   outcome.stdout_truncated = flag("stdout_truncated");
   outcome.stderr_truncated = flag("stderr_truncated");
   outcome.duration_ms = static_cast<std::uint64_t>(integer("duration_ms"));

@@ -140,6 +140,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     spec.command = build_command(modules);
     spec.timeout_ms = limits.build_timeout_ms;
     spec.output_limit_bytes = limits.output_limit_bytes;
+    spec.resources = limits.build;
     const auto built = sandbox.run_command(spec);
     result.build_ms += ms_since(started);
     if (built.exit_code == 0) {
@@ -148,7 +149,13 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
       result.diagnostics.clear();
       return true;
     }
-    result.status = built.timed_out ? plugin::Status::timeout : plugin::Status::compile_error;
+    result.status = built.oom_killed ? plugin::Status::oom
+                    : built.timed_out || built.cpu_limit_exceeded ? plugin::Status::timeout
+                                                                  : plugin::Status::compile_error;
+    if (built.oom_killed) {
+      result.warnings.push_back("the build ran out of memory (the sandbox's limit is " +
+                                std::to_string(limits.build.memory_bytes) + " bytes)");
+    }
     result.exit_code = built.exit_code;
     result.signal = built.signal;
     result.stderr_text = elide_middle(strip_sandbox_paths(built.stderr_text), kStreamKeep);
@@ -200,6 +207,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     spec.command = "exec " + binary;
     spec.timeout_ms = limits.run_timeout_ms;
     spec.output_limit_bytes = limits.output_limit_bytes;
+    spec.resources = limits.run;
     const auto ran = sandbox.run_command(spec);
     result.run_ms = ms_since(started);
     result.exit_code = ran.exit_code;
@@ -210,6 +218,15 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     if (ran.timed_out) {
       result.warnings.push_back("the program ran longer than " + std::to_string(spec.timeout_ms) +
                                 " ms and was stopped");
+    }
+    if (ran.oom_killed) {
+      result.warnings.push_back("the program ran out of memory and was killed (limit " +
+                                std::to_string(spec.resources.memory_bytes) + " bytes)");
+    }
+    if (ran.cpu_limit_exceeded) {
+      result.warnings.push_back("the program used more than " +
+                                std::to_string(spec.resources.cpu_seconds) +
+                                " s of CPU time and was stopped");
     }
     if (ran.stdout_truncated || ran.stderr_truncated) {
       result.warnings.push_back("output over " + std::to_string(spec.output_limit_bytes) +

@@ -3,7 +3,8 @@
 namespace kg::compiled_go {
 
 plugin::Status classify_run(const plugin::CommandOutcome& outcome) {
-  if (outcome.timed_out) return plugin::Status::timeout;
+  if (outcome.oom_killed) return plugin::Status::oom;
+  if (outcome.timed_out || outcome.cpu_limit_exceeded) return plugin::Status::timeout;
   if (outcome.signal != 0) return plugin::Status::killed;
   // The Go runtime exits 2 after printing "panic: ..." and the goroutine trace.
   if (outcome.exit_code == 2 && (outcome.stderr_text.starts_with("panic: ") ||

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -80,6 +81,37 @@ TEST_CASE("SIGTERM closes every session, stops every sandbox and removes the soc
   CHECK(session_state(daemon, session) == "closed");
 }
 
+namespace {
+
+pid_t parent_of(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.starts_with("PPid:")) return static_cast<pid_t>(std::stol(line.substr(5)));
+  }
+  return 0;
+}
+
+// Whether a built program (/home/gopher/.kode-gopher/prog inside) runs in one of the daemon's
+// sandboxes: its private home is not visible from the host, its process is.
+bool program_running_in(const DaemonFixture& daemon) {
+  const auto sandboxes = daemon.sandbox_processes();
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const auto name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline;
+    std::getline(in, cmdline, '\0');
+    if (cmdline != "/home/gopher/.kode-gopher/prog") continue;
+    for (pid_t pid = std::stoi(name); pid > 1; pid = parent_of(pid)) {
+      if (std::find(sandboxes.begin(), sandboxes.end(), pid) != sandboxes.end()) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 TEST_CASE("after kill -9 mid-call the daemon restarts and marks the session interrupted") {
   DaemonFixture daemon;
   daemon.start();
@@ -93,13 +125,10 @@ TEST_CASE("after kill -9 mid-call the daemon restarts and marks the session inte
       // The daemon dies under this call; the connection breaks.
     }
   });
-  // Wait until the call is really running: its binary exists once the build finished.
+  // Wait until the call is really running: the built program is a process in its sandbox.
   bool running = false;
   for (int i = 0; i < 1200 && !running; ++i) {
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(
-             daemon.state_dir() + "/sandboxes", std::filesystem::directory_options::skip_permission_denied)) {
-      if (entry.path().filename() == "prog") running = true;
-    }
+    running = program_running_in(daemon);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   REQUIRE(running);

@@ -25,7 +25,7 @@ TEST_CASE("an unknown key is a warning that lists the section's known keys") {
   CHECK(loaded.warnings[0].severity == Severity::warning);
   CHECK(loaded.warnings[0].to_string() ==
         file + ": unknown key \"daemon.sockett\" (known keys in [daemon]: socket, state_dir, "
-               "log_level, max_sessions, max_request_bytes)");
+               "log_level, max_sessions, max_queued, queue_timeout_ms, max_request_bytes)");
 }
 
 TEST_CASE("a key with a dot in its name is unknown, not a nested value") {
@@ -36,7 +36,8 @@ TEST_CASE("a key with a dot in its name is unknown, not a nested value") {
   REQUIRE(loaded.warnings.size() == 1);
   CHECK(loaded.warnings[0].to_string() ==
         file + ": unknown key \"limits.output_bytes.max\" (known keys in [limits]: "
-               "run_timeout_ms, build_timeout_ms, output_bytes)");
+               "run_timeout_ms, build_timeout_ms, output_bytes, memory_bytes, pids, cpu_seconds, "
+               "file_size_bytes, open_files, disk_bytes)");
   CHECK(loaded.config.limits.output_bytes == 4194304);
 }
 
@@ -148,7 +149,7 @@ TEST_CASE("check_config_file reports warnings and errors together and never thro
   CHECK(issues[0].key == "");
   CHECK(issues[0].to_string() ==
         file + ": unknown key \"daemon.verbose\" (known keys in [daemon]: socket, state_dir, "
-               "log_level, max_sessions, max_request_bytes)");
+               "log_level, max_sessions, max_queued, queue_timeout_ms, max_request_bytes)");
   CHECK(issues[1].severity == Severity::error);
   CHECK(issues[1].key == "daemon.max_sessions");
   CHECK(issues[1].message == "must be an integer from 1 to 1024, got \"many\"");

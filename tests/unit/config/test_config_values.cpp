@@ -44,6 +44,8 @@ TEST_CASE("every key is read from the file") {
                                "state_dir = /var/lib/kg\n"
                                "log_level = debug\n"
                                "max_sessions = 1024\n"
+                               "max_queued = 0\n"
+                               "queue_timeout_ms = 3600000\n"
                                "max_request_bytes = 1024\n"
                                "[plugins]\n"
                                "dirs = /opt/kg/plugins::~/kg-plugins:\n"
@@ -58,13 +60,20 @@ TEST_CASE("every key is read from the file") {
                                "base_cache_dir = /var/cache/kg\n"
                                "base_modcache_dir = /var/cache/kg-mod\n"
                                "network = host\n"
+                               "host_uid = 0\n"
                                "[cache]\n"
                                "binary_dir = /var/cache/kg-bin\n"
                                "binary_max_bytes = 0\n"
                                "[limits]\n"
                                "run_timeout_ms = 3600000\n"
                                "build_timeout_ms = 1000\n"
-                               "output_bytes = 67108864\n");
+                               "output_bytes = 67108864\n"
+                               "memory_bytes = 67108864\n"
+                               "pids = 65536\n"
+                               "cpu_seconds = 1\n"
+                               "file_size_bytes = 1048576\n"
+                               "open_files = 64\n"
+                               "disk_bytes = 16777216\n");
   const auto loaded = load_config(file);
   CHECK(loaded.warnings.empty());
   const auto& config = loaded.config;
@@ -73,6 +82,8 @@ TEST_CASE("every key is read from the file") {
   CHECK(config.state_dir == "/var/lib/kg");
   CHECK(config.log_level == "debug");
   CHECK(config.max_sessions == 1024);
+  CHECK(config.max_queued == 0);
+  CHECK(config.queue_timeout_ms == 3600000);
   CHECK(config.max_request_bytes == 1024);
   CHECK(config.plugin_dirs ==
         std::vector<std::string>{"/opt/kg/plugins", "/home/tester/kg-plugins"});
@@ -90,6 +101,13 @@ TEST_CASE("every key is read from the file") {
   CHECK(config.limits.run_timeout_ms == 3600000);
   CHECK(config.limits.build_timeout_ms == 1000);
   CHECK(config.limits.output_bytes == 67108864);
+  CHECK(config.limits.memory_bytes == 67108864);
+  CHECK(config.limits.pids == 65536);
+  CHECK(config.limits.cpu_seconds == 1);
+  CHECK(config.limits.file_size_bytes == 1048576);
+  CHECK(config.limits.open_files == 64);
+  CHECK(config.limits.disk_bytes == 16777216);
+  CHECK(config.sandbox_host_uid == 0);
 
   // The table's `current` reads back the field its `assign` wrote, for every key.
   const std::map<std::string, std::string> expected = {
@@ -97,6 +115,8 @@ TEST_CASE("every key is read from the file") {
       {"daemon.state_dir", "/var/lib/kg"},
       {"daemon.log_level", "debug"},
       {"daemon.max_sessions", "1024"},
+      {"daemon.max_queued", "0"},
+      {"daemon.queue_timeout_ms", "3600000"},
       {"daemon.max_request_bytes", "1024"},
       {"plugins.dirs", "/opt/kg/plugins:/home/tester/kg-plugins"},
       {"runtime.default", "yaegi"},
@@ -113,6 +133,13 @@ TEST_CASE("every key is read from the file") {
       {"limits.run_timeout_ms", "3600000"},
       {"limits.build_timeout_ms", "1000"},
       {"limits.output_bytes", "67108864"},
+      {"limits.memory_bytes", "67108864"},
+      {"limits.pids", "65536"},
+      {"limits.cpu_seconds", "1"},
+      {"limits.file_size_bytes", "1048576"},
+      {"limits.open_files", "64"},
+      {"limits.disk_bytes", "16777216"},
+      {"sandbox.host_uid", "0"},
   };
   CHECK(config_key_specs().size() == expected.size());
   for (const auto& spec : config_key_specs()) {
@@ -154,6 +181,10 @@ TEST_CASE("integers must be plain decimal within their range") {
   CHECK(one_issue(dir, "limits", "build_timeout_ms", "3600001") ==
         "<file>: limits.build_timeout_ms: must be an integer from 1000 to 3600000, got "
         "\"3600001\"");
+  CHECK(one_issue(dir, "daemon", "max_queued", "4097") ==
+        "<file>: daemon.max_queued: must be an integer from 0 to 4096, got \"4097\"");
+  CHECK(one_issue(dir, "daemon", "queue_timeout_ms", "99") ==
+        "<file>: daemon.queue_timeout_ms: must be an integer from 100 to 3600000, got \"99\"");
   CHECK(one_issue(dir, "daemon", "max_request_bytes", "1073741825") ==
         "<file>: daemon.max_request_bytes: must be an integer from 1024 to 1073741824, got "
         "\"1073741825\"");

@@ -31,19 +31,29 @@ bool has(const std::vector<std::string>& args, std::vector<std::string> run) {
 }  // namespace
 
 TEST_CASE("a sandbox gets fresh namespaces, read-only shared parts and private writable ones") {
-  const auto args = bwrap_arguments(layout(), "/s/sandboxes/sb-1", BaseCacheAccess::layered);
+  const auto args = bwrap_arguments(layout(), "/s/sandboxes/sb-1", BaseCacheAccess::layered,
+                                    BwrapDescriptors{.seccomp = 3, .info = 4});
   CHECK(args.front() == "/usr/bin/bwrap");
   for (const char* flag : {"--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
-                           "--unshare-uts", "--die-with-parent", "--new-session", "--clearenv"}) {
+                           "--unshare-uts", "--die-with-parent", "--new-session", "--clearenv",
+                           "--disable-userns"}) {
     CHECK(has(args, {flag}));
   }
+  CHECK(has(args, {"--cap-drop", "ALL"}));
+  CHECK(has(args, {"--seccomp", "3"}));
+  CHECK(has(args, {"--info-fd", "4"}));
   CHECK(has(args, {"--ro-bind", "/usr", "/usr"}));
   CHECK(has(args, {"--ro-bind", "/opt/go", "/opt/go"}));
   CHECK(has(args, {"--ro-bind", "/s/gocache-base", kSandboxBaseCachePath}));
   CHECK(has(args, {"--ro-bind", "/s/gomodcache-base", kSandboxModcachePath}));
   CHECK(has(args, {"--ro-bind", "/s/bincache", kSandboxBinaryCachePath}));
-  CHECK(has(args, {"--bind", "/s/sandboxes/sb-1/app", "/app"}));
-  CHECK(has(args, {"--bind", "/s/sandboxes/sb-1/home", "/home/gopher"}));
+  // Private writable folders are size-bounded tmpfs, never host folders; only the socket folder is.
+  const std::string size = std::to_string(1ull << 30);
+  CHECK(has(args, {"--perms", "0755", "--size", size, "--tmpfs", "/app"}));
+  CHECK(has(args, {"--perms", "0700", "--size", size, "--tmpfs", "/home/gopher"}));
+  CHECK(has(args, {"--perms", "1777", "--size", size, "--tmpfs", "/tmp"}));
+  CHECK(has(args, {"--bind", "/s/sandboxes/sb-1/run", "/run/kode-gopher"}));
+  CHECK(std::count(args.begin(), args.end(), "--bind") == 1);
   CHECK(has(args, {"--setenv", "GOPROXY", "off"}));
   CHECK(has(args, {"--setenv", "GOCACHEPROG",
                    "/opt/kode-gopher/bin/kode-gopher-cacheprog -base /opt/kode-gopher/gocache-base "
@@ -57,11 +67,22 @@ TEST_CASE("a sandbox gets fresh namespaces, read-only shared parts and private w
   CHECK(args.back() == "--reap-strays");
 }
 
+TEST_CASE("the private folders take the configured size; descriptors are passed only when given") {
+  auto small = layout();
+  small.disk_bytes = 16 << 20;
+  const auto args = bwrap_arguments(small, "/s/sandboxes/sb-4", BaseCacheAccess::layered);
+  CHECK(has(args, {"--size", std::to_string(16 << 20), "--tmpfs", "/tmp"}));
+  CHECK_FALSE(has(args, {"--seccomp"}));
+  CHECK_FALSE(has(args, {"--info-fd"}));
+}
+
 TEST_CASE("only the prewarm sandbox may write the base cache") {
   const auto args = bwrap_arguments(layout(), "/s/sandboxes/sb-2", BaseCacheAccess::writable);
   CHECK(has(args, {"--bind", "/s/gocache-base", kSandboxBaseCachePath}));
   CHECK(has(args, {"--setenv", "GOCACHE", kSandboxBaseCachePath}));
   CHECK_FALSE(has(args, {"--setenv", "GOCACHEPROG"}));
+  // Its go build work folder holds every package at once: on disk, not a bounded tmpfs.
+  CHECK(has(args, {"--bind", "/s/sandboxes/sb-2/tmp", "/tmp"}));
 }
 
 TEST_CASE("the host's network is shared only on explicit opt-in, with its resolver file") {

@@ -1,0 +1,86 @@
+// What a sandbox with [sandbox] network = egress may reach: the internet, and nothing that is
+// the host's or the local network's. Pure data and pure functions, so the policy can be read
+// (and tested) in one place; NamespaceRouteRules installs it, EgressNetwork decides when.
+//
+// The policy becomes policy-routing rules inside the sandbox's network namespace, evaluated
+// after the namespace's own "local" table (so the sandbox's own loopback and addresses keep
+// working) and before its routes (so no route slirp4netns adds can widen it):
+//   allow   10.0.2.3 udp/tcp port 53   slirp4netns's DNS forwarder, and only its DNS port:
+//                                      older slirp code forwarded *any* port of 10.0.2.3 to
+//                                      the host's resolver address, which may be on the
+//                                      host's loopback (Debian 12's libslirp 4.7 forwards
+//                                      only 53; the rule keeps that true whatever the version)
+//   refuse  private, shared, link-local and metadata ranges (kRefusedDestinations)
+//   refuse  each address of the host's own interfaces, because slirp4netns connects from the
+//           host's network namespace, where those addresses reach the host's own services
+// A refused destination fails at once with EACCES ("permission denied"), never a timeout.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kg::sandbox {
+
+// slirp4netns's fixed virtual network (its defaults, which EgressNetwork does not change).
+inline constexpr const char* kEgressGatewayAddress = "10.0.2.2";  // the host's loopback if allowed
+inline constexpr const char* kEgressDnsAddress = "10.0.2.3";      // forwards to the host's resolver
+inline constexpr const char* kEgressSandboxAddress = "10.0.2.100";
+
+// An IPv4 or IPv6 network, e.g. 10.0.0.0/8 or fe80::/10.
+struct IpPrefix {
+  int family = 0;                    // AF_INET or AF_INET6
+  std::array<std::uint8_t, 16> bytes{};  // network byte order; IPv4 uses the first 4
+  int length = 0;                    // prefix length in bits
+  std::string text;                  // as written, for messages
+
+  // Throws std::invalid_argument naming the text when it is not an address[/length].
+  static IpPrefix parse(std::string_view text);
+  bool operator==(const IpPrefix& other) const;
+};
+
+struct RouteRule {
+  enum class Action { allow, refuse };
+  Action action = Action::refuse;
+  IpPrefix destination;
+  int ip_protocol = 0;  // IPPROTO_UDP/IPPROTO_TCP, or 0 for any
+  int port = 0;         // destination port, or 0 for any
+  std::string reason;   // why the rule exists, for messages and logs
+};
+
+// Ranges no sandbox may reach, with the reason for each.
+struct RefusedDestination {
+  const char* prefix;
+  const char* reason;
+};
+inline constexpr RefusedDestination kRefusedDestinations[] = {
+    {"0.0.0.0/8", "this host on this network"},
+    {"10.0.0.0/8", "private network (RFC 1918)"},
+    {"100.64.0.0/10", "carrier-grade NAT space (Alibaba Cloud metadata: 100.100.100.200)"},
+    {"169.254.0.0/16", "link-local (cloud metadata servers: 169.254.169.254)"},
+    {"172.16.0.0/12", "private network (RFC 1918)"},
+    {"192.0.0.0/24", "IETF protocol assignments (Oracle Cloud metadata: 192.0.0.192)"},
+    {"192.168.0.0/16", "private network (RFC 1918)"},
+    {"198.18.0.0/15", "benchmarking networks, often used inside data centres"},
+    {"168.63.129.16/32", "Azure WireServer (host-only platform endpoint)"},
+    {"fc00::/7", "unique local IPv6 (AWS metadata: fd00:ec2::254)"},
+    {"fe80::/10", "link-local IPv6"},
+};
+
+// The rules in the order they must be evaluated (allow before refuse). host_addresses are the
+// addresses of the host's own interfaces where slirp4netns runs (see host_interface_addresses);
+// loopback addresses among them are skipped (inside the sandbox they are its own loopback).
+std::vector<RouteRule> egress_route_rules(const std::vector<IpPrefix>& host_addresses);
+
+// Allows slirp4netns's gateway (10.0.2.2, its alias for the host's loopback). Needed only while
+// slirp4netns adds its default route, because the kernel checks a route's gateway against the
+// rules; EgressNetwork removes it as soon as the network is up.
+RouteRule gateway_rule_while_configuring();
+
+// Every IPv4/IPv6 address of the calling thread's network namespace's interfaces, as /32 or
+// /128 prefixes. Throws std::runtime_error when the interfaces cannot be listed.
+std::vector<IpPrefix> host_interface_addresses();
+
+}  // namespace kg::sandbox

@@ -1,0 +1,69 @@
+// Memory and process-count limits of local sandboxes, with cgroup v2 or v1 — whichever this
+// machine lets the daemon write — and the OOM-kill counter that tells an OOM kill from any other
+// SIGKILL.
+//
+// Each daemon keeps its sandboxes under one folder of its own (`kode-gopher-<pid>`) beside or
+// below its own cgroup, so the machine's limits on the daemon still bound them all. Without a
+// writable hierarchy (an unprivileged daemon without a delegated cgroup v2 subtree) the limits
+// are unavailable: the daemon says so once at start and in /v1/health, and runs without them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host_services.hpp"
+
+namespace kg::sandbox {
+
+enum class CgroupVersion { none, v1, v2 };
+
+// One sandbox's cgroup(s): a process joins by writing "0" to each of procs_files() before exec.
+class SandboxCgroup {
+ public:
+  SandboxCgroup(CgroupVersion version, std::vector<std::string> dirs, plugin::Logger& logger);
+  ~SandboxCgroup();  // kills what is left inside and removes the folders
+  SandboxCgroup(const SandboxCgroup&) = delete;
+  SandboxCgroup& operator=(const SandboxCgroup&) = delete;
+
+  std::vector<std::string> procs_files() const;
+  // Sets the memory limit (swap included, so it cannot spill over) and the task limit. Throws
+  // std::runtime_error naming the file and the reason when the kernel refuses.
+  void set_limits(std::uint64_t memory_bytes, std::uint32_t pids);
+  // How many processes the OOM killer has ended in this cgroup so far.
+  std::uint64_t oom_kills() const;
+  // Kills every process still inside (SIGKILL). Never throws.
+  void kill_all() noexcept;
+
+ private:
+  CgroupVersion version_;
+  std::vector<std::string> dirs_;  // v2: one; v1: memory's, then pids' (when mounted)
+  plugin::Logger& logger_;
+};
+
+class CgroupHierarchy {
+ public:
+  // Finds a writable hierarchy for this daemon's sandboxes and makes its folder; never throws
+  // (an unusable machine gives version() == none and a reason()).
+  static std::unique_ptr<CgroupHierarchy> detect(plugin::Logger& logger);
+  ~CgroupHierarchy();  // removes this daemon's folder (sandboxes must be gone)
+
+  CgroupVersion version() const noexcept { return version_; }
+  bool available() const noexcept { return version_ != CgroupVersion::none; }
+  // Why limits are unavailable, or a description of what is used ("cgroup v1 memory+pids at …").
+  const std::string& description() const noexcept { return description_; }
+  // The cgroup of one new sandbox; nullptr when unavailable. Throws when it cannot be made.
+  std::unique_ptr<SandboxCgroup> create(const std::string& sandbox_id);
+
+ private:
+  CgroupHierarchy(CgroupVersion version, std::vector<std::string> roots, std::string description,
+                  plugin::Logger& logger);
+
+  CgroupVersion version_;
+  std::vector<std::string> roots_;  // this daemon's folder(s), one per hierarchy
+  std::string description_;
+  plugin::Logger& logger_;
+};
+
+}  // namespace kg::sandbox

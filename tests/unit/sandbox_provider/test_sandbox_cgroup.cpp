@@ -1,0 +1,140 @@
+// The cgroup limits on this machine, for real: a process is put in a sandbox's cgroup exactly
+// as the spawner does (writing "0" to cgroup.procs), then made to exceed them.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "sandbox_cgroup.hpp"
+
+using namespace kg::sandbox;
+
+namespace {
+
+class QuietLogger final : public kg::plugin::Logger {
+ public:
+  void log(kg::plugin::LogLevel, std::string_view) noexcept override {}
+};
+
+// Forks a child that joins the cgroup and runs `body`; returns its wait status.
+int run_in(const SandboxCgroup& cgroup, const std::function<int()>& body) {
+  const auto files = cgroup.procs_files();
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    for (const auto& file : files) {
+      std::ofstream out(file);
+      out << "0";
+      out.flush();
+      if (!out) ::_exit(100);
+    }
+    ::_exit(body());
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return status;
+}
+
+std::unique_ptr<CgroupHierarchy> hierarchy_or_skip(QuietLogger& logger) {
+  auto hierarchy = CgroupHierarchy::detect(logger);
+  if (!hierarchy->available() && ::geteuid() != 0) {
+    MESSAGE("skipped: " << hierarchy->description());
+    return nullptr;
+  }
+  // As root (CI), a machine without usable cgroups is a failure, not a skip.
+  REQUIRE_MESSAGE(hierarchy->available(), hierarchy->description());
+  return hierarchy;
+}
+
+}  // namespace
+
+TEST_CASE("a process over the sandbox's memory limit is OOM-killed and counted") {
+  QuietLogger logger;
+  auto hierarchy = hierarchy_or_skip(logger);
+  if (!hierarchy) return;
+  auto cgroup = hierarchy->create("sb-test-memory");
+  cgroup->set_limits(64ull << 20, 64);
+  CHECK(cgroup->oom_kills() == 0);
+  const int status = run_in(*cgroup, [] {
+    const std::size_t size = 512ull << 20;
+    auto* memory = static_cast<char*>(::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (memory == MAP_FAILED) return 3;
+    std::memset(memory, 1, size);  // touches every page
+    return 0;
+  });
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGKILL);
+  CHECK(cgroup->oom_kills() >= 1);
+}
+
+TEST_CASE("forks beyond the sandbox's pids limit fail") {
+  QuietLogger logger;
+  auto hierarchy = hierarchy_or_skip(logger);
+  if (!hierarchy) return;
+  auto cgroup = hierarchy->create("sb-test-pids");
+  if (hierarchy->version() == CgroupVersion::v1 && cgroup->procs_files().size() < 2) {
+    MESSAGE("skipped: no cgroup v1 pids hierarchy on this machine");
+    return;
+  }
+  cgroup->set_limits(256ull << 20, 32);
+  int report[2];
+  REQUIRE(::pipe(report) == 0);
+  run_in(*cgroup, [&] {
+    ::setpgid(0, 0);  // a group of its own, so the kill below takes only its sleepers and itself
+    int started = 0;
+    for (int i = 0; i < 64; ++i) {
+      const pid_t child = ::fork();
+      if (child == 0) {
+        ::pause();
+        ::_exit(0);
+      }
+      if (child > 0) ++started;
+    }
+    [[maybe_unused]] auto ignored = ::write(report[1], &started, sizeof started);
+    ::kill(0, SIGKILL);
+    return 0;
+  });
+  int started = -1;
+  REQUIRE(::read(report[0], &started, sizeof started) == sizeof started);
+  ::close(report[0]);
+  ::close(report[1]);
+  CHECK(started > 0);
+  CHECK(started < 32);
+}
+
+TEST_CASE("a sandbox's cgroup folders are gone once it is destroyed, processes and all") {
+  QuietLogger logger;
+  auto hierarchy = hierarchy_or_skip(logger);
+  if (!hierarchy) return;
+  auto cgroup = hierarchy->create("sb-test-cleanup");
+  const auto files = cgroup->procs_files();
+  REQUIRE_FALSE(files.empty());
+  const pid_t sleeper = ::fork();
+  REQUIRE(sleeper >= 0);
+  if (sleeper == 0) {
+    for (const auto& file : files) std::ofstream(file) << "0";
+    ::pause();
+    ::_exit(0);
+  }
+  const auto joined = [&] {
+    std::ifstream in(files.front());
+    pid_t pid = 0;
+    return static_cast<bool>(in >> pid);
+  };
+  for (int i = 0; i < 200 && !joined(); ++i) ::usleep(10'000);
+  REQUIRE(joined());
+  cgroup.reset();
+  int status = 0;
+  CHECK(::waitpid(sleeper, &status, 0) == sleeper);
+  CHECK(WIFSIGNALED(status));
+  for (const auto& file : files) {
+    CHECK_FALSE(std::filesystem::exists(std::filesystem::path(file).parent_path()));
+  }
+}
