@@ -8,9 +8,11 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "api_context.hpp"
 #include "api_server.hpp"
@@ -106,7 +108,10 @@ void Instance::start_parts() {
   auto& p = *parts_;
   try {
     fs::create_directories(config_.state_dir);
-    ::chmod(config_.state_dir.c_str(), 0700);
+    // Private, except that a root daemon's sandboxes run as another user (sandbox.host_uid),
+    // which must reach the caches bound into them: that user may pass through, never list.
+    const bool sandboxes_run_as_another_user = ::geteuid() == 0 && config_.sandbox_host_uid != 0;
+    ::chmod(config_.state_dir.c_str(), sandboxes_run_as_another_user ? 0711 : 0700);
     p.lock = std::make_unique<StateDirLock>(config_.state_dir);
   } catch (...) {
     std::throw_with_nested(std::runtime_error("Failed to take the state directory"));
@@ -118,6 +123,8 @@ void Instance::start_parts() {
   }
   try {
     p.store = std::make_unique<store::Store>(config_.state_dir + "/kode-gopher.db");
+    // Only the daemon's user reads the record (SQLite gives -wal and -shm the same mode).
+    ::chmod((config_.state_dir + "/kode-gopher.db").c_str(), 0600);
     const auto report = p.store->reconcile_after_crash();
     for (const auto& session : report.interrupted_sessions) {
       logger_.log(plugin::LogLevel::warn, "Session " + session.id +
@@ -146,12 +153,24 @@ void Instance::start_parts() {
   sandbox_layout.binary_cache_dir = or_default(config_.binary_cache_dir, "bincache");
   sandbox_layout.sandboxes_dir = config_.state_dir + "/sandboxes";
   sandbox_layout.share_host_network = config_.sandbox_network == "host";
+  sandbox_layout.egress_network = config_.sandbox_network == "egress";
+  sandbox_layout.disk_bytes = config_.limits.disk_bytes;
   p.tidier = std::make_unique<sandbox::ModuleTidier>(
       p.layout.go_root + "/bin/go", p.layout.lockfile_dir, sandbox_layout.base_modcache_dir,
       sandbox_layout.extra_modcache_dir, config_.state_dir + "/tidy", logger_);
   p.binary_cache = std::make_unique<sandbox::BinaryCache>(
       sandbox_layout.binary_cache_dir, config_.binary_cache_max_bytes, logger_);
-  p.provider = std::make_unique<sandbox::LocalSandboxProvider>(sandbox_layout, logger_);
+  sandbox::LocalSandboxPolicy sandbox_policy;
+  sandbox_policy.memory_bytes = config_.limits.memory_bytes;
+  sandbox_policy.pids = config_.limits.pids;
+  sandbox_policy.host_uid = config_.sandbox_host_uid == 0
+                                ? std::nullopt
+                                : std::optional<uid_t>(config_.sandbox_host_uid);
+  p.provider =
+      std::make_unique<sandbox::LocalSandboxProvider>(sandbox_layout, logger_, sandbox_policy);
+  for (const auto& line : p.provider->isolation_summary()) {
+    logger_.log(plugin::LogLevel::info, "Sandbox isolation: " + line);
+  }
   if (const int orphans = p.provider->reap_orphans(); orphans > 0) {
     logger_.log(plugin::LogLevel::warn,
                 "Removed " + std::to_string(orphans) + " sandbox(es) left by a previous daemon");
@@ -198,6 +217,8 @@ int Instance::run() {
   session::SessionManagerOptions options;
   options.default_runtime = config_.default_runtime;
   options.max_sessions = config_.max_sessions;
+  options.max_queued = config_.max_queued;
+  options.queue_timeout_ms = config_.queue_timeout_ms;
   options.limits = config_.limits;
   options.curated_packages = sandbox::read_curated_packages(p.layout.lockfile_dir);
   p.sessions = std::make_unique<session::SessionManager>(
@@ -205,7 +226,8 @@ int Instance::run() {
       logger_);
   p.api_context = std::make_unique<api::ApiContext>(api::ApiContext{
       *p.sessions, *p.plugins, *p.store, logger_, kVersion, config_.socket_path,
-      config_.state_dir, config_.max_request_bytes, std::chrono::steady_clock::now()});
+      config_.state_dir, config_.max_request_bytes, config_.max_sessions, config_.max_queued,
+      std::chrono::steady_clock::now()});
   try {
     p.api_server = std::make_unique<api::ApiServer>(*p.api_context);
   } catch (...) {
@@ -223,9 +245,25 @@ int Instance::run() {
   sigwait(&signals, &received);
   logger_.log(plugin::LogLevel::info, std::string("Received ") + ::strsignal(received) +
                                           "; closing sessions and stopping");
+  // A second signal while stopping means "now": what is left is reaped at the next start.
+  // (Detached, so it may outlive this Instance: it touches nothing of it.)
+  std::thread([signals] {
+    int again = 0;
+    sigwait(&signals, &again);
+    static constexpr char kMessage[] = "kode-gopherd: a second signal; stopping at once\n";
+    [[maybe_unused]] const auto wrote = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+    std::_Exit(1);
+  }).detach();
+  // New connections are refused; queued callers and calls in flight end with shutting_down;
+  // every session is closed in the database and its sandbox killed and removed.
   p.api_server->stop_accepting();
   p.sessions->close_all("daemon stopped");
   p.api_server->wait_for_requests();
+  // Nothing may outlive the daemon, not even a sandbox whose start was under way.
+  if (const int left = p.provider->reap_orphans(); left > 0) {
+    logger_.log(plugin::LogLevel::warn, "Removed " + std::to_string(left) +
+                                            " sandbox folder(s) no session owned any more");
+  }
   std::error_code ec;
   fs::remove(config_.socket_path, ec);
   logger_.log(plugin::LogLevel::info, "kode-gopherd stopped");

@@ -41,8 +41,10 @@ const kg::cli::DaemonConnection& DaemonSessionLink::connection() {
 }
 
 std::string DaemonSessionLink::open_session() {
+  // Opening may wait in the daemon's queue for a slot; the daemon ends that wait itself (with
+  // queue_full after [daemon] queue_timeout_ms, at most an hour), so outwait its longest.
   const rapidjson::Document session = connection().client.post(
-      "/v1/sessions", R"({"client":"mcp"})", std::chrono::seconds(60));
+      "/v1/sessions", R"({"client":"mcp"})", std::chrono::minutes(61));
   const std::string id = string_member(session, "id");
   if (id.empty()) {
     throw std::runtime_error("The daemon's answer to POST /v1/sessions has no session id: " +

@@ -20,6 +20,8 @@ struct ApiContext {
   std::string socket_path;
   std::string state_dir;
   std::uint64_t max_request_bytes;
+  std::uint32_t max_sessions;  // with max_queued: how many requests may block at once
+  std::uint32_t max_queued;
   std::chrono::steady_clock::time_point started_at;
 };
 

@@ -35,6 +35,8 @@ ApiError map_exception(std::exception_ptr error) noexcept {
       return {503, "runtime_unavailable", describe_error_chain(e)};
     } catch (const session::QueueFullError& e) {
       return {503, "queue_full", describe_error_chain(e)};
+    } catch (const session::ShuttingDownError& e) {
+      return {503, "shutting_down", describe_error_chain(e)};
     } catch (const std::exception& e) {
       return {500, "internal", describe_error_chain(e)};
     } catch (...) {

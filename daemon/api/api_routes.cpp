@@ -79,7 +79,9 @@ ApiResponse open_session(ApiContext& context, const ApiRequest& request) {
       *target = it->value.GetString();
     }
   }
-  return {201, session_json(context.sessions.open(client, runtime))};
+  session::SlotWait wait;
+  wait.caller_gone = request.client_gone;
+  return {201, session_json(context.sessions.open(client, runtime, wait))};
 }
 
 // Progress goes to the caller's stream when there is one, and always to the debug log.
@@ -132,20 +134,10 @@ ApiResponse package_docs(ApiContext& context, const std::string& session_id,
 // POST /v1/execute: a session for just this call.
 ApiResponse execute_once(ApiContext& context, const ApiRequest& request) {
   auto parsed = parse_execute_request(request.body);
-  const auto session = context.sessions.open(parsed.client.empty() ? "api" : parsed.client,
-                                             parsed.call.runtime);
-  try {
-    CallProgress progress(context.logger, session.id, request.progress);
-    auto result = context.sessions.execute(session.id, std::move(parsed.call), progress);
-    context.sessions.close(session.id, "one-shot call finished");
-    return {200, call_result_json(result)};
-  } catch (...) {
-    try {
-      context.sessions.close(session.id, "one-shot call failed");
-    } catch (...) {
-    }
-    throw;
-  }
+  CallProgress progress(context.logger, "(one-shot)", request.progress);
+  return {200, call_result_json(context.sessions.execute_once(
+                   parsed.client.empty() ? "api" : parsed.client, std::move(parsed.call),
+                   progress, request.client_gone))};
 }
 
 }  // namespace

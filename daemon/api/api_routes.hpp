@@ -2,6 +2,7 @@
 // status and JSON body, or throws; ApiRequestHandler maps what they throw.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -16,6 +17,8 @@ struct ApiRequest {
   std::string body;
   // Where execute routes report phase changes (the NDJSON stream); null: the log only.
   plugin::ProgressSink* progress = nullptr;
+  // True once the client has hung up; polled while the request waits for a session slot.
+  std::function<bool()> client_gone;
 };
 
 // Whether the route streams progress when asked to (the execute routes).

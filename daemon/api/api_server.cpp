@@ -12,8 +12,10 @@
 #include <Poco/ThreadPool.h>
 #include <Poco/URI.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 
 #include "api_errors.hpp"
 #include "api_routes.hpp"
@@ -40,11 +42,17 @@ void require_owner(Poco::Net::HTTPServerRequest& request) {
   }
 }
 
+std::string too_large(const std::string& what, std::uint64_t limit) {
+  return what + " is over the daemon's limit of " + std::to_string(limit) +
+         " bytes; send a smaller request, or raise [daemon] max_request_bytes";
+}
+
+// Reads the whole body, refusing one over `limit` bytes without reading it all: a declared
+// Content-Length before the first byte, a chunked body as soon as it passes the limit.
 std::string read_body(Poco::Net::HTTPServerRequest& request, std::uint64_t limit) {
   if (request.hasContentLength() && request.getContentLength64() > static_cast<Poco::Int64>(limit)) {
-    throw PayloadTooLargeError("request body of " + std::to_string(request.getContentLength64()) +
-                               " bytes is over the limit of " + std::to_string(limit) +
-                               " bytes (daemon.max_request_bytes)");
+    throw PayloadTooLargeError(too_large(
+        "The request body of " + std::to_string(request.getContentLength64()) + " bytes", limit));
   }
   std::string body;
   char buffer[64 * 1024];
@@ -53,13 +61,27 @@ std::string read_body(Poco::Net::HTTPServerRequest& request, std::uint64_t limit
     in.read(buffer, sizeof buffer);
     const auto got = static_cast<std::size_t>(in.gcount());
     if (got == 0) break;
-    if (body.size() + got > limit) {
-      throw PayloadTooLargeError("request body is over the limit of " + std::to_string(limit) +
-                                 " bytes (daemon.max_request_bytes)");
-    }
+    if (body.size() + got > limit) throw PayloadTooLargeError(too_large("The request body", limit));
     body.append(buffer, got);
   }
   return body;
+}
+
+// Whether the client closed its end of the connection (or the connection broke). A client sends
+// nothing after its request, so the only thing there is to read is the end of the stream.
+bool client_hung_up(int socket_fd) noexcept {
+  char byte;
+  const ssize_t got = ::recv(socket_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (got == 0) return true;
+  return got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+}
+
+// The probe ApiRequest::client_gone runs for this request's connection.
+std::function<bool()> hangup_probe(Poco::Net::HTTPServerRequest& request) {
+  auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
+  if (!impl) return {};
+  const int fd = impl->socket().impl()->sockfd();
+  return [fd] { return client_hung_up(fd); };
 }
 
 class ApiRequestHandler final : public Poco::Net::HTTPRequestHandler {
@@ -92,8 +114,9 @@ class ApiRequestHandler final : public Poco::Net::HTTPRequestHandler {
     ApiResponse answer;
     try {
       Poco::URI uri(request.getURI());
-      ApiRequest api_request{request.getMethod(), uri.getPath(), uri.getRawQuery(), {}};
-      api_request.body = read_body(request, context_.max_request_bytes);
+      const ApiRequest api_request{request.getMethod(), uri.getPath(), uri.getRawQuery(),
+                                   read_body(request, context_.max_request_bytes), nullptr,
+                                   hangup_probe(request)};
       answer = route_request(context_, api_request);
     } catch (...) {
       const auto error = map_exception(std::current_exception());
@@ -126,8 +149,9 @@ class ApiRequestHandler final : public Poco::Net::HTTPRequestHandler {
     std::string last_line;
     try {
       Poco::URI uri(request.getURI());
-      ApiRequest api_request{request.getMethod(), uri.getPath(), uri.getRawQuery(), {}};
-      api_request.body = read_body(request, context_.max_request_bytes);
+      ApiRequest api_request{request.getMethod(), uri.getPath(), uri.getRawQuery(),
+                             read_body(request, context_.max_request_bytes), nullptr,
+                             hangup_probe(request)};
       response.setStatus(Poco::Net::HTTPResponse::HTTP_OK);
       response.setContentType("application/x-ndjson");
       response.setChunkedTransferEncoding(true);
@@ -177,13 +201,16 @@ class ApiRequestHandlerFactory final : public Poco::Net::HTTPRequestHandlerFacto
 ApiServer::ApiServer(ApiContext& context) : context_(context) {
   std::filesystem::create_directories(std::filesystem::path(context.socket_path).parent_path());
   auto socket = net::listen_on_unix_socket(context.socket_path, 0600);
+  // One thread per request: every open session's call, every caller queued for a session
+  // slot, and room for the quick routes (health, cancel) beside them.
+  const int max_threads = static_cast<int>(context.max_sessions + context.max_queued) + 32;
   auto params = new Poco::Net::HTTPServerParams;
-  params->setMaxThreads(64);
+  params->setMaxThreads(max_threads);
   params->setMaxQueued(256);
   params->setKeepAlive(false);
   // Calls wait for builds; the idle timeout only bounds a silent client.
   params->setTimeout(Poco::Timespan(60, 0));
-  threads_ = std::make_unique<Poco::ThreadPool>(2, 64, 60);
+  threads_ = std::make_unique<Poco::ThreadPool>(2, max_threads, 60);
   server_ = std::make_unique<Poco::Net::HTTPServer>(new ApiRequestHandlerFactory(context_),
                                                     *threads_, socket, params);
 }

@@ -16,6 +16,50 @@ std::string string_member(const rapidjson::Value& object, const char* key) {
   return {it->value.GetString(), it->value.GetStringLength()};
 }
 
+// "limits": {"memory_bytes"?, "pids"?, "cpu_seconds"?, "file_size_bytes"?, "open_files"?,
+// "output_bytes"?}: the
+// call's own limits, each a positive integer (checked against the daemon's maxima later).
+session::RequestedLimits parse_limits(const rapidjson::Value& object) {
+  session::RequestedLimits limits;
+  const auto it = object.FindMember("limits");
+  if (it == object.MemberEnd() || it->value.IsNull()) return limits;
+  if (!it->value.IsObject()) {
+    throw BadRequestError(R"("limits" must be an object such as {"memory_bytes": 268435456})");
+  }
+  for (const auto& member : it->value.GetObject()) {
+    const std::string name(member.name.GetString(), member.name.GetStringLength());
+    const auto& value = member.value;
+    if (!value.IsUint64()) {
+      throw BadRequestError("\"limits\".\"" + name + "\" must be a positive integer");
+    }
+    const auto number = value.GetUint64();
+    const auto small = [&]() -> std::uint32_t {
+      if (number > 0xffffffffu) {
+        throw BadRequestError("\"limits\".\"" + name + "\" is too large");
+      }
+      return static_cast<std::uint32_t>(number);
+    };
+    if (name == "memory_bytes") {
+      limits.memory_bytes = number;
+    } else if (name == "pids") {
+      limits.pids = small();
+    } else if (name == "cpu_seconds") {
+      limits.cpu_seconds = small();
+    } else if (name == "file_size_bytes") {
+      limits.file_size_bytes = number;
+    } else if (name == "open_files") {
+      limits.open_files = small();
+    } else if (name == "output_bytes") {
+      limits.output_bytes = number;
+    } else {
+      throw BadRequestError("\"limits\" has the unknown key \"" + name +
+                            "\"; known: memory_bytes, pids, cpu_seconds, file_size_bytes, "
+                            "open_files, output_bytes (and timeout_ms at the top level)");
+    }
+  }
+  return limits;
+}
+
 }  // namespace
 
 ParsedExecute parse_execute_request(std::string_view body) {
@@ -56,6 +100,7 @@ ParsedExecute parse_execute_request(std::string_view body) {
     if (!it->value.IsUint()) throw BadRequestError("\"timeout_ms\" must be a positive integer");
     parsed.call.timeout_ms = it->value.GetUint();
   }
+  parsed.call.limits = parse_limits(doc);
   parsed.call.runtime = string_member(doc, "runtime");
   parsed.client = string_member(doc, "client");
   return parsed;

@@ -5,13 +5,19 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
 namespace kg::api {
 
-// Parses a request body that must be one JSON object. Iterative parsing, so a deeply nested
-// body cannot exhaust the stack. Throws BadRequestError "invalid JSON at line L, column C: ...".
+// Arrays and objects nest at most this deep in a request body (the body itself is level 1).
+inline constexpr std::size_t kMaxJsonDepth = 64;
+
+// Parses a request body that must be one JSON object of valid UTF-8, nested at most
+// kMaxJsonDepth levels. Iterative parsing, so no body can exhaust the stack. Throws
+// BadRequestError "invalid JSON at line L, column C: ...", "invalid UTF-8 in a JSON string at
+// line L, column C; ...", or "JSON nested deeper than 64 levels at line L, column C; ...".
 rapidjson::Document parse_json_object(std::string_view body);
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;

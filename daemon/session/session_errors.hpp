@@ -16,12 +16,20 @@ class SessionClosedError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Every session slot is taken and the wait queue is full, or the caller waited too long.
 class QueueFullError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
-// The caller cancelled the call (POST /v1/sessions/{id}/cancel) before it finished.
+// The daemon is stopping (SIGTERM or SIGINT): no new sessions, and calls in flight end now.
+class ShuttingDownError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The caller cancelled the call (POST /v1/sessions/{id}/cancel, or it hung up while queued)
+// before it finished.
 class CancelledError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

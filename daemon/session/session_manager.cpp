@@ -1,88 +1,15 @@
+// SessionManager: opening, closing, cancelling and shutting down sessions, and their sandboxes.
 #include "session_manager.hpp"
-
-#include <Poco/DigestEngine.h>
-#include <Poco/SHA2Engine.h>
 
 #include <signal.h>
 
-#include <algorithm>
-#include <chrono>
 #include <random>
 
 #include "error_chain.hpp"
-#include "local_sandbox_handle.hpp"
-#include "local_sandbox_layout.hpp"
+#include "managed_session.hpp"
 #include "session_errors.hpp"
 
 namespace kg::session {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-std::uint64_t ms_since(Clock::time_point start) {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
-}
-
-class NullProgress final : public plugin::ProgressSink {
- public:
-  void phase_started(plugin::Phase, std::string_view) noexcept override {}
-};
-
-// Name, or Type.Method: Go identifiers joined by dots.
-bool is_symbol_path(const std::string& symbol) {
-  bool at_start = true;
-  for (char c : symbol) {
-    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-    const bool digit = c >= '0' && c <= '9';
-    if (c == '.') {
-      if (at_start) return false;
-      at_start = true;
-    } else if (letter || (digit && !at_start)) {
-      at_start = false;
-    } else {
-      return false;
-    }
-  }
-  return !at_start;
-}
-
-std::string new_session_id() {
-  static thread_local std::mt19937_64 rng{std::random_device{}()};
-  char buffer[24];
-  std::snprintf(buffer, sizeof buffer, "s-%016llx", static_cast<unsigned long long>(rng()));
-  return buffer;
-}
-
-// Identifies a program by content: sorted paths and sources (the request keeps caller order).
-std::string code_sha256(const plugin::ExecuteRequest& request, std::uint64_t& bytes) {
-  std::vector<const plugin::SourceFile*> files;
-  for (const auto& f : request.files) files.push_back(&f);
-  std::sort(files.begin(), files.end(), [](auto* a, auto* b) { return a->path < b->path; });
-  Poco::SHA2Engine sha(Poco::SHA2Engine::SHA_256);
-  bytes = 0;
-  for (const auto* f : files) {
-    sha.update(f->path);
-    sha.update(std::string(1, '\0'));
-    sha.update(f->content);
-    sha.update(std::string(1, '\0'));
-    bytes += f->content.size();
-  }
-  return Poco::DigestEngine::digestToHex(sha.digest());
-}
-
-}  // namespace
-
-struct SessionManager::Session {
-  store::SessionRecord record;
-  // The running sandbox's bubblewrap pid, for killing it from another thread at shutdown.
-  std::atomic<pid_t> sandbox_pid{0};
-  std::mutex call_mutex;  // one call at a time; guards sandbox and closed
-  std::unique_ptr<sandbox::LocalSandbox> sandbox;
-  bool closed = false;
-  net::RequestCanceller canceller;  // stops the command of the running call
-  std::atomic<bool> call_running{false};
-};
 
 SessionManager::SessionManager(SessionManagerOptions options,
                                sandbox::LocalSandboxProvider& provider,
@@ -98,9 +25,18 @@ SessionManager::SessionManager(SessionManagerOptions options,
       tidier_(tidier),
       plugins_(plugins),
       store_(store),
-      logger_(logger) {}
+      logger_(logger),
+      slots_(SlotQueueLimits{options_.max_sessions, options_.max_queued,
+                             std::chrono::milliseconds(options_.queue_timeout_ms)}) {}
 
 SessionManager::~SessionManager() { close_all("daemon stopped"); }
+
+std::string SessionManager::new_session_id() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  char buffer[24];
+  std::snprintf(buffer, sizeof buffer, "s-%016llx", static_cast<unsigned long long>(rng()));
+  return buffer;
+}
 
 plugin::RuntimePlugin& SessionManager::runtime_for(const std::string& name,
                                                    std::string& resolved_name) {
@@ -115,27 +51,37 @@ plugin::RuntimePlugin& SessionManager::runtime_for(const std::string& name,
                                 "' is not loaded; `kode-gopher plugins` lists the loaded ones");
 }
 
-store::SessionRecord SessionManager::open(const std::string& client, const std::string& runtime) {
+store::SessionRecord SessionManager::open(const std::string& client, const std::string& runtime,
+                                          const SlotWait& wait) {
+  const std::string id = new_session_id();
+  open_with_id(id, client, runtime, wait);
+  return get(id);
+}
+
+std::uint64_t SessionManager::open_with_id(const std::string& id, const std::string& client,
+                                           const std::string& runtime, const SlotWait& wait) {
   std::string runtime_name;
-  runtime_for(runtime, runtime_name);
+  runtime_for(runtime, runtime_name);  // an unknown runtime fails now, not after a wait
   auto session = std::make_shared<Session>();
-  session->record.id = new_session_id();
+  session->record.id = id;
   session->record.client = client.empty() ? "api" : client;
   session->record.provider = options_.provider_name;
   session->record.runtime = runtime_name;
-  {
+  const std::uint64_t waited_ms = slots_.acquire(id, wait);
+  try {
     std::lock_guard lock(mutex_);
-    if (sessions_.size() >= options_.max_sessions) {
-      throw QueueFullError(std::to_string(sessions_.size()) +
-                           " sessions are open, the most this daemon allows (daemon.max_sessions)"
-                           "; close one or try again later");
-    }
+    // close_all() may have collected the open sessions while this caller took its slot.
+    if (shutting_down_) throw ShuttingDownError("The daemon is shutting down; it opens no new sessions");
     store_.insert_session(session->record);
-    sessions_.emplace(session->record.id, session);
+    sessions_.emplace(id, session);
+  } catch (...) {
+    slots_.release();
+    throw;
   }
-  logger_.log(plugin::LogLevel::info, "Session " + session->record.id + " opened for " +
-                                          session->record.client);
-  return get(session->record.id);
+  logger_.log(plugin::LogLevel::info,
+              "Session " + id + " opened for " + session->record.client +
+                  (waited_ms > 0 ? " after " + std::to_string(waited_ms) + " ms in the queue" : ""));
+  return waited_ms;
 }
 
 store::SessionRecord SessionManager::get(const std::string& session_id) {
@@ -166,6 +112,11 @@ store::SessionRecord SessionManager::close(const std::string& session_id,
     }
   }
   if (session) {
+    // The slot is free again once the sandbox is gone, however closing ends.
+    struct SlotRelease {
+      SessionSlotQueue& slots;
+      ~SlotRelease() { slots.release(); }
+    } release{slots_};
     std::lock_guard call_lock(session->call_mutex);  // waits for a running call to end
     session->closed = true;
     session->sandbox.reset();
@@ -176,38 +127,12 @@ store::SessionRecord SessionManager::close(const std::string& session_id,
   return get(session_id);
 }
 
-std::string SessionManager::package_docs(const std::string& session_id,
-                                        const std::string& package, const std::string& symbol) {
-  const auto& curated = options_.curated_packages;
-  if (std::find(curated.begin(), curated.end(), package) == curated.end()) {
-    std::string list;
-    for (const auto& p : curated) list += (list.empty() ? "" : ", ") + p;
-    throw plugin::InvalidInputError("package \"" + package +
-                                    "\" is not a curated package; curated packages: " + list);
-  }
-  if (!symbol.empty() && !is_symbol_path(symbol)) {
-    throw plugin::InvalidInputError("symbol \"" + symbol +
-                                    "\" must look like Name or Type.Method (letters, digits, '_')");
-  }
-  auto session = find_open(session_id);
-  std::lock_guard call_lock(session->call_mutex);
-  if (session->closed) throw SessionClosedError("Session '" + session_id + "' is closed");
-  NullProgress progress;
-  ensure_sandbox(*session, progress);
-  plugin::CommandSpec spec;
-  // Both are checked above to hold only import-path or identifier characters.
-  spec.command = "cd " + std::string(sandbox::kSandboxLockfilePath) + " && exec go doc " + package +
-                 (symbol.empty() ? "" : " " + symbol);
-  spec.timeout_ms = 60'000;
-  const auto outcome = session->sandbox->client().run_command(spec);
-  if (outcome.exit_code != 0) {
-    throw plugin::InvalidInputError("go doc " + package + (symbol.empty() ? "" : " " + symbol) +
-                                    ": " + outcome.stderr_text);
-  }
-  return outcome.stdout_text;
-}
-
 bool SessionManager::cancel(const std::string& session_id) {
+  if (slots_.cancel(session_id)) {
+    logger_.log(plugin::LogLevel::info,
+                "Session " + session_id + ": queued call cancelled by the client");
+    return true;
+  }
   auto session = find_open(session_id);
   if (!session->call_running) return false;
   session->canceller.cancel();
@@ -217,12 +142,15 @@ bool SessionManager::cancel(const std::string& session_id) {
 
 void SessionManager::close_all(const std::string& reason) noexcept {
   shutting_down_ = true;
+  slots_.shut_down();
   std::vector<std::string> ids;
   {
     std::lock_guard lock(mutex_);
     for (const auto& [id, session] : sessions_) {
       ids.push_back(id);
       // Kill first, so a call in flight fails now instead of holding its session for minutes.
+      // (A sandbox starting right now is stopped by ensure_sandbox, which checks shutting_down_
+      // after it publishes the pid.)
       if (const pid_t pid = session->sandbox_pid.load(); pid > 0) ::kill(pid, SIGKILL);
     }
   }
@@ -247,106 +175,18 @@ void SessionManager::ensure_sandbox(Session& session, plugin::ProgressSink& prog
     session.sandbox.reset();
   }
   if (!session.sandbox) {
-    if (shutting_down_) throw plugin::SandboxError("The daemon is shutting down");
+    if (shutting_down_) throw ShuttingDownError("The daemon is shutting down; it starts no sandbox");
     progress.phase_started(plugin::Phase::setup, "starting a sandbox");
     session.sandbox = provider_.open();
     session.sandbox_pid = session.sandbox->pid();
+    if (shutting_down_) {
+      // close_all() may have looked for pids to kill before this one was published.
+      session.sandbox.reset();
+      session.sandbox_pid = 0;
+      throw ShuttingDownError("The daemon is shutting down; the new sandbox was stopped");
+    }
     store_.attach_sandbox(session.record.id, session.sandbox->id());
   }
-}
-
-plugin::ExecuteResult SessionManager::run_in_sandbox(Session& session,
-                                                     plugin::RuntimePlugin& runtime,
-                                                     const plugin::ExecuteRequest& request,
-                                                     plugin::ProgressSink& progress,
-                                                     std::uint64_t& setup_ms) {
-  const auto setup_started = Clock::now();
-  bool retried = false;
-  for (;;) {
-    ensure_sandbox(session, progress);
-    setup_ms = ms_since(setup_started);
-    try {
-      sandbox::LocalSandboxHandle handle(session.sandbox->client(), session.sandbox->dir() + "/home",
-                                         binary_cache_, tidier_, &session.canceller, logger_);
-      return runtime.execute(request, handle, progress);
-    } catch (const plugin::SandboxError&) {
-      // A sandbox that died under the call gets one fresh replacement and one retry.
-      if (retried || shutting_down_ || session.sandbox->alive()) throw;
-      retried = true;
-      logger_.log(plugin::LogLevel::warn, "Sandbox of session " + session.record.id +
-                                              " died during a call; retrying once");
-    }
-  }
-}
-
-CallResult SessionManager::execute(const std::string& session_id, CallRequest request,
-                                   plugin::ProgressSink& progress) {
-  const auto started = Clock::now();
-  auto session = find_open(session_id);
-  std::lock_guard call_lock(session->call_mutex);
-  if (session->closed) {
-    throw SessionClosedError("Session '" + session_id + "' was closed while the call waited");
-  }
-  CallResult call;
-  call.session_id = session_id;
-  call.queue_ms = ms_since(started);
-  auto& runtime = runtime_for(request.runtime.empty() ? session->record.runtime : request.runtime,
-                              call.runtime);
-  request.execute.limits.run_timeout_ms = options_.limits.run_timeout_ms;
-  request.execute.limits.build_timeout_ms = options_.limits.build_timeout_ms;
-  request.execute.limits.output_limit_bytes = options_.limits.output_bytes;
-  if (request.timeout_ms) {
-    if (*request.timeout_ms == 0 || *request.timeout_ms > options_.limits.run_timeout_ms) {
-      throw plugin::InvalidInputError("timeout_ms must be from 1 to " +
-                                      std::to_string(options_.limits.run_timeout_ms) +
-                                      " (the daemon's limits.run_timeout_ms)");
-    }
-    request.execute.limits.run_timeout_ms = *request.timeout_ms;
-  }
-  store::CallStart start;
-  start.session_id = session_id;
-  start.runtime = call.runtime;
-  start.code_sha256 = code_sha256(request.execute, start.input_bytes);
-  call.call_id = store_.begin_call(start);
-  session->canceller.reset();
-  session->call_running = true;
-  struct RunningFlag {
-    std::atomic<bool>& flag;
-    ~RunningFlag() { flag = false; }
-  } running{session->call_running};
-
-  store::CallOutcome outcome;
-  outcome.queue_ms = call.queue_ms;
-  try {
-    call.result = run_in_sandbox(*session, runtime, request.execute, progress, outcome.setup_ms);
-  } catch (const std::exception& e) {
-    const bool cancelled = session->canceller.cancelled();
-    // Input the runtime refused is the caller's to fix; anything else is ours.
-    outcome.status = cancelled ? "cancelled"
-                     : dynamic_cast<const plugin::InvalidInputError*>(&e) ? "rejected"
-                                                                          : "internal";
-    outcome.phase = "setup";
-    outcome.error_message = describe_error_chain(e);
-    outcome.total_ms = ms_since(started);
-    store_.finish_call(call.call_id, outcome);
-    if (cancelled) throw CancelledError("The call was cancelled; the session can take the next one");
-    throw;
-  }
-  call.duration_ms = ms_since(started);
-  call.result.setup_ms = outcome.setup_ms;
-  const auto& r = call.result;
-  outcome.mode = std::string(plugin::to_string(r.mode));
-  outcome.phase = std::string(plugin::to_string(r.phase));
-  outcome.status = std::string(plugin::to_string(r.status));
-  outcome.exit_code = r.exit_code;
-  outcome.build_ms = r.build_ms;
-  outcome.run_ms = r.run_ms;
-  outcome.total_ms = call.duration_ms;
-  outcome.cache_hit = r.cache_hit;
-  outcome.tidied = r.tidied;
-  outcome.output_bytes = r.stdout_text.size() + r.stderr_text.size();
-  store_.finish_call(call.call_id, outcome);
-  return call;
 }
 
 }  // namespace kg::session

@@ -1,12 +1,16 @@
 // Owns the daemon's sessions: one sandbox per session, opened lazily on the first call and
-// reused by later ones; calls in a session run one at a time, sessions run in parallel.
+// reused by later ones; calls in a session run one at a time, sessions run in parallel, at most
+// max_sessions of them (more callers wait in SessionSlotQueue's bounded FIFO queue).
 // Every session and call is recorded in the Store as it happens, so a crash loses nothing.
 //
-// Owned by Instance; every method is safe to call from any API thread.
+// Owned by Instance; every method is safe to call from any API thread. Implemented in
+// session_manager.cpp (sessions) and session_calls.cpp (calls, docs).
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,9 +21,11 @@
 #include "binary_cache.hpp"
 #include "module_tidier.hpp"
 #include "config/daemon_config.hpp"
+#include "call_limits.hpp"
 #include "local_sandbox_provider.hpp"
 #include "plugin_registry.hpp"
 #include "runtime_plugin.hpp"
+#include "session_slot_queue.hpp"
 #include "store/store.hpp"
 
 namespace kg::session {
@@ -28,6 +34,7 @@ struct CallRequest {
   plugin::ExecuteRequest execute;
   std::string runtime;  // empty: the session's runtime
   std::optional<std::uint32_t> timeout_ms;
+  RequestedLimits limits;  // the call's own resource limits (within the daemon's)
 };
 
 struct CallResult {
@@ -43,6 +50,8 @@ struct SessionManagerOptions {
   std::string provider_name = "local";
   std::string default_runtime = "compiled-go";
   std::uint32_t max_sessions = 16;
+  std::uint32_t max_queued = 64;
+  std::uint32_t queue_timeout_ms = 120'000;
   config::LimitsConfig limits;
   std::vector<std::string> curated_packages;  // for package_docs
 };
@@ -56,8 +65,11 @@ class SessionManager {
                  store::Store& store, plugin::Logger& logger);
   ~SessionManager();
 
-  // Throws QueueFullError at max_sessions, RuntimeUnavailableError for an unknown runtime.
-  store::SessionRecord open(const std::string& client, const std::string& runtime);
+  // Opens a session, first waiting in line for a slot when max_sessions are open. Throws
+  // RuntimeUnavailableError for an unknown runtime (before waiting), and what
+  // SessionSlotQueue::acquire throws: QueueFullError, CancelledError, ShuttingDownError.
+  store::SessionRecord open(const std::string& client, const std::string& runtime,
+                            const SlotWait& wait = {});
   // Stops the session's sandbox; closing a closed session is fine. Throws SessionNotFoundError.
   store::SessionRecord close(const std::string& session_id, const std::string& reason);
   store::SessionRecord get(const std::string& session_id);  // throws SessionNotFoundError
@@ -67,8 +79,16 @@ class SessionManager {
   CallResult execute(const std::string& session_id, CallRequest request,
                      plugin::ProgressSink& progress);
 
+  // One call in a session opened for it and closed after it (POST /v1/execute). The call's
+  // queue_ms counts the wait for a session slot; the progress sink hears of that wait, with the
+  // session id that cancel() takes meanwhile. caller_gone is polled while waiting (true: give
+  // up). Throws what open() and execute() throw.
+  CallResult execute_once(const std::string& client, CallRequest request,
+                          plugin::ProgressSink& progress, std::function<bool()> caller_gone);
+
   // Stops the session's running call, if any (the sandbox kills the command; the call throws
-  // CancelledError). Returns whether a call was running. Throws SessionNotFoundError.
+  // CancelledError), or takes a one-shot call waiting for a slot under that session id out of
+  // line. Returns whether there was such a call. Throws SessionNotFoundError.
   bool cancel(const std::string& session_id);
 
   // `go doc <package> [<symbol>]` against the curated lockfile, in the session's sandbox, without
@@ -77,11 +97,19 @@ class SessionManager {
   std::string package_docs(const std::string& session_id, const std::string& package,
                            const std::string& symbol);
 
-  // At shutdown: closes every open session and stops its sandbox.
+  // At shutdown: refuses new sessions, wakes every queued caller (ShuttingDownError), kills
+  // every sandbox (calls in flight end with ShuttingDownError, recorded as interrupted),
+  // then closes every open session.
   void close_all(const std::string& reason) noexcept;
 
  private:
-  struct Session;
+  struct Session;  // managed_session.hpp
+  static std::string new_session_id();
+  // open() with a given id; returns how long it waited for a slot, in ms.
+  std::uint64_t open_with_id(const std::string& id, const std::string& client,
+                             const std::string& runtime, const SlotWait& wait);
+  CallResult run_call(Session& session, CallRequest request, plugin::ProgressSink& progress,
+                      std::chrono::steady_clock::time_point started);
   std::shared_ptr<Session> find_open(const std::string& session_id);
   void ensure_sandbox(Session& session, plugin::ProgressSink& progress);
   plugin::RuntimePlugin& runtime_for(const std::string& name, std::string& resolved_name);
@@ -98,6 +126,7 @@ class SessionManager {
   store::Store& store_;
   plugin::Logger& logger_;
   std::atomic<bool> shutting_down_{false};
+  SessionSlotQueue slots_;  // one slot per entry of sessions_
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Session>> sessions_;
 };

@@ -103,6 +103,8 @@ class Store {
 
   std::int64_t begin_call(const CallStart& call);  // state 'running'; returns the call id
   void finish_call(std::int64_t call_id, const CallOutcome& outcome);  // state 'done'
+  // A call the daemon's own shutdown stopped: state 'interrupted', with what is known of it.
+  void interrupt_call(std::int64_t call_id, const CallOutcome& outcome);
   std::optional<CallRecord> find_call(std::int64_t call_id);
   std::vector<CallRecord> list_calls(const std::string& session_id);
 
@@ -113,6 +115,8 @@ class Store {
   Stats stats();
 
  private:
+  void end_call(std::int64_t call_id, const CallOutcome& outcome, const char* state);
+
   std::mutex mutex_;
   sqlite3* db_ = nullptr;
   std::string path_;

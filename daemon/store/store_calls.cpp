@@ -24,30 +24,39 @@ std::int64_t Store::begin_call(const CallStart& call) {
 }
 
 void Store::finish_call(std::int64_t call_id, const CallOutcome& outcome) {
+  end_call(call_id, outcome, "done");
+}
+
+void Store::interrupt_call(std::int64_t call_id, const CallOutcome& outcome) {
+  end_call(call_id, outcome, "interrupted");
+}
+
+void Store::end_call(std::int64_t call_id, const CallOutcome& outcome, const char* state) {
   std::lock_guard lock(mutex_);
   const std::string operation = "Failed to record the outcome of call " + std::to_string(call_id);
   SqliteStatement update(
       db_,
-      "UPDATE calls SET state = 'done', mode = ?, phase = ?, status = ?, exit_code = ?, "
+      "UPDATE calls SET state = ?, mode = ?, phase = ?, status = ?, exit_code = ?, "
       "queue_ms = ?, setup_ms = ?, build_ms = ?, run_ms = ?, total_ms = ?, cache_hit = ?, "
       "tidied = ?, output_bytes = ?, error_message = ?, finished_at = ? "
       "WHERE id = ? AND state = 'running'",
       operation);
-  update.bind_text_or_null(1, outcome.mode)
-      .bind_text_or_null(2, outcome.phase)
-      .bind_text_or_null(3, outcome.status)
-      .bind_integer(4, outcome.exit_code)
-      .bind_integer(5, to_sql_integer(outcome.queue_ms))
-      .bind_integer(6, to_sql_integer(outcome.setup_ms))
-      .bind_integer(7, to_sql_integer(outcome.build_ms))
-      .bind_integer(8, to_sql_integer(outcome.run_ms))
-      .bind_integer(9, to_sql_integer(outcome.total_ms))
-      .bind_integer(10, outcome.cache_hit ? 1 : 0)
-      .bind_integer(11, outcome.tidied ? 1 : 0)
-      .bind_integer(12, to_sql_integer(outcome.output_bytes))
-      .bind_text_or_null(13, outcome.error_message)
-      .bind_text(14, rfc3339_utc_now())
-      .bind_integer(15, call_id);
+  update.bind_text(1, state)
+      .bind_text_or_null(2, outcome.mode)
+      .bind_text_or_null(3, outcome.phase)
+      .bind_text_or_null(4, outcome.status)
+      .bind_integer(5, outcome.exit_code)
+      .bind_integer(6, to_sql_integer(outcome.queue_ms))
+      .bind_integer(7, to_sql_integer(outcome.setup_ms))
+      .bind_integer(8, to_sql_integer(outcome.build_ms))
+      .bind_integer(9, to_sql_integer(outcome.run_ms))
+      .bind_integer(10, to_sql_integer(outcome.total_ms))
+      .bind_integer(11, outcome.cache_hit ? 1 : 0)
+      .bind_integer(12, outcome.tidied ? 1 : 0)
+      .bind_integer(13, to_sql_integer(outcome.output_bytes))
+      .bind_text_or_null(14, outcome.error_message)
+      .bind_text(15, rfc3339_utc_now())
+      .bind_integer(16, call_id);
   update.run();
   if (sqlite3_changes(db_) != 0) return;
   SqliteStatement query(db_, "SELECT state FROM calls WHERE id = ?", operation);

@@ -110,6 +110,34 @@ TEST_CASE("a call is finished once, and only a known one") {
   CHECK_FALSE(store.find_call(42).has_value());
 }
 
+TEST_CASE("a call stopped by the daemon's shutdown is recorded interrupted, with its outcome") {
+  TempDir dir;
+  Store store(dir / "kg.db");
+  store.insert_session(new_session("s-1"));
+  const auto id = store.begin_call(new_call("s-1"));
+  CallOutcome outcome;
+  outcome.phase = "setup";
+  outcome.status = "interrupted";
+  outcome.queue_ms = 7;
+  outcome.total_ms = 1200;
+  outcome.error_message = "The daemon is shutting down";
+  store.interrupt_call(id, outcome);
+  const auto call = store.find_call(id);
+  CHECK(call->state == "interrupted");
+  CHECK(call->status == "interrupted");
+  CHECK(call->queue_ms == 7);
+  CHECK(call->total_ms == 1200);
+  CHECK(call->error_message == "The daemon is shutting down");
+  CHECK(test::looks_like_rfc3339_millis(call->finished_at));
+  // It ended: neither finishing it nor a later reconcile changes it.
+  CHECK_THROWS_WITH_AS(store.finish_call(id, full_outcome()),
+                       "Failed to record the outcome of call 1: the call is already interrupted",
+                       StoreError);
+  CHECK(store.reconcile_after_crash().interrupted_calls == 0);
+  // Finished calls count by status; interrupted ones do not.
+  CHECK(store.stats().calls_by_status.empty());
+}
+
 TEST_CASE("a call needs a recorded session") {
   TempDir dir;
   Store store(dir / "kg.db");

@@ -1,0 +1,242 @@
+// SessionManager: running calls (in a session, or one-shot in a session of their own) and
+// package docs.
+#include <Poco/DigestEngine.h>
+#include <Poco/SHA2Engine.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "call_limits.hpp"
+#include "error_chain.hpp"
+#include "local_sandbox_handle.hpp"
+#include "local_sandbox_layout.hpp"
+#include "managed_session.hpp"
+#include "session_errors.hpp"
+#include "session_manager.hpp"
+
+namespace kg::session {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::uint64_t ms_since(Clock::time_point start) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+}
+
+class NullProgress final : public plugin::ProgressSink {
+ public:
+  void phase_started(plugin::Phase, std::string_view) noexcept override {}
+};
+
+// Name, or Type.Method: Go identifiers joined by dots.
+bool is_symbol_path(const std::string& symbol) {
+  bool at_start = true;
+  for (char c : symbol) {
+    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    const bool digit = c >= '0' && c <= '9';
+    if (c == '.') {
+      if (at_start) return false;
+      at_start = true;
+    } else if (letter || (digit && !at_start)) {
+      at_start = false;
+    } else {
+      return false;
+    }
+  }
+  return !at_start;
+}
+
+// Identifies a program by content: sorted paths and sources (the request keeps caller order).
+std::string code_sha256(const plugin::ExecuteRequest& request, std::uint64_t& bytes) {
+  std::vector<const plugin::SourceFile*> files;
+  for (const auto& f : request.files) files.push_back(&f);
+  std::sort(files.begin(), files.end(), [](auto* a, auto* b) { return a->path < b->path; });
+  Poco::SHA2Engine sha(Poco::SHA2Engine::SHA_256);
+  bytes = 0;
+  for (const auto* f : files) {
+    sha.update(f->path);
+    sha.update(std::string(1, '\0'));
+    sha.update(f->content);
+    sha.update(std::string(1, '\0'));
+    bytes += f->content.size();
+  }
+  return Poco::DigestEngine::digestToHex(sha.digest());
+}
+
+}  // namespace
+
+std::string SessionManager::package_docs(const std::string& session_id,
+                                        const std::string& package, const std::string& symbol) {
+  const auto& curated = options_.curated_packages;
+  if (std::find(curated.begin(), curated.end(), package) == curated.end()) {
+    std::string list;
+    for (const auto& p : curated) list += (list.empty() ? "" : ", ") + p;
+    throw plugin::InvalidInputError("package \"" + package +
+                                    "\" is not a curated package; curated packages: " + list);
+  }
+  if (!symbol.empty() && !is_symbol_path(symbol)) {
+    throw plugin::InvalidInputError("symbol \"" + symbol +
+                                    "\" must look like Name or Type.Method (letters, digits, '_')");
+  }
+  auto session = find_open(session_id);
+  std::lock_guard call_lock(session->call_mutex);
+  if (session->closed) throw SessionClosedError("Session '" + session_id + "' is closed");
+  NullProgress progress;
+  ensure_sandbox(*session, progress);
+  plugin::CommandSpec spec;
+  // Both are checked above to hold only import-path or identifier characters.
+  spec.command = "cd " + std::string(sandbox::kSandboxLockfilePath) + " && exec go doc " + package +
+                 (symbol.empty() ? "" : " " + symbol);
+  spec.timeout_ms = 60'000;
+  const auto outcome = session->sandbox->client().run_command(spec);
+  if (outcome.exit_code != 0) {
+    throw plugin::InvalidInputError("go doc " + package + (symbol.empty() ? "" : " " + symbol) +
+                                    ": " + outcome.stderr_text);
+  }
+  return outcome.stdout_text;
+}
+
+plugin::ExecuteResult SessionManager::run_in_sandbox(Session& session,
+                                                     plugin::RuntimePlugin& runtime,
+                                                     const plugin::ExecuteRequest& request,
+                                                     plugin::ProgressSink& progress,
+                                                     std::uint64_t& setup_ms) {
+  const auto setup_started = Clock::now();
+  bool retried = false;
+  for (;;) {
+    ensure_sandbox(session, progress);
+    setup_ms = ms_since(setup_started);
+    try {
+      sandbox::LocalSandboxHandle handle(*session.sandbox, provider_.policy(), binary_cache_,
+                                         tidier_, &session.canceller, logger_);
+      return runtime.execute(request, handle, progress);
+    } catch (const plugin::SandboxError&) {
+      // A sandbox that died under the call gets one fresh replacement and one retry.
+      if (retried || shutting_down_ || session.sandbox->alive()) throw;
+      retried = true;
+      logger_.log(plugin::LogLevel::warn, "Sandbox of session " + session.record.id +
+                                              " died during a call; retrying once");
+    }
+  }
+}
+
+CallResult SessionManager::execute(const std::string& session_id, CallRequest request,
+                                   plugin::ProgressSink& progress) {
+  const auto started = Clock::now();
+  auto session = find_open(session_id);
+  return run_call(*session, std::move(request), progress, started);
+}
+
+CallResult SessionManager::execute_once(const std::string& client, CallRequest request,
+                                        plugin::ProgressSink& progress,
+                                        std::function<bool()> caller_gone) {
+  const auto started = Clock::now();
+  const std::string id = new_session_id();
+  SlotWait wait;
+  wait.caller_gone = std::move(caller_gone);
+  wait.on_queued = [&](std::size_t holding, std::size_t ahead) {
+    progress.phase_started(plugin::Phase::setup,
+                           "waiting for a session slot: " + std::to_string(holding) + " of " +
+                               std::to_string(options_.max_sessions) + " open, " +
+                               std::to_string(ahead) + " callers ahead; POST /v1/sessions/" + id +
+                               "/cancel gives up");
+  };
+  open_with_id(id, client, request.runtime, wait);
+  try {
+    auto result = run_call(*find_open(id), std::move(request), progress, started);
+    close(id, "one-shot call finished");
+    return result;
+  } catch (...) {
+    try {
+      close(id, "one-shot call failed");
+    } catch (const std::exception& e) {
+      logger_.log(plugin::LogLevel::error,
+                  "Failed to close one-shot session " + id + ": " + describe_error_chain(e));
+    }
+    throw;
+  }
+}
+
+CallResult SessionManager::run_call(Session& session, CallRequest request,
+                                    plugin::ProgressSink& progress, Clock::time_point started) {
+  const std::string& session_id = session.record.id;
+  std::lock_guard call_lock(session.call_mutex);
+  if (session.closed) {
+    throw SessionClosedError("Session '" + session_id + "' was closed while the call waited");
+  }
+  CallResult call;
+  call.session_id = session_id;
+  // Waited for a session slot (one-shot calls) and for the session's previous call.
+  call.queue_ms = ms_since(started);
+  auto& runtime = runtime_for(request.runtime.empty() ? session.record.runtime : request.runtime,
+                              call.runtime);
+  request.execute.limits.run_timeout_ms = options_.limits.run_timeout_ms;
+  request.execute.limits.build_timeout_ms = options_.limits.build_timeout_ms;
+  request.execute.limits.output_limit_bytes = output_limit(options_.limits, request.limits);
+  request.execute.limits.build = resource_limits(options_.limits);
+  request.execute.limits.run = run_limits(options_.limits, request.limits);
+  if (request.timeout_ms) {
+    if (*request.timeout_ms == 0 || *request.timeout_ms > options_.limits.run_timeout_ms) {
+      throw plugin::InvalidInputError("timeout_ms must be from 1 to " +
+                                      std::to_string(options_.limits.run_timeout_ms) +
+                                      " (the daemon's limits.run_timeout_ms)");
+    }
+    request.execute.limits.run_timeout_ms = *request.timeout_ms;
+  }
+  store::CallStart start;
+  start.session_id = session_id;
+  start.runtime = call.runtime;
+  start.code_sha256 = code_sha256(request.execute, start.input_bytes);
+  call.call_id = store_.begin_call(start);
+  session.canceller.reset();
+  session.call_running = true;
+  struct RunningFlag {
+    std::atomic<bool>& flag;
+    ~RunningFlag() { flag = false; }
+  } running{session.call_running};
+
+  store::CallOutcome outcome;
+  outcome.queue_ms = call.queue_ms;
+  try {
+    call.result = run_in_sandbox(session, runtime, request.execute, progress, outcome.setup_ms);
+  } catch (const std::exception& e) {
+    const bool cancelled = session.canceller.cancelled();
+    const bool rejected = dynamic_cast<const plugin::InvalidInputError*>(&e) != nullptr;
+    // The daemon's own shutdown stopped it: neither the caller's fault nor a bug.
+    const bool interrupted = !cancelled && !rejected && shutting_down_;
+    // Input the runtime refused is the caller's to fix; anything else is ours.
+    outcome.status = cancelled ? "cancelled" : rejected ? "rejected"
+                                           : interrupted ? "interrupted" : "internal";
+    outcome.phase = "setup";
+    outcome.error_message = describe_error_chain(e);
+    outcome.total_ms = ms_since(started);
+    if (interrupted) {
+      const ShuttingDownError stopped(
+          "The daemon is shutting down; the call was stopped before it finished");
+      outcome.error_message = std::string(stopped.what()) + ": " + outcome.error_message;
+      store_.interrupt_call(call.call_id, outcome);
+      std::throw_with_nested(stopped);
+    }
+    store_.finish_call(call.call_id, outcome);
+    if (cancelled) throw CancelledError("The call was cancelled; the session can take the next one");
+    throw;
+  }
+  call.duration_ms = ms_since(started);
+  call.result.setup_ms = outcome.setup_ms;
+  const auto& r = call.result;
+  outcome.mode = std::string(plugin::to_string(r.mode));
+  outcome.phase = std::string(plugin::to_string(r.phase));
+  outcome.status = std::string(plugin::to_string(r.status));
+  outcome.exit_code = r.exit_code;
+  outcome.build_ms = r.build_ms;
+  outcome.run_ms = r.run_ms;
+  outcome.total_ms = call.duration_ms;
+  outcome.cache_hit = r.cache_hit;
+  outcome.tidied = r.tidied;
+  outcome.output_bytes = r.stdout_text.size() + r.stderr_text.size();
+  store_.finish_call(call.call_id, outcome);
+  return call;
+}
+
+}  // namespace kg::session
