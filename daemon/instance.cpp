@@ -216,6 +216,7 @@ int Instance::run() {
   }
   session::SessionManagerOptions options;
   options.default_runtime = config_.default_runtime;
+  options.warm_pool = config_.warm_pool;
   options.max_sessions = config_.max_sessions;
   options.max_queued = config_.max_queued;
   options.queue_timeout_ms = config_.queue_timeout_ms;

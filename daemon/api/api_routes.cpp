@@ -63,6 +63,7 @@ std::string health_json(const ApiContext& context) {
               std::chrono::steady_clock::now() - context.started_at).count());
   w.Key("socket"); write_string(w, context.socket_path);
   w.Key("state_dir"); write_string(w, context.state_dir);
+  w.Key("warm_sandboxes"); w.Uint64(context.sessions.warm_sandboxes_ready());
   w.EndObject();
   return buffer.GetString();
 }

@@ -136,6 +136,15 @@ constexpr ConfigKeySpec kKeySpecs[] = {
        c.sandbox_host_uid = static_cast<std::uint32_t>(v.number);
      },
      .current = [](const DaemonConfig& c) { return std::to_string(c.sandbox_host_uid); }},
+    {.section = "sandbox", .name = "warm_pool", .kind = ValueKind::integer, .min = 0, .max = 8,
+     .default_text = "1",
+     .help = "Sandboxes kept started and warmed up (one hello-world build done) for new sessions, "
+             "so a first call pays neither the sandbox start nor a cold first build. 0 turns "
+             "the pool off.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.warm_pool = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.warm_pool); }},
     {.section = "cache", .name = "binary_dir", .kind = ValueKind::absolute_path,
      .default_text = "auto: `<state_dir>/bincache`",
      .help = "Built programs kept by content hash, so an identical resubmission skips the build.",

@@ -97,6 +97,27 @@ std::string SessionManager::package_docs(const std::string& session_id,
   return outcome.stdout_text;
 }
 
+void SessionManager::warm_up(sandbox::LocalSandbox& sandbox) {
+  std::string runtime_name;
+  auto& runtime = runtime_for(options_.default_runtime, runtime_name);
+  plugin::ExecuteRequest request;
+  request.files = {{"main.go", "package main\n\nfunc main() { println(\"warm\") }\n"}};
+  request.limits.run_timeout_ms = options_.limits.run_timeout_ms;
+  request.limits.build_timeout_ms = options_.limits.build_timeout_ms;
+  request.limits.output_limit_bytes = options_.limits.output_bytes;
+  request.limits.build = resource_limits(options_.limits);
+  request.limits.run = request.limits.build;
+  // No binary cache: the build itself is the point (it fills the sandbox's private cache layer).
+  sandbox::LocalSandboxHandle handle(sandbox, provider_.policy(), nullptr, tidier_, nullptr, logger_);
+  NullProgress progress;
+  const auto result = runtime.execute(request, handle, progress);
+  if (result.status != plugin::Status::ok) {
+    throw std::runtime_error("the warm-up program ended with status " +
+                             std::string(plugin::to_string(result.status)) + ": " +
+                             result.stderr_text.substr(0, 400));
+  }
+}
+
 plugin::ExecuteResult SessionManager::run_in_sandbox(Session& session,
                                                      plugin::RuntimePlugin& runtime,
                                                      const plugin::ExecuteRequest& request,

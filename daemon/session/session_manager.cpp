@@ -27,7 +27,10 @@ SessionManager::SessionManager(SessionManagerOptions options,
       store_(store),
       logger_(logger),
       slots_(SlotQueueLimits{options_.max_sessions, options_.max_queued,
-                             std::chrono::milliseconds(options_.queue_timeout_ms)}) {}
+                             std::chrono::milliseconds(options_.queue_timeout_ms)}),
+      warm_pool_(std::make_unique<WarmSandboxPool>(
+          provider_, base_cache_, [this](sandbox::LocalSandbox& sandbox) { warm_up(sandbox); },
+          options_.warm_pool, logger_)) {}
 
 SessionManager::~SessionManager() { close_all("daemon stopped"); }
 
@@ -142,6 +145,7 @@ bool SessionManager::cancel(const std::string& session_id) {
 
 void SessionManager::close_all(const std::string& reason) noexcept {
   shutting_down_ = true;
+  warm_pool_->stop();
   slots_.shut_down();
   std::vector<std::string> ids;
   {
@@ -176,8 +180,11 @@ void SessionManager::ensure_sandbox(Session& session, plugin::ProgressSink& prog
   }
   if (!session.sandbox) {
     if (shutting_down_) throw ShuttingDownError("The daemon is shutting down; it starts no sandbox");
-    progress.phase_started(plugin::Phase::setup, "starting a sandbox");
-    session.sandbox = provider_.open();
+    session.sandbox = warm_pool_->take();
+    if (!session.sandbox) {
+      progress.phase_started(plugin::Phase::setup, "starting a sandbox");
+      session.sandbox = provider_.open();
+    }
     session.sandbox_pid = session.sandbox->pid();
     if (shutting_down_) {
       // close_all() may have looked for pids to kill before this one was published.

@@ -23,6 +23,7 @@
 #include "config/daemon_config.hpp"
 #include "call_limits.hpp"
 #include "local_sandbox_provider.hpp"
+#include "warm_sandbox_pool.hpp"
 #include "plugin_registry.hpp"
 #include "runtime_plugin.hpp"
 #include "session_slot_queue.hpp"
@@ -54,6 +55,7 @@ struct SessionManagerOptions {
   std::uint32_t queue_timeout_ms = 120'000;
   config::LimitsConfig limits;
   std::vector<std::string> curated_packages;  // for package_docs
+  std::uint32_t warm_pool = 1;  // started, warmed-up sandboxes kept ready for new sessions
 };
 
 class SessionManager {
@@ -101,6 +103,8 @@ class SessionManager {
   // every sandbox (calls in flight end with ShuttingDownError, recorded as interrupted),
   // then closes every open session.
   void close_all(const std::string& reason) noexcept;
+  // Started, warmed-up sandboxes waiting for new sessions (the warm pool).
+  std::size_t warm_sandboxes_ready() { return warm_pool_->ready(); }
 
  private:
   struct Session;  // managed_session.hpp
@@ -113,6 +117,8 @@ class SessionManager {
   std::shared_ptr<Session> find_open(const std::string& session_id);
   void ensure_sandbox(Session& session, plugin::ProgressSink& progress);
   plugin::RuntimePlugin& runtime_for(const std::string& name, std::string& resolved_name);
+  // Builds and runs a hello-world program in a fresh sandbox (the warm pool's warm-up).
+  void warm_up(sandbox::LocalSandbox& sandbox);
   plugin::ExecuteResult run_in_sandbox(Session& session, plugin::RuntimePlugin& runtime,
                                        const plugin::ExecuteRequest& request,
                                        plugin::ProgressSink& progress, std::uint64_t& setup_ms);
@@ -129,6 +135,8 @@ class SessionManager {
   SessionSlotQueue slots_;  // one slot per entry of sessions_
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Session>> sessions_;
+  // Last: its refill thread uses the members above, so it is destroyed (and stopped) first.
+  std::unique_ptr<WarmSandboxPool> warm_pool_;
 };
 
 }  // namespace kg::session

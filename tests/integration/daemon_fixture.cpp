@@ -49,7 +49,9 @@ DaemonFixture::DaemonFixture()
          << "[sandbox]\nserver_binary = " << required_env("KG_SANDBOX_SERVER")
          << "\ncacheprog_binary = " << required_env("KG_CACHEPROG")
          << "\nbase_cache_dir = " << required_env("KG_BASE_CACHE")
-         << "\nbase_modcache_dir = " << required_env("KG_BASE_MODCACHE") << "\n"
+         << "\nbase_modcache_dir = " << required_env("KG_BASE_MODCACHE")
+         // Tests count the sandboxes they cause; the warm pool has a test of its own.
+         << "\nwarm_pool = 0\n"
          << "[limits]\nrun_timeout_ms = 20000\nbuild_timeout_ms = 300000\n";
 }
 

@@ -209,3 +209,52 @@ TEST_CASE("the daemon serves only its owner, even when its socket is opened to o
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(daemon.get("/v1/health").status == 200);  // the owner still gets in
 }
+
+namespace {
+
+// Ids of the sandboxes the warm pool has reported ready so far (its debug log lines).
+std::vector<std::string> pooled_sandbox_ids(const DaemonFixture& daemon) {
+  std::ifstream log(daemon.dir() + "/daemon.log");
+  std::vector<std::string> ids;
+  std::string line;
+  const std::string prefix = "Warm pool: sandbox ";
+  while (std::getline(log, line)) {
+    const auto at = line.find(prefix);
+    if (at == std::string::npos) continue;
+    const auto start = at + prefix.size();
+    ids.push_back(line.substr(start, line.find(' ', start) - start));
+  }
+  return ids;
+}
+
+std::vector<std::string> wait_for_pooled(const DaemonFixture& daemon, std::size_t count) {
+  auto ids = pooled_sandbox_ids(daemon);
+  for (int i = 0; i < 1200 && ids.size() < count; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ids = pooled_sandbox_ids(daemon);
+  }
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("the warm pool hands a new session a started, warmed-up sandbox, then refills") {
+  DaemonFixture daemon;
+  std::ofstream(daemon.config_path(), std::ios::app) << "[sandbox]\nwarm_pool = 1\n";
+  daemon.start();
+  const auto first = wait_for_pooled(daemon, 1);
+  REQUIRE(first.size() == 1);
+  CHECK(daemon.json(daemon.get("/v1/health"))["warm_sandboxes"].GetInt() == 1);
+  const auto session = daemon.open_session();
+  CHECK(json_string(daemon.execute(session, kHello), "stdout") == "hi\n");
+  // The session got the pooled sandbox, not a new one.
+  CHECK(json_string(daemon.json(daemon.get("/v1/sessions/" + session)), "sandbox_id") == first[0]);
+  // The pool makes the next one.
+  const auto refilled = wait_for_pooled(daemon, 2);
+  REQUIRE(refilled.size() == 2);
+  CHECK(refilled[1] != first[0]);
+  // A graceful stop takes the pooled sandbox down with the session's.
+  daemon.stop_gracefully();
+  CHECK(daemon.sandbox_processes().empty());
+  CHECK(std::filesystem::is_empty(daemon.state_dir() + "/sandboxes"));
+}

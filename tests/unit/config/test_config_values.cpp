@@ -61,6 +61,7 @@ TEST_CASE("every key is read from the file") {
                                "base_modcache_dir = /var/cache/kg-mod\n"
                                "network = host\n"
                                "host_uid = 0\n"
+                               "warm_pool = 8\n"
                                "[cache]\n"
                                "binary_dir = /var/cache/kg-bin\n"
                                "binary_max_bytes = 0\n"
@@ -108,6 +109,7 @@ TEST_CASE("every key is read from the file") {
   CHECK(config.limits.open_files == 64);
   CHECK(config.limits.disk_bytes == 16777216);
   CHECK(config.sandbox_host_uid == 0);
+  CHECK(config.warm_pool == 8);
 
   // The table's `current` reads back the field its `assign` wrote, for every key.
   const std::map<std::string, std::string> expected = {
@@ -140,6 +142,7 @@ TEST_CASE("every key is read from the file") {
       {"limits.open_files", "64"},
       {"limits.disk_bytes", "16777216"},
       {"sandbox.host_uid", "0"},
+      {"sandbox.warm_pool", "8"},
   };
   CHECK(config_key_specs().size() == expected.size());
   for (const auto& spec : config_key_specs()) {

@@ -1,0 +1,61 @@
+// A small pool of started, warmed-up sandboxes, so that a new session's first call neither waits
+// for bubblewrap nor pays the first build in a fresh sandbox (its private cache layer still
+// empty): each pooled sandbox has already built and run a hello-world program with the
+// session's own runtime. A background thread refills the pool after every take; it fills only
+// while the base build cache is current (it never starts a prewarm itself).
+//
+// take() is called from call threads; stop() (or the destructor) ends the thread and stops the
+// pooled sandboxes, and must run before the provider goes away.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "base_cache.hpp"
+#include "host_services.hpp"
+#include "local_sandbox.hpp"
+#include "local_sandbox_provider.hpp"
+
+namespace kg::session {
+
+class WarmSandboxPool {
+ public:
+  // warm_up runs one small program in a fresh sandbox (throws when it cannot); size 0 disables
+  // the pool.
+  using WarmUp = std::function<void(sandbox::LocalSandbox&)>;
+  WarmSandboxPool(sandbox::LocalSandboxProvider& provider, sandbox::BaseCache& base_cache,
+                  WarmUp warm_up, std::size_t size, plugin::Logger& logger);
+  ~WarmSandboxPool();
+  WarmSandboxPool(const WarmSandboxPool&) = delete;
+  WarmSandboxPool& operator=(const WarmSandboxPool&) = delete;
+
+  // A ready sandbox, or nullptr when none is (the caller starts one itself). Never blocks on a
+  // sandbox start.
+  std::unique_ptr<sandbox::LocalSandbox> take();
+  std::size_t ready() {
+    std::lock_guard lock(mutex_);
+    return ready_.size();
+  }
+  // Ends the refill thread and stops every pooled sandbox. Idempotent; never throws.
+  void stop() noexcept;
+
+ private:
+  void refill();
+
+  sandbox::LocalSandboxProvider& provider_;
+  sandbox::BaseCache& base_cache_;
+  WarmUp warm_up_;
+  std::size_t size_;
+  plugin::Logger& logger_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::unique_ptr<sandbox::LocalSandbox>> ready_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace kg::session
