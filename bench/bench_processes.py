@@ -93,6 +93,19 @@ class Daemon:
             time.sleep(0.005)
         raise RuntimeError(f"kode-gopherd ({self.name}) did not answer within {timeout_s} s")
 
+    def wait_for_warm_pool(self, timeout_s=120):
+        """Waits until /v1/health reports a warmed-up sandbox ready ([sandbox] warm_pool);
+        returns the ms waited, or None when the daemon keeps no pool."""
+        started = time.monotonic()
+        while time.monotonic() < started + timeout_s:
+            _, health = unix_http.request(self.socket, "GET", "/v1/health", timeout=5)
+            if "warm_sandboxes" not in (health or {}):
+                return None
+            if health["warm_sandboxes"] >= 1:
+                return (time.monotonic() - started) * 1000
+            time.sleep(0.01)
+        raise RuntimeError(f"kode-gopherd ({self.name}) warmed no sandbox within {timeout_s} s")
+
     def stop(self):
         if self.process:
             self.process.stop()

@@ -98,20 +98,37 @@ def cli_call(cli, daemon, program_dir, files, session=None):
     return wall
 
 
+def sandbox_root(session):
+    """The sandbox's root as the host reaches it: /proc/<its pid 1>/root (its /app and /tmp are
+    private tmpfs, visible nowhere else). Needs the bench to run as root, as run.sh does."""
+    sandbox_dir = session.ensure_sandbox()
+    with open(os.path.join(sandbox_dir, "bwrap.pid")) as f:
+        bwrap = int(f.read())
+    with open(f"/proc/{bwrap}/task/{bwrap}/children") as f:
+        init = int(f.read().split()[0])
+    return f"/proc/{init}/root"
+
+
 def copy_app(session, target_rel, nonce_line):
     """Copies the sandbox's /app (the daemon's normalized program of the last call) to the
     sandbox's /tmp/<target_rel> from the host side, with go.mod/go.sum from the lockfile and
-    `nonce_line` appended to main.go (None: keep the copy unchanged if it exists)."""
-    sandbox_dir = session.ensure_sandbox()
-    target = os.path.join(sandbox_dir, "tmp", target_rel)
+    `nonce_line` appended to main.go (None: keep the copy unchanged if it exists). The copy is
+    handed to the sandbox's user, so its go build can write there."""
+    root = sandbox_root(session)
+    target = os.path.join(root, "tmp", target_rel)
     if nonce_line is None and os.path.isdir(target):
         return
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(os.path.join(sandbox_dir, "app"), target,
+    shutil.copytree(os.path.join(root, "app"), target,
                     ignore=shutil.ignore_patterns(".kode-gopher", "go.mod", "go.sum"))
     if nonce_line is not None:
         with open(os.path.join(target, "main.go"), "a") as f:
             f.write(f"\n// {nonce_line}\n")
+    owner = os.stat(os.path.join(root, "app"))
+    for directory, _, names in os.walk(target):
+        os.chown(directory, owner.st_uid, owner.st_gid)
+        for name in names:
+            os.chown(os.path.join(directory, name), owner.st_uid, owner.st_gid)
 
 
 def sandbox_build_exec(session, target_rel):
