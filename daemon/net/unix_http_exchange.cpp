@@ -6,9 +6,13 @@
 #include <Poco/Net/HTTPResponse.h>
 #include <Poco/Net/NetException.h>
 #include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/SocketStream.h>
 #include <Poco/Net/StreamSocket.h>
 
+#include <algorithm>
+#include <optional>
 #include <ostream>
+#include <sstream>
 
 namespace kg::net {
 namespace {
@@ -36,6 +40,21 @@ class CancellerAttachment {
 HttpTransportError cancelled_error(std::string_view method, std::string_view target) {
   return HttpTransportError(
       "Request " + std::string(method) + " " + std::string(target) + " was cancelled", false);
+}
+
+// The answer a server sent before closing on a request it did not read to the end: status,
+// headers and a Content-Length body, read straight from the socket (the HTTP session is broken
+// by then). Reading stops at the declared length: the reset that follows would lose the rest.
+std::string read_early_answer(Poco::Net::StreamSocket& socket, Poco::Net::HTTPResponse& response,
+                              std::uint64_t max_bytes) {
+  Poco::Net::SocketStream raw(socket);
+  response.read(raw);
+  const auto length = response.getContentLength64();
+  if (length <= 0) return {};
+  std::string body(static_cast<std::size_t>(std::min<std::uint64_t>(length, max_bytes)), '\0');
+  raw.read(body.data(), static_cast<std::streamsize>(body.size()));
+  body.resize(static_cast<std::size_t>(raw.gcount()));
+  return body;
 }
 
 }  // namespace
@@ -88,10 +107,33 @@ HttpResponse exchange_over_unix_socket(const std::string& socket_path, std::stri
       request.setContentType(options.content_type);
       request.setContentLength(static_cast<std::streamsize>(body.size()));
     }
-    std::ostream& out = session.sendRequest(request);
-    out.write(body.data(), static_cast<std::streamsize>(body.size()));
+    // A server may answer and close before reading the whole body (a 413 for an oversized
+    // upload): then the write fails, but its answer is waiting to be read, and it is the
+    // response. Only when there is no answer either does the write's error count.
+    std::optional<Poco::Exception> send_error;
+    try {
+      std::ostream& out = session.sendRequest(request);
+      out.write(body.data(), static_cast<std::streamsize>(body.size()));
+      out.flush();
+      // The stream turns a failed write into badbit rather than an exception.
+      if (!out) throw Poco::IOException("the connection closed while the request was sent");
+    } catch (const Poco::Exception& e) {
+      send_error.emplace(e);
+    }
     Poco::Net::HTTPResponse response;
-    std::istream& in = session.receiveResponse(response);
+    std::optional<std::istringstream> early_body;  // an early answer, read past the session
+    std::istream* received = nullptr;
+    if (!send_error) {
+      received = &session.receiveResponse(response);
+    } else {
+      try {
+        early_body.emplace(read_early_answer(socket, response, options.max_response_bytes));
+        received = &*early_body;
+      } catch (const Poco::Exception&) {
+        send_error->rethrow();
+      }
+    }
+    std::istream& in = *received;
     HttpResponse result;
     result.status = static_cast<int>(response.getStatus());
     result.content_type = response.getContentType();
