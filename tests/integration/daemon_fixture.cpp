@@ -1,5 +1,10 @@
 #include "daemon_fixture.hpp"
 
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
 #include <Poco/Pipe.h>
 #include <Poco/PipeStream.h>
 #include <Poco/Process.h>
@@ -186,6 +191,25 @@ rapidjson::Document DaemonFixture::execute(const std::string& session_id,
   INFO("execute answered " << response.status << ": " << response.body);
   REQUIRE(response.status == 200);
   return json(response);
+}
+
+int DaemonFixture::post_streaming(const std::string& target, const std::string& body,
+                                  const std::function<void(const std::string&)>& on_line) const {
+  Poco::Net::StreamSocket socket;
+  socket.connect(Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, socket_path_));
+  socket.setReceiveTimeout(Poco::Timespan(600, 0));
+  Poco::Net::HTTPClientSession session(socket);
+  Poco::Net::HTTPRequest request("POST", target, Poco::Net::HTTPMessage::HTTP_1_1);
+  request.setHost("localhost");
+  request.set("Accept", "application/x-ndjson");
+  request.setContentType("application/json");
+  request.setContentLength(static_cast<std::streamsize>(body.size()));
+  session.sendRequest(request) << body;
+  Poco::Net::HTTPResponse response;
+  std::istream& in = session.receiveResponse(response);
+  std::string line;
+  while (std::getline(in, line)) on_line(line);
+  return static_cast<int>(response.getStatus());
 }
 
 std::vector<pid_t> DaemonFixture::sandbox_processes() const {

@@ -6,6 +6,7 @@
 #include <rapidjson/document.h>
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,12 @@ class DaemonFixture {
   net::HttpResponse post(const std::string& target, const std::string& body) const;
   net::HttpResponse del(const std::string& target) const;
   rapidjson::Document json(const net::HttpResponse& response) const;
+
+  // POSTs with Accept: application/x-ndjson and hands each line to on_line as it arrives;
+  // returns the HTTP status when the daemon ends the stream. Poco's exceptions propagate (the
+  // daemon may go away mid-stream).
+  int post_streaming(const std::string& target, const std::string& body,
+                     const std::function<void(const std::string&)>& on_line) const;
 
   // Opens a session and returns its id.
   std::string open_session();

@@ -1,9 +1,4 @@
 // The daemon API's streamed execute (NDJSON progress), cancellation, and package docs.
-#include <Poco/Net/HTTPClientSession.h>
-#include <Poco/Net/HTTPRequest.h>
-#include <Poco/Net/HTTPResponse.h>
-#include <Poco/Net/SocketAddress.h>
-#include <Poco/Net/StreamSocket.h>
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -17,25 +12,6 @@ using kg::test::json_string;
 
 namespace {
 
-// POSTs with Accept: application/x-ndjson and hands each line to on_line as it arrives.
-int post_streaming(const DaemonFixture& daemon, const std::string& target, const std::string& body,
-                   const std::function<void(const std::string&)>& on_line) {
-  Poco::Net::StreamSocket socket;
-  socket.connect(Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, daemon.socket_path()));
-  socket.setReceiveTimeout(Poco::Timespan(600, 0));
-  Poco::Net::HTTPClientSession session(socket);
-  Poco::Net::HTTPRequest request("POST", target, Poco::Net::HTTPMessage::HTTP_1_1);
-  request.setHost("localhost");
-  request.set("Accept", "application/x-ndjson");
-  request.setContentType("application/json");
-  request.setContentLength(static_cast<std::streamsize>(body.size()));
-  session.sendRequest(request) << body;
-  Poco::Net::HTTPResponse response;
-  std::istream& in = session.receiveResponse(response);
-  std::string line;
-  while (std::getline(in, line)) on_line(line);
-  return static_cast<int>(response.getStatus());
-}
 
 const char* kSleeper = R"({"code":"package main\nimport \"time\"\nfunc main() { time.Sleep(time.Minute) }\n"})";
 
@@ -46,8 +22,8 @@ TEST_CASE("a streamed execute reports each phase, then the result") {
   daemon.start();
   const auto session = daemon.open_session();
   std::vector<std::string> lines;
-  const int status = post_streaming(
-      daemon, "/v1/sessions/" + session + "/execute",
+  const int status = daemon.post_streaming(
+      "/v1/sessions/" + session + "/execute",
       R"({"code":"package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"streamed\") }\n"})",
       [&](const std::string& line) { lines.push_back(line); });
   CHECK(status == 200);
@@ -59,7 +35,7 @@ TEST_CASE("a streamed execute reports each phase, then the result") {
   CHECK(lines[3].find(R"("stdout":"streamed\n")") != std::string::npos);
 
   std::vector<std::string> error_lines;
-  post_streaming(daemon, "/v1/sessions/" + session + "/execute", R"({"files":{"../x.go":"package main"}})",
+  daemon.post_streaming("/v1/sessions/" + session + "/execute", R"({"files":{"../x.go":"package main"}})",
                  [&](const std::string& line) { error_lines.push_back(line); });
   REQUIRE(error_lines.size() == 1);
   CHECK(error_lines[0].starts_with(R"({"error":{"code":"invalid_input")"));
@@ -73,7 +49,7 @@ TEST_CASE("cancelling a running call stops it promptly and keeps the session usa
   std::string last;
   auto started = std::chrono::steady_clock::now();
   std::thread call([&] {
-    post_streaming(daemon, "/v1/sessions/" + session + "/execute", kSleeper,
+    daemon.post_streaming("/v1/sessions/" + session + "/execute", kSleeper,
                    [&](const std::string& line) {
                      last = line;
                      if (line.find(R"("phase":"run")") != std::string::npos) {

@@ -142,26 +142,11 @@ std::pair<int, std::string> split_response(const std::string& response) {
   return {std::stoi(response.substr(9, 3)), response.substr(body_at + 4)};
 }
 
-// POSTs with Accept: application/x-ndjson and hands each line to on_line as it arrives;
-// returns when the daemon ends the stream or the connection breaks.
+// daemon.post_streaming, returning when the daemon ends the stream or the connection breaks.
 void post_streaming(const DaemonFixture& daemon, const std::string& target,
                     const std::string& body, const std::function<void(const std::string&)>& on_line) {
   try {
-    Poco::Net::StreamSocket socket;
-    socket.connect(
-        Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, daemon.socket_path()));
-    socket.setReceiveTimeout(Poco::Timespan(300, 0));
-    Poco::Net::HTTPClientSession session(socket);
-    Poco::Net::HTTPRequest request("POST", target, Poco::Net::HTTPMessage::HTTP_1_1);
-    request.setHost("localhost");
-    request.set("Accept", "application/x-ndjson");
-    request.setContentType("application/json");
-    request.setContentLength(static_cast<std::streamsize>(body.size()));
-    session.sendRequest(request) << body;
-    Poco::Net::HTTPResponse response;
-    std::istream& in = session.receiveResponse(response);
-    std::string line;
-    while (std::getline(in, line)) on_line(line);
+    daemon.post_streaming(target, body, on_line);
   } catch (const Poco::Exception&) {
     // The daemon went away mid-stream (the crash test kills it).
   }
