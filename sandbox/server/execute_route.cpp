@@ -1,11 +1,18 @@
-// POST /execute: {"command", "env"?, "timeout_ms"?, "output_limit_bytes"?, "limits"?} → the
-// command's outcome.
+// POST /execute: {"command", "env"?, "timeout_ms"?, "output_limit_bytes"?, "limits"?,
+// "read_file"?} → the command's outcome (and, with read_file, one file of the workdir as it was
+// when the command ended).
 #include <Poco/Net/HTTPServerRequestImpl.h>
 #include <Poco/Net/StreamSocket.h>
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 
+#include <Poco/Base64Encoder.h>
+
+#include <optional>
+#include <sstream>
+
 #include "command_runner.hpp"
+#include "file_after_command.hpp"
 #include "sandbox_routes.hpp"
 
 namespace kg::sandbox {
@@ -110,6 +117,33 @@ CommandLimits parse_limits(const rapidjson::Value& body) {
   return limits;
 }
 
+struct FileRequest {
+  std::string path;
+  std::uint64_t max_bytes = 0;
+};
+
+// "read_file": {"path": "<relative to the workdir>", "max_bytes": N}.
+std::optional<FileRequest> parse_file_request(const rapidjson::Value& body) {
+  const auto member = body.FindMember("read_file");
+  if (member == body.MemberEnd() || member->value.IsNull()) return std::nullopt;
+  constexpr const char* kShape =
+      R"("read_file" must be an object such as {"path": ".kode-gopher/result.json", "max_bytes": 262144})";
+  if (!member->value.IsObject()) throw bad_request(kShape);
+  const auto& object = member->value;
+  const auto path = object.FindMember("path");
+  if (path == object.MemberEnd() || !path->value.IsString() || path->value.GetStringLength() == 0) {
+    throw bad_request(kShape);
+  }
+  FileRequest request;
+  request.path = text_of(path->value);
+  if (request.path.find('\0') != std::string::npos) {
+    throw bad_request("\"read_file\".\"path\" holds a NUL byte, which no path can hold");
+  }
+  request.max_bytes = static_cast<std::uint64_t>(integer_member(
+      object, "max_bytes", 1 << 20, 0, static_cast<std::int64_t>(kMaxFileAfterCommandBytes)));
+  return request;
+}
+
 CommandRequest parse_command_request(const RouteContext& context, const rapidjson::Value& body) {
   CommandRequest request;
   const auto command = body.FindMember("command");
@@ -147,7 +181,34 @@ int connection_socket(Poco::Net::HTTPServerRequest& request) {
   return impl == nullptr ? -1 : impl->socket().impl()->sockfd();
 }
 
-void write_result(JsonWriter& writer, const CommandResult& result) {
+std::string base64(const std::string& bytes) {
+  std::ostringstream out;
+  Poco::Base64Encoder encoder(out);
+  encoder.rdbuf()->setLineLength(0);
+  encoder << bytes;
+  encoder.close();
+  return out.str();
+}
+
+void write_file(JsonWriter& writer, const FileAfterCommand& file) {
+  writer.StartObject();
+  writer.Key("path");
+  write_text(writer, file.path);
+  writer.Key("exists");
+  writer.Bool(file.exists);
+  if (!file.error.empty()) {
+    writer.Key("error");
+    write_text(writer, file.error);
+  } else if (file.exists) {
+    const std::string encoded = base64(file.content);
+    writer.Key("content_base64");
+    writer.String(encoded.data(), static_cast<rapidjson::SizeType>(encoded.size()));
+  }
+  writer.EndObject();
+}
+
+void write_result(JsonWriter& writer, const CommandResult& result,
+                  const std::optional<FileAfterCommand>& file) {
   writer.StartObject();
   writer.Key("stdout");
   write_text(writer, result.stdout_text);
@@ -167,6 +228,10 @@ void write_result(JsonWriter& writer, const CommandResult& result) {
   writer.Bool(result.stderr_truncated);
   writer.Key("duration_ms");
   writer.Uint64(result.duration_ms);
+  if (file) {
+    writer.Key("file");
+    write_file(writer, *file);
+  }
   writer.EndObject();
 }
 
@@ -175,19 +240,26 @@ void write_result(JsonWriter& writer, const CommandResult& result) {
 void serve_execute(RouteContext& context, Exchange& exchange) {
   const std::string body =
       read_body(exchange.request, context.options.max_json_bytes, "The /execute body");
-  CommandRequest command = parse_command_request(context, parse_body(body));
+  const rapidjson::Document document = parse_body(body);
+  CommandRequest command = parse_command_request(context, document);
+  const std::optional<FileRequest> file_request = parse_file_request(document);
   command.cancel_watch_fd = connection_socket(exchange.request);
   CommandResult result;
+  std::optional<FileAfterCommand> file;
   {
     const std::lock_guard one_command_at_a_time(context.execute_mutex);
     result = run_command(command);
+    // Still under the lock: no other command can change the file in between.
+    if (file_request && !result.cancelled) {
+      file = read_file_after_command(context.confinement, file_request->path, file_request->max_bytes);
+    }
   }
   if (result.cancelled) {
     context.logger.log(plugin::LogLevel::info, "The client hung up: command killed");
   }
   rapidjson::StringBuffer buffer;
   JsonWriter writer(buffer);
-  write_result(writer, result);
+  write_result(writer, result, file);
   send_json(exchange.response, buffer);
 }
 

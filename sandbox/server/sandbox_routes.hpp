@@ -14,7 +14,8 @@ void serve_status(RouteContext& context, Exchange& exchange);
 void serve_execute(RouteContext& context, Exchange& exchange);
 // POST /upload — one multipart file into the workdir (upload_route.cpp).
 void serve_upload(RouteContext& context, Exchange& exchange);
-// POST /upload-tar[?dir=] — a tar extracted under the workdir (upload_tar_route.cpp).
+// POST /upload-tar[?dir=][&replace=1] — a tar extracted under the workdir, optionally emptied
+// first (upload_tar_route.cpp).
 void serve_upload_tar(RouteContext& context, Exchange& exchange);
 // POST /reset — empties the workdir (workdir_routes.cpp).
 void serve_reset(RouteContext& context, Exchange& exchange);

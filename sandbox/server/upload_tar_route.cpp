@@ -1,24 +1,40 @@
-// POST /upload-tar[?dir=<relative dir>]: the body is a tar, extracted under the workdir (or
-// the confined `dir`, created when missing) in one round trip.
+// POST /upload-tar[?dir=<relative dir>][&replace=1]: the body is a tar, extracted under the
+// workdir (or the confined `dir`, created when missing) in one round trip. With replace=1 the
+// workdir is emptied first (what POST /reset does), so a new program replaces the last one in
+// that same round trip.
 #include <Poco/URI.h>
 
 #include <istream>
 
 #include "sandbox_routes.hpp"
 #include "tar_extractor.hpp"
+#include "workdir_reset.hpp"
 
 namespace kg::sandbox {
 namespace {
 
 constexpr std::uint64_t kMaxTarEntries = 100'000;
 
-std::string target_dir_parameter(const std::string& query) {
+struct UploadParameters {
+  std::string dir;
+  bool replace = false;
+};
+
+UploadParameters upload_parameters(const std::string& query) {
   Poco::URI uri;
   uri.setRawQuery(query);
+  UploadParameters parameters;
   for (const auto& [name, value] : uri.getQueryParameters()) {
-    if (name == "dir") return value;
+    if (name == "dir") {
+      parameters.dir = value;
+    } else if (name == "replace") {
+      if (value != "0" && value != "1" && value != "true" && value != "false") {
+        throw HttpError(400, "\"replace\" must be 1 or 0 (true or false), not \"" + value + "\"");
+      }
+      parameters.replace = value == "1" || value == "true";
+    }
   }
-  return {};
+  return parameters;
 }
 
 std::filesystem::path prepare_target(const RouteContext& context, const std::string& dir) {
@@ -40,8 +56,9 @@ std::filesystem::path prepare_target(const RouteContext& context, const std::str
 }  // namespace
 
 void serve_upload_tar(RouteContext& context, Exchange& exchange) {
-  const std::filesystem::path destination =
-      prepare_target(context, target_dir_parameter(exchange.query));
+  const UploadParameters parameters = upload_parameters(exchange.query);
+  if (parameters.replace) remove_workdir_contents(context.confinement.workdir());
+  const std::filesystem::path destination = prepare_target(context, parameters.dir);
   std::istream& body = exchange.request.stream();
   const bool announced = has_body(exchange.request);
   const TarByteSource source = [&body, announced](std::span<char> buffer) -> std::size_t {

@@ -55,6 +55,7 @@ class RunningSandboxServer {
 
   const std::filesystem::path& workdir() const { return workdir_; }
   const std::filesystem::path& scratch() const { return scratch_.path(); }
+  const std::string& socket_path() const { return socket_path_; }
   const net::UnixHttpClient& client() const { return client_; }
   const CapturingLogger& logger() const { return logger_; }
 
