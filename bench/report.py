@@ -187,6 +187,7 @@ def _ratio(summary, base):
 def write(results, out_dir):
     results["targets"] = [{"target": t, "measured": m, "met": met, "bound": b}
                           for t, m, met, b in targets(results)]
+    os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(results, f, indent=2)
         f.write("\n")

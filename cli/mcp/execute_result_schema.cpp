@@ -26,6 +26,21 @@ const std::string_view kExecuteResultSchema = R"json({
     "setup_ms": {"type": "integer", "minimum": 0},
     "build_ms": {"type": "integer", "minimum": 0},
     "run_ms": {"type": "integer", "minimum": 0},
+    "timings_us": {
+      "type": "object",
+      "description": "Microseconds: total, queue, setup, build, run; sandbox (waiting on the sandbox's requests) and daemon (the daemon's own work: total - queue - setup - sandbox)",
+      "properties": {
+        "total": {"type": "integer", "minimum": 0},
+        "queue": {"type": "integer", "minimum": 0},
+        "setup": {"type": "integer", "minimum": 0},
+        "build": {"type": "integer", "minimum": 0},
+        "run": {"type": "integer", "minimum": 0},
+        "sandbox": {"type": "integer", "minimum": 0},
+        "daemon": {"type": "integer", "minimum": 0}
+      }
+    },
+    "sandbox_requests": {"type": "integer", "minimum": 0,
+                         "description": "Requests the call made of its sandbox"},
     "tidied": {"type": "boolean",
                "description": "go mod tidy ran because an import is outside the curated lockfile"},
     "cache_hit": {"type": "boolean", "description": "The binary came from the build cache"},

@@ -48,11 +48,25 @@ std::string call_result_json(const session::CallResult& call) {
   w.Key("status"); write_string(w, plugin::to_string(r.status));
   w.Key("exit_code"); w.Int(r.exit_code);
   if (r.signal != 0) { w.Key("signal"); w.Int(r.signal); }
-  w.Key("duration_ms"); w.Uint64(call.duration_ms);
-  w.Key("queue_ms"); w.Uint64(call.queue_ms);
-  w.Key("setup_ms"); w.Uint64(r.setup_ms);
-  w.Key("build_ms"); w.Uint64(r.build_ms);
-  w.Key("run_ms"); w.Uint64(r.run_ms);
+  w.Key("duration_ms"); w.Uint64(call.duration_us / 1000);
+  w.Key("queue_ms"); w.Uint64(call.queue_us / 1000);
+  w.Key("setup_ms"); w.Uint64(r.setup_us / 1000);
+  w.Key("build_ms"); w.Uint64(r.build_us / 1000);
+  w.Key("run_ms"); w.Uint64(r.run_us / 1000);
+  // The same in microseconds, and where the rest went: the sandbox's requests and the daemon's
+  // own work (what is neither queue, setup, nor waiting on the sandbox).
+  w.Key("timings_us");
+  w.StartObject();
+  w.Key("total"); w.Uint64(call.duration_us);
+  w.Key("queue"); w.Uint64(call.queue_us);
+  w.Key("setup"); w.Uint64(r.setup_us);
+  w.Key("build"); w.Uint64(r.build_us);
+  w.Key("run"); w.Uint64(r.run_us);
+  w.Key("sandbox"); w.Uint64(call.sandbox_us);
+  const std::uint64_t accounted = call.queue_us + r.setup_us + call.sandbox_us;
+  w.Key("daemon"); w.Uint64(call.duration_us > accounted ? call.duration_us - accounted : 0);
+  w.EndObject();
+  w.Key("sandbox_requests"); w.Uint(call.sandbox_requests);
   w.Key("tidied"); w.Bool(r.tidied);
   w.Key("cache_hit"); w.Bool(r.cache_hit);
   w.Key("is_error"); w.Bool(result_is_error(r));

@@ -62,9 +62,10 @@ struct ExecuteResult {
   Status status = Status::internal;
   int exit_code = 0;
   int signal = 0;  // 0: none
-  std::uint64_t setup_ms = 0;
-  std::uint64_t build_ms = 0;
-  std::uint64_t run_ms = 0;
+  // Microseconds: the daemon reports whole milliseconds from these, and the precise values too.
+  std::uint64_t setup_us = 0;
+  std::uint64_t build_us = 0;
+  std::uint64_t run_us = 0;
   bool tidied = false;
   bool cache_hit = false;
   std::vector<std::string> warnings;

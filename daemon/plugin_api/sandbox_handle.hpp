@@ -37,12 +37,25 @@ struct ResourceLimits {
   std::uint32_t open_files = 0;
 };
 
+// A file of /app read the moment a command ends, in the same round trip as the command.
+struct FileReadRequest {
+  std::string path;  // relative to /app
+  std::uint64_t max_bytes = 0;
+};
+
+struct FileAfterCommand {
+  bool exists = false;
+  std::string content;  // when exists and error is empty
+  std::string error;    // why it was not read (larger than max_bytes, not a regular file, ...)
+};
+
 struct CommandSpec {
   std::string command;  // run as `sh -c <command>` in /app
   std::vector<std::pair<std::string, std::string>> env;
   std::uint32_t timeout_ms = 60'000;
   std::uint64_t output_limit_bytes = 4 * 1024 * 1024;  // per stream
   ResourceLimits resources;
+  std::optional<FileReadRequest> read_file_after;
 };
 
 struct CommandOutcome {
@@ -56,6 +69,7 @@ struct CommandOutcome {
   std::string stdout_text;
   std::string stderr_text;
   std::uint64_t duration_ms = 0;
+  std::optional<FileAfterCommand> file_after;  // set exactly when the spec's read_file_after is
 };
 
 // What `go mod tidy` made of a program that imports packages outside the curated lockfile.
@@ -70,9 +84,9 @@ struct TidyOutcome {
 class SandboxHandle {
  public:
   virtual ~SandboxHandle() = default;
-  // Removes everything under /app.
-  virtual void reset_workdir() = 0;
-  // Writes the files under /app in one round trip (a tar extracted by the sandbox).
+  // Empties /app and writes the files there, in one round trip (a tar the sandbox extracts).
+  virtual void replace_workdir(std::span<const SourceFile> files) = 0;
+  // Writes the files under /app beside what is there, in one round trip.
   virtual void upload_files(std::span<const SourceFile> files) = 0;
   virtual CommandOutcome run_command(const CommandSpec& spec) = 0;
   // Contents of a file under /app, nullopt when it does not exist; throws SandboxError when it

@@ -102,9 +102,18 @@ bool BaseCache::modules_current() const {
 }
 
 void BaseCache::ensure(const std::function<void(std::string_view)>& progress) {
-  if (current()) return;
+  // Once seen current, the stamps are not read again: the toolchain and lockfile are fixed for
+  // the daemon's life, and every call asks.
+  if (known_current_) return;
+  if (current()) {
+    known_current_ = true;
+    return;
+  }
   std::lock_guard lock(build_mutex_);
-  if (current()) return;  // another thread built it while we waited
+  if (current()) {  // another thread built it while we waited
+    known_current_ = true;
+    return;
+  }
   const auto started = std::chrono::steady_clock::now();
   const auto& layout = provider_.layout();
   try {
@@ -128,6 +137,7 @@ void BaseCache::ensure(const std::function<void(std::string_view)>& progress) {
     }
     sandbox->stop();
     std::ofstream(fs::path(layout.base_cache_dir) / kStampName) << expected_stamp();
+    known_current_ = true;
   } catch (...) {
     std::throw_with_nested(plugin::SandboxError("Failed to prewarm the Go build cache"));
   }

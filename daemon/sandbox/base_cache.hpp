@@ -8,6 +8,7 @@
 // ensure() may be called from many call threads at once: one builds, the others wait.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -26,7 +27,8 @@ class BaseCache {
   bool current() const;
   // True when the module cache holds this lockfile's modules.
   bool modules_current() const;
-  // Builds the cache unless it is current. progress receives one line per step.
+  // Builds the cache unless it is current (checked once: after that it is remembered). progress
+  // receives one line per step.
   // Throws plugin::SandboxError (nested) when the build fails.
   void ensure(const std::function<void(std::string_view)>& progress);
 
@@ -39,6 +41,7 @@ class BaseCache {
   std::string go_version_;
   plugin::Logger& logger_;
   std::mutex build_mutex_;
+  std::atomic<bool> known_current_{false};
 };
 
 }  // namespace kg::sandbox

@@ -56,7 +56,11 @@ plugin::CommandOutcome LocalSandboxHandle::run_command(const plugin::CommandSpec
     }
     oom_kills_before = cgroup->oom_kills();
   }
-  auto outcome = sandbox_.client().run_command(spec, canceller_);
+  plugin::CommandOutcome outcome;
+  {
+    const Timed timed(wait_);
+    outcome = sandbox_.client().run_command(spec, canceller_);
+  }
   if (cgroup != nullptr) outcome.oom_killed = cgroup->oom_kills() > oom_kills_before;
   return outcome;
 }

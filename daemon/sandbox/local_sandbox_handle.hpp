@@ -5,6 +5,9 @@
 // Used by one call thread at a time.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
+
 #include "binary_cache.hpp"
 #include "local_sandbox.hpp"
 #include "local_sandbox_provider.hpp"
@@ -13,39 +16,75 @@
 
 namespace kg::sandbox {
 
+// What a call spent waiting on its sandbox: the runtime API requests (and go mod tidy, the
+// toolchain's work on the host), in microseconds, and how many requests it took. The rest of the
+// call's time is the daemon's own.
+struct SandboxWait {
+  std::uint64_t us = 0;
+  std::uint32_t requests = 0;
+};
+
 class LocalSandboxHandle final : public plugin::SandboxHandle {
  public:
   LocalSandboxHandle(LocalSandbox& sandbox, const LocalSandboxPolicy& policy, BinaryCache* cache,
-                     ModuleTidier& tidier, net::RequestCanceller* canceller, plugin::Logger& logger)
+                     ModuleTidier& tidier, net::RequestCanceller* canceller, plugin::Logger& logger,
+                     SandboxWait* wait = nullptr)
       : sandbox_(sandbox),
         policy_(policy),
         cache_(cache),
         tidier_(tidier),
         canceller_(canceller),
-        logger_(logger) {}
+        logger_(logger),
+        wait_(wait) {}
 
-  void reset_workdir() override { sandbox_.client().reset_workdir(); }
+  void replace_workdir(std::span<const plugin::SourceFile> files) override {
+    const Timed timed(wait_);
+    sandbox_.client().replace_workdir(files);
+  }
   void upload_files(std::span<const plugin::SourceFile> files) override {
+    const Timed timed(wait_);
     sandbox_.client().upload_files(files);
   }
   plugin::CommandOutcome run_command(const plugin::CommandSpec& spec) override;
   std::optional<std::string> read_file(std::string_view path, std::uint64_t max_bytes) override {
+    const Timed timed(wait_);
     return sandbox_.client().read_file(path, max_bytes);
   }
   std::optional<std::string> cached_binary(std::string_view key) override;
   void store_binary(std::string_view key, std::string_view sandbox_path) noexcept override;
   plugin::TidyOutcome tidy_module(std::span<const plugin::SourceFile> files,
                                   std::uint32_t timeout_ms) override {
+    const Timed timed(wait_);
     return tidier_.tidy(files, timeout_ms);
   }
 
  private:
+  // Adds one request and its duration to the tally, however the request ends.
+  class Timed {
+   public:
+    explicit Timed(SandboxWait* wait) : wait_(wait), started_(std::chrono::steady_clock::now()) {}
+    ~Timed() {
+      if (wait_ == nullptr) return;
+      wait_->us += static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                                  std::chrono::steady_clock::now() - started_)
+                                                  .count());
+      ++wait_->requests;
+    }
+    Timed(const Timed&) = delete;
+    Timed& operator=(const Timed&) = delete;
+
+   private:
+    SandboxWait* wait_;
+    std::chrono::steady_clock::time_point started_;
+  };
+
   LocalSandbox& sandbox_;
   const LocalSandboxPolicy& policy_;
   BinaryCache* cache_;  // null: no cache
   ModuleTidier& tidier_;
   net::RequestCanceller* canceller_;
   plugin::Logger& logger_;
+  SandboxWait* wait_;  // null: not tallied
 };
 
 }  // namespace kg::sandbox

@@ -170,6 +170,14 @@ std::vector<std::string> SandboxCgroup::procs_files() const {
 }
 
 void SandboxCgroup::set_limits(std::uint64_t memory_bytes, std::uint32_t pids) {
+  const std::pair wanted{memory_bytes, pids};
+  if (applied_ == wanted) return;
+  applied_.reset();  // unknown until every write below succeeded
+  write_limits(memory_bytes, pids);
+  applied_ = wanted;
+}
+
+void SandboxCgroup::write_limits(std::uint64_t memory_bytes, std::uint32_t pids) {
   const std::string& memory_dir = dirs_.front();
   const std::string memory = std::to_string(memory_bytes);
   if (version_ == CgroupVersion::v2) {

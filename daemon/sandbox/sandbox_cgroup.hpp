@@ -10,7 +10,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "host_services.hpp"
@@ -29,7 +31,8 @@ class SandboxCgroup {
 
   std::vector<std::string> procs_files() const;
   // Sets the memory limit (swap included, so it cannot spill over) and the task limit. Throws
-  // std::runtime_error naming the file and the reason when the kernel refuses.
+  // std::runtime_error naming the file and the reason when the kernel refuses. Limits equal to
+  // the ones last set are not written again (a call sets them before every command).
   void set_limits(std::uint64_t memory_bytes, std::uint32_t pids);
   // How many processes the OOM killer has ended in this cgroup so far.
   std::uint64_t oom_kills() const;
@@ -37,9 +40,12 @@ class SandboxCgroup {
   void kill_all() noexcept;
 
  private:
+  void write_limits(std::uint64_t memory_bytes, std::uint32_t pids);
+
   CgroupVersion version_;
   std::vector<std::string> dirs_;  // v2: one; v1: memory's, then pids' (when mounted)
   plugin::Logger& logger_;
+  std::optional<std::pair<std::uint64_t, std::uint32_t>> applied_;  // memory, pids last set
 };
 
 class CgroupHierarchy {

@@ -5,7 +5,11 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <Poco/Base64Decoder.h>
+#include <Poco/Exception.h>
 #include <Poco/URI.h>
+
+#include <sstream>
 
 #include "tar_builder.hpp"
 
@@ -34,6 +38,38 @@ rapidjson::Document parse_json(const net::HttpResponse& response, std::string_vi
     throw SandboxError(std::string(what) + ": the sandbox answered with invalid JSON");
   }
   return doc;
+}
+
+std::string decode_base64(const std::string& text) {
+  std::istringstream in(text);
+  Poco::Base64Decoder decoder(in);
+  std::string bytes;
+  try {
+    bytes.assign(std::istreambuf_iterator<char>(decoder), std::istreambuf_iterator<char>());
+  } catch (const Poco::Exception& e) {
+    throw SandboxError("the sandbox sent a file that is not valid base64: " + e.displayText());
+  }
+  if (decoder.bad()) throw SandboxError("the sandbox sent a file that is not valid base64");
+  return bytes;
+}
+
+// The "file" member of an /execute answer: the file read_file asked for, as the command left it.
+std::optional<plugin::FileAfterCommand> file_after(const rapidjson::Value& answer) {
+  const auto member = answer.FindMember("file");
+  if (member == answer.MemberEnd() || !member->value.IsObject()) return std::nullopt;
+  const auto& file = member->value;
+  plugin::FileAfterCommand read;
+  auto exists = file.FindMember("exists");
+  read.exists = exists != file.MemberEnd() && exists->value.IsBool() && exists->value.GetBool();
+  auto error = file.FindMember("error");
+  if (error != file.MemberEnd() && error->value.IsString()) {
+    read.error.assign(error->value.GetString(), error->value.GetStringLength());
+  }
+  auto content = file.FindMember("content_base64");
+  if (content != file.MemberEnd() && content->value.IsString()) {
+    read.content = decode_base64(std::string(content->value.GetString(), content->value.GetStringLength()));
+  }
+  return read;
 }
 
 std::string encode_path(std::string_view path) {
@@ -76,15 +112,24 @@ void SandboxClient::reset_workdir() {
   }
 }
 
-void SandboxClient::upload_files(std::span<const plugin::SourceFile> files) {
+void SandboxClient::upload_tar(std::span<const plugin::SourceFile> files, bool replace) {
   const std::string tar = build_tar(files);
   net::HttpRequestOptions options;
   options.content_type = "application/x-tar";
   options.timeout = std::chrono::seconds(120);
-  const auto response = call("POST", "/upload-tar", tar, options, "Uploading the program");
+  const auto response = call("POST", replace ? "/upload-tar?replace=1" : "/upload-tar", tar,
+                             options, "Uploading the program");
   if (response.status != 200) {
     throw SandboxError("Uploading the program failed: " + error_text(response));
   }
+}
+
+void SandboxClient::replace_workdir(std::span<const plugin::SourceFile> files) {
+  upload_tar(files, true);
+}
+
+void SandboxClient::upload_files(std::span<const plugin::SourceFile> files) {
+  upload_tar(files, false);
 }
 
 plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spec,
@@ -107,6 +152,16 @@ plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spe
   writer.Key("open_files");
   writer.Uint(spec.resources.open_files);
   writer.EndObject();
+  if (spec.read_file_after) {
+    writer.Key("read_file");
+    writer.StartObject();
+    writer.Key("path");
+    writer.String(spec.read_file_after->path.c_str(),
+                  static_cast<rapidjson::SizeType>(spec.read_file_after->path.size()));
+    writer.Key("max_bytes");
+    writer.Uint64(spec.read_file_after->max_bytes);
+    writer.EndObject();
+  }
   writer.Key("env");
   writer.StartObject();
   for (const auto& [name, value] : spec.env) {
@@ -121,6 +176,8 @@ plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spe
   options.timeout = std::chrono::milliseconds(spec.timeout_ms) + std::chrono::seconds(30);
   // Both streams at their cap, and JSON may spell each control byte as \u00XX (6 bytes).
   options.max_response_bytes = 2 * 6 * spec.output_limit_bytes + (1 << 20);
+  // The file comes as base64: 4 bytes for every 3.
+  if (spec.read_file_after) options.max_response_bytes += spec.read_file_after->max_bytes / 3 * 4 + 4;
   options.canceller = canceller;
   const auto response = call("POST", "/execute", buffer.GetString(), options, "Running a command");
   if (response.status != 200) {
@@ -151,7 +208,25 @@ plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spe
   outcome.stdout_truncated = flag("stdout_truncated");
   outcome.stderr_truncated = flag("stderr_truncated");
   outcome.duration_ms = static_cast<std::uint64_t>(integer("duration_ms"));
+  if (spec.read_file_after) {
+    outcome.file_after = file_after(doc);
+    // A sandbox without the read_file extension: one more round trip.
+    if (!outcome.file_after) outcome.file_after = read_file_separately(*spec.read_file_after);
+  }
   return outcome;
+}
+
+plugin::FileAfterCommand SandboxClient::read_file_separately(const plugin::FileReadRequest& request) {
+  plugin::FileAfterCommand read;
+  try {
+    auto content = read_file(request.path, request.max_bytes);
+    read.exists = content.has_value();
+    if (content) read.content = std::move(*content);
+  } catch (const SandboxError& e) {
+    read.exists = true;
+    read.error = e.what();
+  }
+  return read;
 }
 
 std::optional<std::string> SandboxClient::read_file(std::string_view path,

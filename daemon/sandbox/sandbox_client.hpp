@@ -20,13 +20,19 @@ class SandboxClient {
   bool healthy(std::chrono::milliseconds timeout) const noexcept;
 
   void reset_workdir();
+  // Empties /app and extracts the files there in the same request (POST /upload-tar?replace=1).
+  void replace_workdir(std::span<const plugin::SourceFile> files);
   void upload_files(std::span<const plugin::SourceFile> files);
   // canceller (optional) lets another thread stop the command: see net::RequestCanceller.
+  // spec.read_file_after is answered in the same request (our /execute "read_file"
+  // extension), or with a GET /download/ after it when the sandbox lacks the extension.
   plugin::CommandOutcome run_command(const plugin::CommandSpec& spec,
                                      net::RequestCanceller* canceller = nullptr);
   std::optional<std::string> read_file(std::string_view path, std::uint64_t max_bytes);
 
  private:
+  void upload_tar(std::span<const plugin::SourceFile> files, bool replace);
+  plugin::FileAfterCommand read_file_separately(const plugin::FileReadRequest& request);
   net::HttpResponse call(std::string_view method, std::string_view target, std::string_view body,
                          const net::HttpRequestOptions& options, std::string_view what) const;
 

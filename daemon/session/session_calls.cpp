@@ -19,9 +19,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::uint64_t ms_since(Clock::time_point start) {
+std::uint64_t us_since(Clock::time_point start) {
   return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+      std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count());
 }
 
 class NullProgress final : public plugin::ProgressSink {
@@ -118,20 +118,25 @@ void SessionManager::warm_up(sandbox::LocalSandbox& sandbox) {
   }
 }
 
-plugin::ExecuteResult SessionManager::run_in_sandbox(Session& session,
-                                                     plugin::RuntimePlugin& runtime,
-                                                     const plugin::ExecuteRequest& request,
-                                                     plugin::ProgressSink& progress,
-                                                     std::uint64_t& setup_ms) {
+void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& runtime,
+                                    const plugin::ExecuteRequest& request,
+                                    plugin::ProgressSink& progress, CallResult& call) {
   const auto setup_started = Clock::now();
   bool retried = false;
   for (;;) {
     ensure_sandbox(session, progress);
-    setup_ms = ms_since(setup_started);
+    // A retry's setup includes the attempt that failed.
+    const std::uint64_t setup_us = us_since(setup_started);
+    call.result.setup_us = setup_us;
     try {
+      sandbox::SandboxWait wait;
       sandbox::LocalSandboxHandle handle(*session.sandbox, provider_.policy(), binary_cache_,
-                                         tidier_, &session.canceller, logger_);
-      return runtime.execute(request, handle, progress);
+                                         tidier_, &session.canceller, logger_, &wait);
+      call.result = runtime.execute(request, handle, progress);
+      call.result.setup_us = setup_us;
+      call.sandbox_us = wait.us;
+      call.sandbox_requests = wait.requests;
+      return;
     } catch (const plugin::SandboxError&) {
       // A sandbox that died under the call gets one fresh replacement and one retry.
       if (retried || shutting_down_ || session.sandbox->alive()) throw;
@@ -189,7 +194,7 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   CallResult call;
   call.session_id = session_id;
   // Waited for a session slot (one-shot calls) and for the session's previous call.
-  call.queue_ms = ms_since(started);
+  call.queue_us = us_since(started);
   auto& runtime = runtime_for(request.runtime.empty() ? session.record.runtime : request.runtime,
                               call.runtime);
   request.execute.limits.run_timeout_ms = options_.limits.run_timeout_ms;
@@ -218,9 +223,9 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   } running{session.call_running};
 
   store::CallOutcome outcome;
-  outcome.queue_ms = call.queue_ms;
+  outcome.queue_ms = call.queue_us / 1000;
   try {
-    call.result = run_in_sandbox(session, runtime, request.execute, progress, outcome.setup_ms);
+    run_in_sandbox(session, runtime, request.execute, progress, call);
   } catch (const std::exception& e) {
     const bool cancelled = session.canceller.cancelled();
     const bool rejected = dynamic_cast<const plugin::InvalidInputError*>(&e) != nullptr;
@@ -231,7 +236,8 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
                                            : interrupted ? "interrupted" : "internal";
     outcome.phase = "setup";
     outcome.error_message = describe_error_chain(e);
-    outcome.total_ms = ms_since(started);
+    outcome.setup_ms = call.result.setup_us / 1000;
+    outcome.total_ms = us_since(started) / 1000;
     if (interrupted) {
       const ShuttingDownError stopped(
           "The daemon is shutting down; the call was stopped before it finished");
@@ -243,16 +249,16 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
     if (cancelled) throw CancelledError("The call was cancelled; the session can take the next one");
     throw;
   }
-  call.duration_ms = ms_since(started);
-  call.result.setup_ms = outcome.setup_ms;
+  call.duration_us = us_since(started);
   const auto& r = call.result;
   outcome.mode = std::string(plugin::to_string(r.mode));
   outcome.phase = std::string(plugin::to_string(r.phase));
   outcome.status = std::string(plugin::to_string(r.status));
   outcome.exit_code = r.exit_code;
-  outcome.build_ms = r.build_ms;
-  outcome.run_ms = r.run_ms;
-  outcome.total_ms = call.duration_ms;
+  outcome.setup_ms = r.setup_us / 1000;
+  outcome.build_ms = r.build_us / 1000;
+  outcome.run_ms = r.run_us / 1000;
+  outcome.total_ms = call.duration_us / 1000;
   outcome.cache_hit = r.cache_hit;
   outcome.tidied = r.tidied;
   outcome.output_bytes = r.stdout_text.size() + r.stderr_text.size();

@@ -42,8 +42,12 @@ struct CallResult {
   std::int64_t call_id = 0;
   std::string session_id;
   std::string runtime;
-  std::uint64_t queue_ms = 0;
-  std::uint64_t duration_ms = 0;
+  std::uint64_t queue_us = 0;
+  std::uint64_t duration_us = 0;
+  // Of duration_us: waiting on the sandbox (its runtime API requests, go mod tidy), and in how
+  // many requests. duration − queue − setup − sandbox is the daemon's own work for the call.
+  std::uint64_t sandbox_us = 0;
+  std::uint32_t sandbox_requests = 0;
   plugin::ExecuteResult result;
 };
 
@@ -119,9 +123,10 @@ class SessionManager {
   plugin::RuntimePlugin& runtime_for(const std::string& name, std::string& resolved_name);
   // Builds and runs a hello-world program in a fresh sandbox (the warm pool's warm-up).
   void warm_up(sandbox::LocalSandbox& sandbox);
-  plugin::ExecuteResult run_in_sandbox(Session& session, plugin::RuntimePlugin& runtime,
-                                       const plugin::ExecuteRequest& request,
-                                       plugin::ProgressSink& progress, std::uint64_t& setup_ms);
+  // Fills call.result, its setup_us (also when it throws) and call's sandbox tally.
+  void run_in_sandbox(Session& session, plugin::RuntimePlugin& runtime,
+                      const plugin::ExecuteRequest& request, plugin::ProgressSink& progress,
+                      CallResult& call);
 
   SessionManagerOptions options_;
   sandbox::LocalSandboxProvider& provider_;

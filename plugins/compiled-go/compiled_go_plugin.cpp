@@ -7,10 +7,11 @@
 //   [limits]
 //   build_timeout_ms = 120000
 //
-// Flow of one call: normalize the files (program_normalizer: a snippet gets kg_wrapper.go), reset
-// /app, upload the tree as one tar, then either take the binary from the binary cache (same
-// files, lockfile, toolchain and flags) or `go build` it against the prewarmed cache (phase
-// build), run it (phase run), and read /app/.kode-gopher/result.json.
+// Flow of one call: normalize the files (program_normalizer: a snippet gets kg_wrapper.go),
+// replace /app with the tree (one tar, one round trip), then either take the binary from the
+// binary cache (same files, lockfile, toolchain and flags) or `go build` it against the
+// prewarmed cache (phase build), and run it (phase run), reading /app/.kode-gopher/result.json
+// in the same round trip. A cache hit is two sandbox requests; a build, three.
 #include <Poco/DigestEngine.h>
 #include <Poco/SHA2Engine.h>
 
@@ -40,9 +41,9 @@ constexpr const char* kUseLockfile =
 constexpr const char* kResultPath = ".kode-gopher/result.json";
 constexpr std::size_t kStreamKeep = 8 * 1024;  // head and tail of each stream in a result
 
-std::uint64_t ms_since(Clock::time_point start) {
+std::uint64_t us_since(Clock::time_point start) {
   return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+      std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count());
 }
 
 // After go mod tidy the build reads modules from two file:// proxies (the curated modules and
@@ -106,8 +107,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     plugin::ExecuteResult result;
     result.mode = program.mode;
     result.phase = plugin::Phase::setup;
-    sandbox.reset_workdir();
-    sandbox.upload_files(program.files);
+    sandbox.replace_workdir(program.files);
 
     result.phase = plugin::Phase::build;
     const std::string key = binary_cache_key(program, host_.toolchain());
@@ -142,7 +142,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     spec.output_limit_bytes = limits.output_limit_bytes;
     spec.resources = limits.build;
     const auto built = sandbox.run_command(spec);
-    result.build_ms += ms_since(started);
+    result.build_us += us_since(started);
     if (built.exit_code == 0) {
       result.status = plugin::Status::ok;
       result.stderr_text.clear();
@@ -183,7 +183,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     progress.phase_started(plugin::Phase::build, "go mod tidy (an import outside the curated lockfile)");
     const auto started = Clock::now();
     const auto tidy = sandbox.tidy_module(program.files, limits.build_timeout_ms);
-    result.build_ms += ms_since(started);
+    result.build_us += us_since(started);
     result.tidied = true;
     if (!tidy.ok) {
       result.stderr_text = elide_middle(strip_sandbox_paths(tidy.output), kStreamKeep);
@@ -208,8 +208,9 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     spec.timeout_ms = limits.run_timeout_ms;
     spec.output_limit_bytes = limits.output_limit_bytes;
     spec.resources = limits.run;
+    spec.read_file_after = plugin::FileReadRequest{kResultPath, kMaxResultBytes};
     const auto ran = sandbox.run_command(spec);
-    result.run_ms = ms_since(started);
+    result.run_us = us_since(started);
     result.exit_code = ran.exit_code;
     result.signal = ran.signal;
     result.status = classify_run(ran);
@@ -233,10 +234,12 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
                                 " bytes per stream was discarded");
     }
     std::optional<std::string> text;
-    try {
-      text = sandbox.read_file(kResultPath, kMaxResultBytes);
-    } catch (const plugin::SandboxError& e) {
-      result.warnings.push_back(std::string("result.json was not read: ") + e.what());
+    if (ran.file_after && ran.file_after->exists) {
+      if (ran.file_after->error.empty()) {
+        text = ran.file_after->content;
+      } else {
+        result.warnings.push_back("result.json was not read: " + ran.file_after->error);
+      }
     }
     const auto checked = check_result_file(text, result.warnings);
     result.result_json = checked.json;

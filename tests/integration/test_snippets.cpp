@@ -188,6 +188,23 @@ func main() {
 }
 )"}},
                  "", 200, "ok", "verbatim", "run", 0, std::nullopt, "", "result.json is not valid JSON"});
+  all.push_back({"program: a result.json over 256 KiB is a warning", {{"main.go", R"(package main
+import ("os"; "strings")
+func main() {
+	os.MkdirAll("/app/.kode-gopher", 0o755)
+	os.WriteFile("/app/.kode-gopher/result.json", []byte(`{"kind":"ok","value":"`+strings.Repeat("x", 300<<10)+`"}`), 0o644)
+}
+)"}},
+                 "", 200, "ok", "verbatim", "run", 0, std::nullopt, "",
+                 "result.json was not read: \\\".kode-gopher/result.json\\\" is larger than 262144 bytes"});
+  all.push_back({"program: a result.json linking out of /app is a warning", {{"main.go", R"(package main
+import "os"
+func main() {
+	os.MkdirAll("/app/.kode-gopher", 0o755)
+	os.Symlink("/etc/passwd", "/app/.kode-gopher/result.json")
+}
+)"}},
+                 "", 200, "ok", "verbatim", "run", 0, std::nullopt, "", "result.json was not read: "});
   all.push_back({"invalid: snippet without run", {{"main.go", "package demo\n\nfunc helper() {}\n"}}, "", 400, "", "", "", 0,
                  std::nullopt, "", "snippet package demo has no `func run`"});
   all.push_back({"invalid: snippet with main", {{"main.go", "package demo\nfunc run() {}\nfunc main() {}\n"}}, "", 400, "", "", "", 0,
@@ -264,6 +281,18 @@ TEST_CASE("an identical resubmission is a binary cache hit; an edit is not") {
   CHECK(second["cache_hit"].GetBool());
   CHECK(second["build_ms"].GetInt() == 0);
   CHECK(compact(second["result"]) == R"({"kind":"ok","value":"cached?"})");
+  // A build takes three sandbox requests (replace /app, build, run + result.json); a hit two.
+  CHECK(first["sandbox_requests"].GetInt() == 3);
+  CHECK(second["sandbox_requests"].GetInt() == 2);
+  for (const auto* call : {&first, &second}) {
+    const auto& t = (*call)["timings_us"];
+    CHECK(t["total"].GetUint64() / 1000 == (*call)["duration_ms"].GetUint64());
+    CHECK(t["run"].GetUint64() / 1000 == (*call)["run_ms"].GetUint64());
+    CHECK(t["run"].GetUint64() > 0);
+    CHECK(t["sandbox"].GetUint64() > 0);
+    CHECK(t["queue"].GetUint64() + t["setup"].GetUint64() + t["sandbox"].GetUint64() +
+              t["daemon"].GetUint64() == t["total"].GetUint64());
+  }
   // Another session (another sandbox) of the same daemon shares the cache.
   const auto other = daemon.open_session();
   CHECK(daemon.execute(other, source)["cache_hit"].GetBool());

@@ -85,7 +85,7 @@ class TestHost final : public plugin::HostServices {
 // The mock runtimes never touch their sandbox; any use of it is a test failure.
 class UnusedSandbox final : public plugin::SandboxHandle {
  public:
-  void reset_workdir() override { fail(); }
+  void replace_workdir(std::span<const plugin::SourceFile>) override { fail(); }
   void upload_files(std::span<const plugin::SourceFile>) override { fail(); }
   plugin::CommandOutcome run_command(const plugin::CommandSpec&) override { fail(); }
   std::optional<std::string> read_file(std::string_view, std::uint64_t) override { fail(); }

@@ -49,7 +49,7 @@ TEST_CASE("a good runtime plugin is loaded, created with the host, and runs") {
   CHECK(result.status == kg::plugin::Status::ok);
   CHECK(result.phase == kg::plugin::Phase::run);
   CHECK(result.exit_code == 0);
-  CHECK(result.run_ms == 7);
+  CHECK(result.run_us == 7000);
   REQUIRE(progress.events.size() == 1);
   CHECK(progress.events[0].first == kg::plugin::Phase::run);
   CHECK(progress.events[0].second == "mock run");

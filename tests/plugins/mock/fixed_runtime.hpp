@@ -27,7 +27,7 @@ class FixedRuntime final : public plugin::RuntimePlugin {
     result.mode = plugin::Mode::verbatim;
     result.status = plugin::Status::ok;
     result.exit_code = 0;
-    result.run_ms = 7;
+    result.run_us = 7000;
     result.stdout_text = "mock\n";
     return result;
   }

@@ -1,0 +1,138 @@
+// The daemon's SandboxClient against the real sandbox server (in-process, on a Unix socket), and
+// against a scripted peer that lacks the read_file extension (other runtimes implementing
+// CONTRACTS.md §1): the file is then read with a second request, and the caller cannot tell.
+#include <doctest/doctest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <thread>
+
+#include "running_sandbox_server.hpp"
+#include "sandbox_client.hpp"
+#include "scratch_directory.hpp"
+
+using kg::plugin::CommandSpec;
+using kg::plugin::FileReadRequest;
+using kg::plugin::SourceFile;
+using kg::sandbox::SandboxClient;
+using kg::sandbox::testing::file_contents;
+using kg::sandbox::testing::RunningSandboxServer;
+
+namespace {
+
+// Answers each connection's request by the first line's method and path, in order; records the
+// request lines it saw.
+class ScriptedPeer {
+ public:
+  explicit ScriptedPeer(std::map<std::string, std::string> answers) : answers_(std::move(answers)) {
+    path_ = (scratch_.path() / "peer.sock").string();
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    REQUIRE(fd_ >= 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, path_.c_str(), sizeof address.sun_path - 1);
+    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    REQUIRE(::listen(fd_, 4) == 0);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~ScriptedPeer() {
+    ::shutdown(fd_, SHUT_RDWR);
+    thread_.join();
+    ::close(fd_);
+  }
+  const std::string& path() const { return path_; }
+  const std::vector<std::string>& seen() const { return seen_; }
+
+ private:
+  void serve() {
+    for (;;) {
+      const int client = ::accept(fd_, nullptr, nullptr);
+      if (client < 0) return;
+      std::string request;
+      char buffer[4096];
+      std::size_t header_end = std::string::npos;
+      while ((header_end = request.find("\r\n\r\n")) == std::string::npos) {
+        const ssize_t got = ::read(client, buffer, sizeof buffer);
+        if (got <= 0) break;
+        request.append(buffer, static_cast<std::size_t>(got));
+      }
+      const std::string line = request.substr(0, request.find(" HTTP/1.1"));
+      seen_.push_back(line);
+      const auto found = answers_.find(line);
+      const std::string body = found == answers_.end() ? R"({"detail":"no"})" : found->second;
+      const std::string status = found == answers_.end() ? "404 Not Found" : "200 OK";
+      const std::string answer = "HTTP/1.1 " + status + "\r\nContent-Type: application/json\r\n"
+                                 "Content-Length: " + std::to_string(body.size()) +
+                                 "\r\nConnection: close\r\n\r\n" + body;
+      // The body (if any) is small and already read, or unread and irrelevant: answer and close.
+      [[maybe_unused]] auto ignored = ::write(client, answer.data(), answer.size());
+      ::close(client);
+    }
+  }
+
+  kg::sandbox::testing::ScratchDirectory scratch_;
+  std::string path_;
+  int fd_ = -1;
+  std::map<std::string, std::string> answers_;
+  std::vector<std::string> seen_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("SandboxClient replaces /app and reads a file after a command, one request each") {
+  RunningSandboxServer sandbox;
+  SandboxClient client(sandbox.socket_path());
+  const std::vector<SourceFile> first = {{"old.go", "old\n"}};
+  client.replace_workdir(first);
+  const std::vector<SourceFile> second = {{"main.go", "package main\n"}, {"sub/x.go", "package sub\n"}};
+  client.replace_workdir(second);
+  CHECK_FALSE(std::filesystem::exists(sandbox.workdir() / "old.go"));
+  CHECK(file_contents(sandbox.workdir() / "sub/x.go") == "package sub\n");
+
+  CommandSpec spec;
+  spec.command = "mkdir -p .kg && printf '{\"kind\":\"ok\"}\\377' > .kg/result.json";
+  spec.read_file_after = FileReadRequest{".kg/result.json", 1024};
+  const auto before = sandbox.logger().lines().size();
+  const auto outcome = client.run_command(spec);
+  CHECK(outcome.exit_code == 0);
+  REQUIRE(outcome.file_after.has_value());
+  CHECK(outcome.file_after->exists);
+  CHECK(outcome.file_after->error.empty());
+  CHECK(outcome.file_after->content == "{\"kind\":\"ok\"}\377");
+  CHECK(sandbox.logger().lines().size() == before + 1);  // one request
+
+  spec.command = "rm .kg/result.json";
+  const auto removed = client.run_command(spec);
+  REQUIRE(removed.file_after.has_value());
+  CHECK_FALSE(removed.file_after->exists);
+
+  spec.command = "true";
+  spec.read_file_after.reset();
+  CHECK_FALSE(client.run_command(spec).file_after.has_value());
+}
+
+TEST_CASE("SandboxClient reads the file with a second request when the sandbox lacks read_file") {
+  const std::string executed = R"({"stdout":"","stderr":"","exit_code":0})";
+  ScriptedPeer peer({{"POST /execute", executed},
+                     {"GET /download/.kode-gopher%2Fresult.json", R"({"kind":"ok","value":1})"}});
+  SandboxClient client(peer.path());
+  CommandSpec spec;
+  spec.command = "./prog";
+  spec.read_file_after = FileReadRequest{".kode-gopher/result.json", 1024};
+  const auto outcome = client.run_command(spec);
+  REQUIRE(outcome.file_after.has_value());
+  CHECK(outcome.file_after->exists);
+  CHECK(outcome.file_after->content == R"({"kind":"ok","value":1})");
+  CHECK(peer.seen() == std::vector<std::string>{"POST /execute", "GET /download/.kode-gopher%2Fresult.json"});
+
+  spec.read_file_after = FileReadRequest{"missing.json", 1024};
+  const auto missing = client.run_command(spec);
+  REQUIRE(missing.file_after.has_value());
+  CHECK_FALSE(missing.file_after->exists);
+  CHECK(missing.file_after->error.empty());
+}
