@@ -46,7 +46,7 @@ class Bench:
         log(f"row {row.key}: {row.title}")
         session = mp.Session(daemon, client=f"bench-{row.key}")
         samples = {"api": [], "cli": [], "sandbox_build_exec": [], "go_run": []}
-        overheads, outside_daemon = [], []
+        overheads, outside_daemon, daemon_own, requests = [], [], [], []
         phases = {"setup_ms": [], "build_ms": [], "run_ms": [], "duration_ms": []}
         program_dir = os.path.join(self.work, "programs", row.key)
         host_dir = os.path.join(self.work, "go-run", row.key)
@@ -59,9 +59,17 @@ class Bench:
                 wall, result = mp.api_call(session, row.program(nonce("api"), ctx), row.request)
                 if keep:
                     samples["api"].append(wall)
-                    inside = sum(result.get(k, 0) for k in ("setup_ms", "build_ms", "run_ms"))
-                    overheads.append(wall - inside)
-                    outside_daemon.append(wall - result.get("duration_ms", 0))
+                    timings = result.get("timings_us")
+                    if timings:
+                        # Everything but the sandbox's own work (its start and its requests).
+                        overheads.append(wall - (timings["setup"] + timings["sandbox"]) / 1000)
+                        outside_daemon.append(wall - timings["total"] / 1000)
+                        daemon_own.append(timings["daemon"] / 1000)
+                        requests.append(result.get("sandbox_requests", 0))
+                    else:  # a daemon without microsecond timings
+                        inside = sum(result.get(k, 0) for k in ("setup_ms", "build_ms", "run_ms"))
+                        overheads.append(wall - inside)
+                        outside_daemon.append(wall - result.get("duration_ms", 0))
                     for name, values in phases.items():
                         values.append(result.get(name, 0))
                 if row.expect and row.expect not in result.get("stdout", ""):
@@ -94,10 +102,25 @@ class Bench:
         summary["mode"] = row.mode
         summary["overhead_outside_sandbox"] = summarize(overheads)
         summary["outside_daemon_timing"] = summarize(outside_daemon)
+        summary["daemon_own_work"] = summarize(daemon_own) if daemon_own else None
+        summary["sandbox_requests"] = summarize(requests) if requests else None
+        if row.breakdown:
+            summary["toolchain_steps"] = self.toolchain_steps(row, host_dir)
         summary["api_phases"] = {name: summarize(values) for name, values in phases.items()}
         self.results["rows"][row.key] = summary
         log(f"  api {summary['api']['median']} ms, cli {summary['cli']['median']} ms, "
             f"sandbox go build+exec {base} ms, go run {summary['go_run']['median']} ms")
+
+    def toolchain_steps(self, row, host_dir):
+        """The go command's own steps for this program on the host, timed with -toolexec: the
+        compile of the user's package and the link (the dependencies come from the cache)."""
+        steps = {"compile_ms": [], "link_ms": [], "go_build_ms": []}
+        for rep in range(3):
+            measured = mp.host_build_steps(self.host_env, host_dir, self.work,
+                                           f"steps {self.nonce(row.key, 'steps', rep)}")
+            for name, value in measured.items():
+                steps[name].append(value)
+        return {name: summarize(values) for name, values in steps.items()}
 
     def first_call(self, daemon, ctx):
         """Restart the daemon; time the first call (open session + execute, fresh program)."""
@@ -240,6 +263,11 @@ class Bench:
         main = bench_processes.Daemon("daemon-main", self.work, self.paths)
         try:
             main.start(self.pid_file)
+            _, health = mp.unix_http.request(main.socket, "GET", "/v1/health", timeout=5)
+            self.results["isolation"] = (health or {}).get("isolation", [])
+            for line in self.results["isolation"]:
+                if "maps to root" in line:
+                    log(f"WARNING: not the default isolation: {line}")
             time.sleep(1)
             self.results["memory"]["idle_after_start_kib"] = main.rss_kib()
             ctx = {}

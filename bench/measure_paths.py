@@ -111,31 +111,31 @@ def sandbox_root(session):
 
 def copy_app(session, target_rel, nonce_line):
     """Copies the sandbox's /app (the daemon's normalized program of the last call) to the
-    sandbox's /tmp/<target_rel> from the host side, with go.mod/go.sum from the lockfile and
-    `nonce_line` appended to main.go (None: keep the copy unchanged if it exists). The copy is
-    handed to the sandbox's user, so its go build can write there."""
-    root = sandbox_root(session)
-    target = os.path.join(root, "tmp", target_rel)
-    if nonce_line is None and os.path.isdir(target):
-        return
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(os.path.join(root, "app"), target,
-                    ignore=shutil.ignore_patterns(".kode-gopher", "go.mod", "go.sum"))
+    sandbox's /tmp/<target_rel>, without result.json, go.mod and go.sum, with `nonce_line`
+    appended to main.go (None: keep the copy unchanged if it exists). The copy runs inside the
+    sandbox (its own /execute, not timed), so its files belong to the sandbox's user: the host's
+    root cannot create files on the sandbox's tmpfs when that user maps to another host uid."""
+    directory = f"/tmp/{target_rel}"
+    keep = "true" if nonce_line is None else "false"
+    command = (f"if {keep} && [ -d {directory} ]; then exit 0; fi; "
+               f"rm -rf {directory} && mkdir -p {directory} && cp -R /app/. {directory}/ && "
+               f"rm -rf {directory}/.kode-gopher {directory}/go.mod {directory}/go.sum")
     if nonce_line is not None:
-        with open(os.path.join(target, "main.go"), "a") as f:
-            f.write(f"\n// {nonce_line}\n")
-    owner = os.stat(os.path.join(root, "app"))
-    for directory, _, names in os.walk(target):
-        os.chown(directory, owner.st_uid, owner.st_gid)
-        for name in names:
-            os.chown(os.path.join(directory, name), owner.st_uid, owner.st_gid)
+        command += f" && printf '\\n// %s\\n' '{nonce_line}' >> {directory}/main.go"
+    result = unix_http.expect(_sandbox_socket(session), "POST", "/execute",
+                              {"command": command, "timeout_ms": 60000})
+    if result.get("exit_code") != 0:
+        raise CallFailed(f"copying /app in the sandbox failed: {result.get('stderr', '')[-400:]}")
+
+
+def _sandbox_socket(session):
+    return os.path.join(session.ensure_sandbox(), "run", "sandbox.sock")
 
 
 def sandbox_build_exec(session, target_rel):
     """go build + exec through the sandbox's own /execute: the same sandbox, toolchain, flags and
     cache as the daemon's build. Returns wall ms."""
-    sandbox_dir = session.ensure_sandbox()
-    sock = os.path.join(sandbox_dir, "run", "sandbox.sock")
+    sock = _sandbox_socket(session)
     directory = f"/tmp/{target_rel}"
     command = (f"cd {directory} && cp /opt/kode-gopher/lockfile/go.mod "
                f"/opt/kode-gopher/lockfile/go.sum . && go build {BUILD_FLAGS} -o prog . && "
@@ -176,3 +176,47 @@ def host_go_run(env, lockfile_dir, directory, files_from, nonce_line):
     if done.returncode != 0:
         raise CallFailed(f"go run failed: {done.stderr[-400:]!r}")
     return wall
+
+
+# A -toolexec wrapper that logs each tool run's wall time: "<tool> <ms> <v>", v when it only
+# printed its version (the go command asks each tool for its id).
+_STEP_TIMER = """#!/bin/sh
+start=$(date +%s%N)
+"$@"
+status=$?
+end=$(date +%s%N)
+case " $* " in *" -V=full "*) kind=v ;; *) kind=run ;; esac
+echo "$(basename "$1") $(( (end - start) / 1000 )) $kind" >> "$KG_STEP_LOG"
+exit $status
+"""
+
+
+def host_build_steps(env, directory, work, nonce_line):
+    """go build (same flags) of the program in `directory` (prepared by host_go_run) after a
+    one-line edit, with every compile and link timed; returns {compile_ms, link_ms, go_build_ms}:
+    the compiles and links that did work, and the whole go build."""
+    timer = os.path.join(work, "step-timer.sh")
+    if not os.path.exists(timer):
+        with open(timer, "w") as f:
+            f.write(_STEP_TIMER)
+        os.chmod(timer, 0o755)
+    log_path = os.path.join(work, "step-timer.log")
+    if os.path.exists(log_path):
+        os.remove(log_path)
+    with open(os.path.join(directory, "main.go"), "a") as f:
+        f.write(f"\n// {nonce_line}\n")
+    start = time.monotonic()
+    done = subprocess.run(["go", "build", "-toolexec", timer, "-trimpath", "-buildvcs=false",
+                           "-ldflags=-s -w", "-o", os.path.join(work, "steps-prog"), "."],
+                          cwd=directory, env=dict(env, KG_STEP_LOG=log_path),
+                          capture_output=True, timeout=600)
+    wall = _ms(start)
+    if done.returncode != 0:
+        raise CallFailed(f"go build -toolexec failed: {done.stderr[-400:]!r}")
+    steps = {"compile_ms": 0.0, "link_ms": 0.0, "go_build_ms": round(wall, 1)}
+    with open(log_path) as f:
+        for line in f:
+            tool, micros, kind = line.split()
+            if kind == "run" and f"{tool}_ms" in steps:
+                steps[f"{tool}_ms"] += int(micros) / 1000
+    return {name: round(value, 1) for name, value in steps.items()}

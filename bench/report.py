@@ -65,7 +65,11 @@ def targets(r):
                 storage is not None and storage <= 1500,
                 f"the toolchain: plain go build + exec of the same program in the same sandbox "
                 f"takes {storage_base} ms (median), go run on the host "
-                f"{_get(rows, 'storage', 'go_run', 'median')} ms"))
+                f"{_get(rows, 'storage', 'go_run', 'median')} ms; go build's own steps on the "
+                f"host (-toolexec): compiling the user's package "
+                f"{_get(rows, 'storage', 'toolchain_steps', 'compile_ms', 'median')} ms, linking "
+                f"{_get(rows, 'storage', 'toolchain_steps', 'link_ms', 'median')} ms of "
+                f"{_get(rows, 'storage', 'toolchain_steps', 'go_build_ms', 'median')} ms"))
     first = _get(r, "first_call", "api", "median")
     warm_p95 = _get(rows, "hello", "api", "p95")
     out.append(("first call after start ≤ warm p95",
@@ -93,9 +97,11 @@ def targets(r):
                 f"{_get(r, 'memory', 'idle_after_load_kib') and round(r['memory']['idle_after_load_kib'] / 1024, 1)} MiB after load",
                 idle is not None and idle <= 20 * 1024, "the daemon's resident code and heap"))
     over = _get(rows, "cache_hit", "overhead_outside_sandbox", "median")
+    own = _get(rows, "cache_hit", "daemon_own_work", "median")
     out.append(("per-call overhead outside the sandbox ≤ 2 ms",
-                f"{over} ms (client wall − setup − build − run, cache-hit row; up to 3 ms of it "
-                "is rounding: the daemon reports whole ms); wall − duration_ms: "
+                f"{over} ms (client wall − the sandbox's start and requests, cache-hit row, from "
+                f"timings_us); of it the daemon's own work: {own} ms; HTTP + JSON on the daemon "
+                f"socket with the Python client: "
                 f"{_get(rows, 'cache_hit', 'outside_daemon_timing', 'median')} ms",
                 over is not None and over <= 2,
                 "HTTP + JSON on the daemon socket, session lookup, recording the call in SQLite"))
@@ -116,6 +122,8 @@ def markdown(r):
              f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['memory_gib']} GiB, kernel {m['kernel']}, "
              f"{m['go']}, {m['bwrap']}, Python {m['python']}. Date: {m['date']}. "
              f"Repetitions: {r['settings']['reps']} after {r['settings']['warmup']} warm-up.", "",
+             "Sandbox isolation in force (the daemon's /v1/health): " +
+             ("; ".join(r.get("isolation") or []) or "not reported") + ".", "",
              "## Paths", "",
              "| row | API median | API p95 | CLI median | CLI p95 | go build + exec in sandbox "
              "(baseline) | go run on host | API / baseline | CLI / baseline | go run / baseline |",
@@ -160,6 +168,26 @@ def markdown(r):
         for k, t in r["throughput"].items():
             lines.append(f"| {k} | {t['calls']} | {t['api_calls_per_s']} | "
                          f"{t['sandbox_build_exec_per_s']} | {t['ratio_to_baseline']} |")
+    lines += ["", "## Where a call's time goes (daemon API, medians, ms)", "",
+              "Client wall time split with the result's `timings_us`: the sandbox's work (its "
+              "start and its runtime API requests: building and running), the daemon's own work "
+              "inside the call, and the rest (HTTP and JSON on the daemon socket, both ends). "
+              "`go build` steps: the same program built on the host with `-toolexec` timing "
+              "each tool.", "",
+              "| row | API wall | sandbox requests | in the sandbox | daemon's own work | "
+              "HTTP + JSON (client and daemon) | go build on host: compile user package | link "
+              "| whole go build |", "|---|---|---|---|---|---|---|---|---|"]
+    for key, row in r["rows"].items():
+        steps = row.get("toolchain_steps") or {}
+        wall = _get(row, "api", "median")
+        over = _get(row, "overhead_outside_sandbox", "median")
+        inside = round(wall - over, 1) if wall is not None and over is not None else None
+        lines.append(
+            f"| {row['title']} | {wall} | {_get(row, 'sandbox_requests', 'median')} | "
+            f"{inside} | {_get(row, 'daemon_own_work', 'median')} | "
+            f"{_get(row, 'outside_daemon_timing', 'median')} | "
+            f"{_get(steps, 'compile_ms', 'median') or '—'} | {_get(steps, 'link_ms', 'median') or '—'} | "
+            f"{_get(steps, 'go_build_ms', 'median') or '—'} |")
     mem = r["memory"]
     lines += ["", "## Daemon memory (VmRSS of kode-gopherd alone, sandboxes not included)", "",
               "| when | MiB |", "|---|---|"]

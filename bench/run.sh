@@ -38,6 +38,10 @@ if [[ ! -x $tools/bin/fake-gcs-server ]]; then
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kg-bench.XXXXXX")
+# Traversable (not listable) by others: a root daemon runs its sandboxes as the unprivileged
+# [sandbox] host_uid only when that uid can reach the state dir, as in a default install; under
+# mktemp's 0700 it would fall back to mapping them to root, and measure that instead.
+chmod 0711 "$work"
 cleanup() {
   local rc=$?
   # Every process kgbench.py started is in $work/pids (each leads its own process group).

@@ -228,7 +228,7 @@ int Instance::run() {
   p.api_context = std::make_unique<api::ApiContext>(api::ApiContext{
       *p.sessions, *p.plugins, *p.store, logger_, kVersion, config_.socket_path,
       config_.state_dir, config_.max_request_bytes, config_.max_sessions, config_.max_queued,
-      std::chrono::steady_clock::now()});
+      std::chrono::steady_clock::now(), p.provider->isolation_summary()});
   try {
     p.api_server = std::make_unique<api::ApiServer>(*p.api_context);
   } catch (...) {

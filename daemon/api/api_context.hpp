@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "plugin_registry.hpp"
 #include "session_manager.hpp"
@@ -23,6 +24,7 @@ struct ApiContext {
   std::uint32_t max_sessions;  // with max_queued: how many requests may block at once
   std::uint32_t max_queued;
   std::chrono::steady_clock::time_point started_at;
+  std::vector<std::string> isolation;  // what isolation sandboxes get, one line each
 };
 
 }  // namespace kg::api

@@ -64,6 +64,10 @@ std::string health_json(const ApiContext& context) {
   w.Key("socket"); write_string(w, context.socket_path);
   w.Key("state_dir"); write_string(w, context.state_dir);
   w.Key("warm_sandboxes"); w.Uint64(context.sessions.warm_sandboxes_ready());
+  w.Key("isolation");
+  w.StartArray();
+  for (const auto& line : context.isolation) write_string(w, line);
+  w.EndArray();
   w.EndObject();
   return buffer.GetString();
 }

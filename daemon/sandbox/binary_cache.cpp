@@ -11,6 +11,11 @@ namespace fs = std::filesystem;
 BinaryCache::BinaryCache(std::string dir, std::uint64_t max_bytes, plugin::Logger& logger)
     : dir_(std::move(dir)), max_bytes_(max_bytes), logger_(logger) {
   fs::create_directories(dir_);
+  // Copies a daemon that died mid-store left behind.
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir_, ec)) {
+    if (entry.path().filename().string().find(".tmp") != std::string::npos) fs::remove(entry.path(), ec);
+  }
 }
 
 bool BinaryCache::valid_key(std::string_view key) noexcept {
@@ -32,13 +37,16 @@ void BinaryCache::store(std::string_view key, const std::string& host_file) {
   if (max_bytes_ == 0) return;
   if (!valid_key(key)) throw std::runtime_error("invalid binary cache key '" + std::string(key) + "'");
   const auto target = fs::path(dir_) / key;
-  const auto temporary = fs::path(dir_) / (std::string(key) + ".tmp");
-  std::lock_guard lock(mutex_);
+  // A name of its own per store, so concurrent stores copy without holding the lock.
+  const auto temporary =
+      fs::path(dir_) / (std::string(key) + ".tmp." + std::to_string(++temporaries_));
   std::error_code ec;
   fs::copy_file(host_file, temporary, fs::copy_options::overwrite_existing, ec);
   if (ec) {
+    fs::remove(temporary, ec);
     throw std::runtime_error("Cannot copy " + host_file + " into the binary cache: " + ec.message());
   }
+  std::lock_guard lock(mutex_);
   fs::permissions(temporary, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
                                  fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec,
                   ec);
@@ -57,7 +65,8 @@ void BinaryCache::evict_locked() {
   std::uint64_t total = 0;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir_, ec)) {
-    if (!entry.is_regular_file(ec)) continue;
+    // Only entries: another store's copy in progress is not one yet.
+    if (!valid_key(entry.path().filename().string()) || !entry.is_regular_file(ec)) continue;
     const auto size = entry.file_size(ec);
     entries.push_back({entry.path(), size, entry.last_write_time(ec)});
     total += size;

@@ -4,9 +4,11 @@
 // folder read-only; only the daemon writes it. Bounded in size: the least recently used
 // programs are evicted first.
 //
-// Thread-safe: store() and eviction are serialized by a mutex; find() only touches a file.
+// Thread-safe: copies run in parallel, renames and eviction are serialized by a mutex; contains()
+// only touches a file.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -29,7 +31,8 @@ class BinaryCache {
   // True on a hit, and marks the entry as recently used.
   bool contains(std::string_view key);
   // Copies host_file in under key (atomically: copy, then rename), then evicts down to the bound.
-  // Throws std::runtime_error naming the files when the copy fails.
+  // Concurrent stores copy in parallel. Throws std::runtime_error naming the files when the copy
+  // fails.
   void store(std::string_view key, const std::string& host_file);
 
  private:
@@ -38,7 +41,8 @@ class BinaryCache {
   std::string dir_;
   std::uint64_t max_bytes_;
   plugin::Logger& logger_;
-  std::mutex mutex_;
+  std::mutex mutex_;  // renames and eviction
+  std::atomic<std::uint64_t> temporaries_{0};
 };
 
 }  // namespace kg::sandbox

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <system_error>
 
 #include "error_chain.hpp"
 #include "local_sandbox_layout.hpp"
@@ -36,11 +38,23 @@ int open_inside(const std::string& root_path, std::string_view path) {
   return fd;
 }
 
+// Makes the file the daemon's and read and execute only, so the sandbox's user can no longer
+// write it (nor chmod it back). True when that holds: the sandbox's processes run as another
+// host uid than the daemon (else its user owns the file, whatever the mode says).
+bool freeze_against_sandbox(int fd, const std::string& sandbox_process) {
+  struct stat process {};
+  if (::stat(sandbox_process.c_str(), &process) != 0 || process.st_uid == ::geteuid()) return false;
+  return ::fchown(fd, ::geteuid(), ::getegid()) == 0 && ::fchmod(fd, 0555) == 0;
+}
+
 }  // namespace
+
+LocalSandboxHandle::~LocalSandboxHandle() {
+  if (pending_store_.valid()) pending_store_.wait();
+}
 
 plugin::CommandOutcome LocalSandboxHandle::run_command(const plugin::CommandSpec& spec) {
   SandboxCgroup* cgroup = sandbox_.cgroup();
-  std::uint64_t oom_kills_before = 0;
   if (cgroup != nullptr) {
     const auto& wanted = spec.resources;
     const std::uint64_t memory =
@@ -54,14 +68,14 @@ plugin::CommandOutcome LocalSandboxHandle::run_command(const plugin::CommandSpec
                                               describe_error_chain(e));
       cgroup->set_limits(policy_.memory_bytes, policy_.pids);
     }
-    oom_kills_before = cgroup->oom_kills();
   }
   plugin::CommandOutcome outcome;
   {
     const Timed timed(wait_);
     outcome = sandbox_.client().run_command(spec, canceller_);
   }
-  if (cgroup != nullptr) outcome.oom_killed = cgroup->oom_kills() > oom_kills_before;
+  // Every command of the sandbox comes through here, so what is new is this command's.
+  if (cgroup != nullptr) outcome.oom_killed = cgroup->new_oom_kills() > 0;
   return outcome;
 }
 
@@ -81,12 +95,32 @@ void LocalSandboxHandle::store_binary(std::string_view key, std::string_view san
     // No sandbox process runs between the build and this copy (the sandbox server kills every
     // process after each command), and the open refuses symlinks: what is copied is the file
     // the build wrote, never a host file.
-    const OwnedFd file(open_inside(sandbox_.root_path(), sandbox_path));
+    OwnedFd file(open_inside(sandbox_.root_path(), sandbox_path));
     struct stat info {};
     if (::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
       throw std::runtime_error(std::string(sandbox_path) + " is not a regular file");
     }
-    cache_->store(key, "/proc/self/fd/" + std::to_string(file.get()));
+    if (freeze_against_sandbox(file.get(), sandbox_.process_path())) {
+      // The fd keeps this very file, whatever the program does to the path while it runs.
+      auto frozen = std::make_shared<OwnedFd>(std::move(file));
+      try {
+        pending_store_ = std::async(std::launch::async, [this, key = std::string(key), frozen] {
+          copy_into_cache(key, frozen->get());
+        });
+      } catch (const std::system_error&) {  // no thread to spare: copy now
+        copy_into_cache(std::string(key), frozen->get());
+      }
+      return;
+    }
+    copy_into_cache(std::string(key), file.get());
+  } catch (const std::exception& e) {
+    logger_.log(plugin::LogLevel::warn, "Binary cache: " + describe_error_chain(e));
+  }
+}
+
+void LocalSandboxHandle::copy_into_cache(const std::string& key, int fd) noexcept {
+  try {
+    cache_->store(key, "/proc/self/fd/" + std::to_string(fd));
   } catch (const std::exception& e) {
     logger_.log(plugin::LogLevel::warn, "Binary cache: " + describe_error_chain(e));
   }

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <future>
 
 #include "binary_cache.hpp"
 #include "local_sandbox.hpp"
@@ -37,6 +38,11 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
         logger_(logger),
         wait_(wait) {}
 
+  // Waits for a binary still being copied into the cache (see store_binary).
+  ~LocalSandboxHandle() override;
+  LocalSandboxHandle(const LocalSandboxHandle&) = delete;
+  LocalSandboxHandle& operator=(const LocalSandboxHandle&) = delete;
+
   void replace_workdir(std::span<const plugin::SourceFile> files) override {
     const Timed timed(wait_);
     sandbox_.client().replace_workdir(files);
@@ -51,6 +57,9 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
     return sandbox_.client().read_file(path, max_bytes);
   }
   std::optional<std::string> cached_binary(std::string_view key) override;
+  // When the sandbox's user is another host uid than the daemon's, the built file is first made
+  // the daemon's and read-only (so the program about to run cannot change it) and then copied
+  // while the program runs; otherwise it is copied before this returns.
   void store_binary(std::string_view key, std::string_view sandbox_path) noexcept override;
   plugin::TidyOutcome tidy_module(std::span<const plugin::SourceFile> files,
                                   std::uint32_t timeout_ms) override {
@@ -59,6 +68,8 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
   }
 
  private:
+  void copy_into_cache(const std::string& key, int fd) noexcept;
+
   // Adds one request and its duration to the tally, however the request ends.
   class Timed {
    public:
@@ -85,6 +96,7 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
   net::RequestCanceller* canceller_;
   plugin::Logger& logger_;
   SandboxWait* wait_;  // null: not tallied
+  std::future<void> pending_store_;
 };
 
 }  // namespace kg::sandbox

@@ -1,5 +1,6 @@
 #include "sandbox_cgroup.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -84,9 +85,20 @@ std::optional<std::string> own_cgroup_dir(const std::string& controller) {
   return (fs::path(mount->mount_point) / fs::path(relative).relative_path()).lexically_normal().string();
 }
 
+// A small control file in a few read() calls (read before and after every command).
 std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  return text;
 }
 
 // Writes a control file; throws with the file and the kernel's reason.
@@ -204,6 +216,13 @@ std::uint64_t SandboxCgroup::oom_kills() const {
   const std::string& memory_dir = dirs_.front();
   return version_ == CgroupVersion::v2 ? counter_in(memory_dir + "/memory.events", "oom_kill")
                                        : counter_in(memory_dir + "/memory.oom_control", "oom_kill");
+}
+
+std::uint64_t SandboxCgroup::new_oom_kills() {
+  const std::uint64_t now = oom_kills();
+  const std::uint64_t fresh = now > oom_kills_seen_ ? now - oom_kills_seen_ : 0;
+  oom_kills_seen_ = now;
+  return fresh;
 }
 
 void SandboxCgroup::kill_all() noexcept {

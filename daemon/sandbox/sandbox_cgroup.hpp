@@ -36,6 +36,9 @@ class SandboxCgroup {
   void set_limits(std::uint64_t memory_bytes, std::uint32_t pids);
   // How many processes the OOM killer has ended in this cgroup so far.
   std::uint64_t oom_kills() const;
+  // How many since the last call (since creation, the first time): one read of the counter per
+  // command, after it ends.
+  std::uint64_t new_oom_kills();
   // Kills every process still inside (SIGKILL). Never throws.
   void kill_all() noexcept;
 
@@ -46,6 +49,7 @@ class SandboxCgroup {
   std::vector<std::string> dirs_;  // v2: one; v1: memory's, then pids' (when mounted)
   plugin::Logger& logger_;
   std::optional<std::pair<std::uint64_t, std::uint32_t>> applied_;  // memory, pids last set
+  std::uint64_t oom_kills_seen_ = 0;
 };
 
 class CgroupHierarchy {

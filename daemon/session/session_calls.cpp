@@ -89,7 +89,10 @@ std::string SessionManager::package_docs(const std::string& session_id,
   spec.command = "cd " + std::string(sandbox::kSandboxLockfilePath) + " && exec go doc " + package +
                  (symbol.empty() ? "" : " " + symbol);
   spec.timeout_ms = 60'000;
-  const auto outcome = session->sandbox->client().run_command(spec);
+  // Through a handle like every command: the sandbox's cgroup limits and OOM count stay right.
+  sandbox::LocalSandboxHandle handle(*session->sandbox, provider_.policy(), nullptr, tidier_,
+                                     nullptr, logger_);
+  const auto outcome = handle.run_command(spec);
   if (outcome.exit_code != 0) {
     throw plugin::InvalidInputError("go doc " + package + (symbol.empty() ? "" : " " + symbol) +
                                     ": " + outcome.stderr_text);

@@ -36,7 +36,35 @@ SqliteStatement::SqliteStatement(sqlite3* db, std::string_view sql, std::string 
   }
 }
 
-SqliteStatement::~SqliteStatement() { sqlite3_finalize(statement_); }
+SqliteStatement::SqliteStatement(sqlite3* db, StatementCache& cache, std::string_view sql,
+                                 std::string operation)
+    : db_(db), statement_(cache.get(db, sql, operation)), operation_(std::move(operation)),
+      cached_(true) {}
+
+SqliteStatement::~SqliteStatement() {
+  if (cached_) {
+    sqlite3_reset(statement_);
+    sqlite3_clear_bindings(statement_);
+  } else {
+    sqlite3_finalize(statement_);
+  }
+}
+
+sqlite3_stmt* StatementCache::get(sqlite3* db, std::string_view sql, std::string_view operation) {
+  if (auto found = statements_.find(sql); found != statements_.end()) return found->second;
+  sqlite3_stmt* statement = nullptr;
+  if (sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
+                         &statement, nullptr) != SQLITE_OK) {
+    throw_sqlite_error(db, operation);
+  }
+  statements_.emplace(std::string(sql), statement);
+  return statement;
+}
+
+void StatementCache::clear() noexcept {
+  for (auto& [sql, statement] : statements_) sqlite3_finalize(statement);
+  statements_.clear();
+}
 
 SqliteStatement& SqliteStatement::bind_text(int index, std::string_view text) {
   if (sqlite3_bind_text(statement_, index, text.data(), static_cast<int>(text.size()),

@@ -7,6 +7,8 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -21,10 +23,29 @@ void execute_sql(sqlite3* db, const std::string& sql, std::string_view operation
 // SQLite integers are signed 64-bit; larger counters are clamped rather than wrapped.
 std::int64_t to_sql_integer(std::uint64_t value);
 
+// Statements prepared once and kept for the connection's life: those every call runs (parsing
+// their SQL each time was a third of the daemon's own per-call work). clear() before closing.
+class StatementCache {
+ public:
+  StatementCache() = default;
+  ~StatementCache() { clear(); }
+  StatementCache(const StatementCache&) = delete;
+  StatementCache& operator=(const StatementCache&) = delete;
+
+  // The statement for `sql`, prepared on first use. Throws StoreError.
+  sqlite3_stmt* get(sqlite3* db, std::string_view sql, std::string_view operation);
+  void clear() noexcept;
+
+ private:
+  std::map<std::string, sqlite3_stmt*, std::less<>> statements_;
+};
+
 class SqliteStatement {
  public:
   // `operation` prefixes every error ("Failed to record call start"). Throws StoreError.
   SqliteStatement(sqlite3* db, std::string_view sql, std::string operation);
+  // The cached statement for `sql`: reset and unbound again when this goes out of scope.
+  SqliteStatement(sqlite3* db, StatementCache& cache, std::string_view sql, std::string operation);
   ~SqliteStatement();
   SqliteStatement(const SqliteStatement&) = delete;
   SqliteStatement& operator=(const SqliteStatement&) = delete;
@@ -47,6 +68,7 @@ class SqliteStatement {
   sqlite3* db_;
   sqlite3_stmt* statement_ = nullptr;
   std::string operation_;
+  bool cached_ = false;  // borrowed from a StatementCache: reset, never finalized
 };
 
 // BEGIN IMMEDIATE on construction (take the write lock up front, so a busy database waits in

@@ -36,7 +36,8 @@ void create_parent_directories(const std::string& db_path, const std::string& op
 
 }  // namespace
 
-Store::Store(const std::string& db_path) : path_(db_path) {
+Store::Store(const std::string& db_path)
+    : path_(db_path), statements_(std::make_unique<StatementCache>()) {
   const std::string operation = "Failed to open database " + path_;
   create_parent_directories(path_, operation);
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
@@ -60,7 +61,10 @@ Store::Store(const std::string& db_path) : path_(db_path) {
   }
 }
 
-Store::~Store() { sqlite3_close(db_); }
+Store::~Store() {
+  statements_->clear();  // a connection with unfinalized statements does not close
+  sqlite3_close(db_);
+}
 
 int Store::schema_version() {
   std::lock_guard lock(mutex_);

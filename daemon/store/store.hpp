@@ -16,6 +16,8 @@ struct sqlite3;
 
 namespace kg::store {
 
+class StatementCache;
+
 class StoreError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -120,6 +122,7 @@ class Store {
   std::mutex mutex_;
   sqlite3* db_ = nullptr;
   std::string path_;
+  std::unique_ptr<StatementCache> statements_;  // for the statements of every call
 };
 
 }  // namespace kg::store

@@ -10,7 +10,7 @@ namespace kg::store {
 
 std::int64_t Store::begin_call(const CallStart& call) {
   std::lock_guard lock(mutex_);
-  SqliteStatement insert(db_,
+  SqliteStatement insert(db_, *statements_,
                          "INSERT INTO calls (session_id, runtime, state, code_sha256, "
                          "input_bytes, created_at) VALUES (?, ?, 'running', ?, ?, ?)",
                          "Failed to record call start");
@@ -35,7 +35,7 @@ void Store::end_call(std::int64_t call_id, const CallOutcome& outcome, const cha
   std::lock_guard lock(mutex_);
   const std::string operation = "Failed to record the outcome of call " + std::to_string(call_id);
   SqliteStatement update(
-      db_,
+      db_, *statements_,
       "UPDATE calls SET state = ?, mode = ?, phase = ?, status = ?, exit_code = ?, "
       "queue_ms = ?, setup_ms = ?, build_ms = ?, run_ms = ?, total_ms = ?, cache_hit = ?, "
       "tidied = ?, output_bytes = ?, error_message = ?, finished_at = ? "

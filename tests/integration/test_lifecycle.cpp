@@ -244,7 +244,15 @@ TEST_CASE("the warm pool hands a new session a started, warmed-up sandbox, then 
   daemon.start();
   const auto first = wait_for_pooled(daemon, 1);
   REQUIRE(first.size() == 1);
-  CHECK(daemon.json(daemon.get("/v1/health"))["warm_sandboxes"].GetInt() == 1);
+  const auto health = daemon.json(daemon.get("/v1/health"));
+  CHECK(health["warm_sandboxes"].GetInt() == 1);
+  // /v1/health also says what isolation the sandboxes get, as the log does at start.
+  REQUIRE(health["isolation"].IsArray());
+  std::string isolation;
+  for (const auto& line : health["isolation"].GetArray()) isolation += std::string(line.GetString()) + "\n";
+  INFO("isolation: " << isolation);
+  CHECK(isolation.find("seccomp filter") != std::string::npos);
+  CHECK(isolation.find("the sandbox user maps to ") != std::string::npos);
   const auto session = daemon.open_session();
   CHECK(json_string(daemon.execute(session, kHello), "stdout") == "hi\n");
   // The session got the pooled sandbox, not a new one.
