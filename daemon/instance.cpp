@@ -201,8 +201,10 @@ int Instance::run() {
                              " is not available in this build; use local");
   }
   p.host = std::make_unique<DaemonHostServices>(
-      logger_, config_.plugin_sections, plugin::ToolchainInfo{p.layout.go_version, p.layout.go_root,
-                                     p.base_cache->lockfile_digest()});
+      logger_, config_.plugin_sections,
+      plugin::ToolchainInfo{p.layout.go_version, p.layout.go_root, p.base_cache->lockfile_digest(),
+                            sandbox::lockfile_text(p.layout.lockfile_dir, "go.mod"),
+                            sandbox::lockfile_text(p.layout.lockfile_dir, "go.sum")});
   p.plugins = std::make_unique<plugin_host::PluginRegistry>();
   plugin_host::PluginLoader loader(p.layout.plugin_dirs);
   const auto ready = plugin_host::load_all(loader, *p.plugins, *p.host, logger_);

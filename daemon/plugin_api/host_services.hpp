@@ -22,6 +22,10 @@ struct ToolchainInfo {
   std::string go_version;  // "go1.26.8"
   std::string go_root;     // the GOROOT path as seen inside a sandbox
   std::string lockfile_digest;  // sha256 of the curated lockfile (go.mod, go.sum, curated.go)
+  // The lockfile's go.mod and go.sum: a program without its own go.mod is built with these,
+  // uploaded with its files (module kode_gopher_user).
+  std::string lockfile_go_mod;
+  std::string lockfile_go_sum;
 };
 
 class HostServices {

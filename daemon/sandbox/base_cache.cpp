@@ -35,6 +35,10 @@ std::string read_file(const fs::path& path) {
 
 }  // namespace
 
+std::string lockfile_text(const std::string& lockfile_dir, const std::string& name) {
+  return read_file(fs::path(lockfile_dir) / name);
+}
+
 std::string lockfile_digest(const std::string& lockfile_dir) {
   Poco::SHA2Engine sha(Poco::SHA2Engine::SHA_256);
   for (const char* name : kLockfileFiles) {

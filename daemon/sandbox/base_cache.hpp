@@ -19,6 +19,9 @@
 
 namespace kg::sandbox {
 
+// A file of the curated lockfile (go.mod, go.sum), as every sandbox sees it; "" when missing.
+std::string lockfile_text(const std::string& lockfile_dir, const std::string& name);
+
 class BaseCache {
  public:
   BaseCache(LocalSandboxProvider& provider, std::string go_version, plugin::Logger& logger);

@@ -34,10 +34,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kBinaryPath = "/home/gopher/.kode-gopher/prog";
 constexpr const char* kBuildFlags = "-trimpath -buildvcs=false -ldflags='-s -w'";
-// Without a go.mod of the caller's, the curated lockfile's go.mod and go.sum are used, so
-// versions are reproducible and the build hits the prewarmed cache.
-constexpr const char* kUseLockfile =
-    "cp /opt/kode-gopher/lockfile/go.mod /opt/kode-gopher/lockfile/go.sum /app/ && ";
 constexpr const char* kResultPath = ".kode-gopher/result.json";
 constexpr std::size_t kStreamKeep = 8 * 1024;  // head and tail of each stream in a result
 
@@ -55,11 +51,24 @@ constexpr const char* kTidiedEnvironment =
 
 enum class ModuleSource { lockfile, callers_go_mod, tidied };
 
+// One process: the shell execs go build (which makes the output's folder).
 std::string build_command(ModuleSource modules) {
-  std::string command = modules == ModuleSource::lockfile ? kUseLockfile : "";
-  command += "mkdir -p /home/gopher/.kode-gopher && ";
-  if (modules == ModuleSource::tidied) command += kTidiedEnvironment;
-  return command + "exec go build " + kBuildFlags + " -o " + kBinaryPath + " .";
+  const std::string environment = modules == ModuleSource::tidied ? kTidiedEnvironment : "";
+  return environment + "exec go build " + kBuildFlags + " -o " + kBinaryPath + " .";
+}
+
+// What is uploaded: the program, and without a go.mod of the caller's the curated lockfile's
+// go.mod and go.sum, so versions are reproducible and the build hits the prewarmed cache.
+std::vector<plugin::SourceFile> upload_of(const NormalizedProgram& program,
+                                          const plugin::ToolchainInfo& toolchain) {
+  if (program.user_go_mod) return program.files;
+  std::vector<plugin::SourceFile> files;
+  for (const auto& file : program.files) {
+    if (file.path != "go.sum") files.push_back(file);  // a go.sum without its go.mod gives way
+  }
+  files.push_back({"go.mod", toolchain.lockfile_go_mod});
+  files.push_back({"go.sum", toolchain.lockfile_go_sum});
+  return files;
 }
 
 // go build's words for an import that no module in go.mod provides.
@@ -107,7 +116,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     plugin::ExecuteResult result;
     result.mode = program.mode;
     result.phase = plugin::Phase::setup;
-    sandbox.replace_workdir(program.files);
+    sandbox.replace_workdir(upload_of(program, host_.toolchain()));
 
     result.phase = plugin::Phase::build;
     const std::string key = binary_cache_key(program, host_.toolchain());

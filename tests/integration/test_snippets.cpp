@@ -161,6 +161,9 @@ func run(ctx context.Context) (any, error) { return T{}.run() + s[:7], nil }
                                                        {"main.go", "package demo\n\nimport (\n\t\"context\"\n\n\t\"example.com/mine/util\"\n)\n\nfunc run(ctx context.Context) (any, error) { return util.Name(), nil }\n"},
                                                        {"util/util.go", "package util\n\nfunc Name() string { return \"mine\" }\n"}},
                  "", 200, "ok", "wrapped", "run", 0, R"({"kind":"ok","value":"mine"})", ""});
+  all.push_back({"program: a go.sum without its go.mod gives way to the lockfile's",
+                 {{"go.sum", "not a go.sum\n"}, {"main.go", "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"sum\") }\n"}},
+                 "", 200, "ok", "verbatim", "run", 0, std::nullopt, "sum\n"});
   all.push_back({"snippet: a curated Google Cloud package builds offline", {{"main.go", R"(package demo
 
 import (
