@@ -1,6 +1,7 @@
 #include "binary_cache.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <stdexcept>
 #include <vector>
@@ -26,6 +27,11 @@ bool BinaryCache::valid_key(std::string_view key) noexcept {
 
 bool BinaryCache::contains(std::string_view key) {
   if (max_bytes_ == 0 || !valid_key(key)) return false;
+  {
+    std::unique_lock lock(queue_mutex_);
+    queue_changed_.wait_for(lock, std::chrono::seconds(60),
+                            [&] { return pending_keys_.find(key) == pending_keys_.end(); });
+  }
   const auto path = fs::path(dir_) / key;
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return false;
@@ -53,6 +59,61 @@ void BinaryCache::store(std::string_view key, const std::string& host_file) {
   fs::rename(temporary, target, ec);
   if (ec) throw std::runtime_error("Cannot add " + target.string() + ": " + ec.message());
   evict_locked();
+}
+
+BinaryCache::~BinaryCache() {
+  {
+    std::lock_guard lock(queue_mutex_);
+    stopping_ = true;
+  }
+  queue_changed_.notify_all();
+  if (store_thread_.joinable()) store_thread_.join();  // after the queue is drained
+}
+
+void BinaryCache::store_logged(const std::string& key, const OwnedFd& file) noexcept {
+  try {
+    store(key, "/proc/self/fd/" + std::to_string(file.get()));
+  } catch (const std::exception& e) {
+    logger_.log(plugin::LogLevel::warn, std::string("Binary cache: ") + e.what());
+  }
+}
+
+void BinaryCache::store_later(std::string key, OwnedFd file) noexcept {
+  try {
+    std::unique_lock lock(queue_mutex_);
+    if (queue_.size() < kMaxPendingStores && !stopping_) {
+      if (!store_thread_.joinable()) store_thread_ = std::thread([this] { run_store_queue(); });
+      queue_.emplace_back(key, std::move(file));
+      try {
+        pending_keys_.insert(key);
+      } catch (...) {
+        file = std::move(queue_.back().second);
+        queue_.pop_back();
+        throw;
+      }
+      lock.unlock();
+      queue_changed_.notify_all();  // the store thread, among contains() callers waiting
+      return;
+    }
+  } catch (const std::exception& e) {  // no thread or memory to spare: copy here
+    logger_.log(plugin::LogLevel::debug, std::string("Binary cache: copying now: ") + e.what());
+  }
+  store_logged(key, file);
+}
+
+void BinaryCache::run_store_queue() {
+  std::unique_lock lock(queue_mutex_);
+  for (;;) {
+    queue_changed_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, and nothing left to copy
+    auto [key, file] = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    store_logged(key, file);
+    lock.lock();
+    if (auto pending = pending_keys_.find(key); pending != pending_keys_.end()) pending_keys_.erase(pending);
+    queue_changed_.notify_all();  // a contains() may wait for this key
+  }
 }
 
 void BinaryCache::evict_locked() {

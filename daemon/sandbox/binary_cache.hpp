@@ -5,17 +5,24 @@
 // programs are evicted first.
 //
 // Thread-safe: copies run in parallel, renames and eviction are serialized by a mutex; contains()
-// only touches a file.
+// only touches a file. store_later() hands a copy to the cache's own thread, which the destructor
+// drains and joins.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <utility>
 
 #include "host_services.hpp"
+#include "owned_fd.hpp"
 
 namespace kg::sandbox {
 
@@ -23,26 +30,45 @@ class BinaryCache {
  public:
   // max_bytes 0 turns the cache off (find misses, store does nothing).
   BinaryCache(std::string dir, std::uint64_t max_bytes, plugin::Logger& logger);
+  ~BinaryCache();  // finishes the copies store_later() queued
+  BinaryCache(const BinaryCache&) = delete;
+  BinaryCache& operator=(const BinaryCache&) = delete;
 
   const std::string& dir() const noexcept { return dir_; }
   // The file name of a key, when the key is well formed (64 lowercase hex digits).
   static bool valid_key(std::string_view key) noexcept;
 
-  // True on a hit, and marks the entry as recently used.
+  // True on a hit, and marks the entry as recently used. A key whose copy store_later() has
+  // queued is waited for (a copy takes milliseconds, the build it saves seconds).
   bool contains(std::string_view key);
   // Copies host_file in under key (atomically: copy, then rename), then evicts down to the bound.
   // Concurrent stores copy in parallel. Throws std::runtime_error naming the files when the copy
   // fails.
   void store(std::string_view key, const std::string& host_file);
+  // Copies the open file in under key on the cache's own thread, after the caller has moved on;
+  // the caller guarantees nobody changes the file any more. With kMaxPendingStores waiting
+  // already, copies on the caller's thread instead. Never throws: a failure is logged.
+  void store_later(std::string key, OwnedFd file) noexcept;
+
+  static constexpr std::size_t kMaxPendingStores = 8;
 
  private:
   void evict_locked();
+  void store_logged(const std::string& key, const OwnedFd& file) noexcept;
+  void run_store_queue();
 
   std::string dir_;
   std::uint64_t max_bytes_;
   plugin::Logger& logger_;
   std::mutex mutex_;  // renames and eviction
   std::atomic<std::uint64_t> temporaries_{0};
+
+  std::mutex queue_mutex_;
+  std::condition_variable queue_changed_;
+  std::deque<std::pair<std::string, OwnedFd>> queue_;
+  std::multiset<std::string, std::less<>> pending_keys_;  // queued or being copied
+  bool stopping_ = false;
+  std::thread store_thread_;  // started on the first store_later()
 };
 
 }  // namespace kg::sandbox

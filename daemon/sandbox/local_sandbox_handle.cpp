@@ -9,8 +9,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <memory>
-#include <system_error>
 
 #include "error_chain.hpp"
 #include "local_sandbox_layout.hpp"
@@ -48,10 +46,6 @@ bool freeze_against_sandbox(int fd, const std::string& sandbox_process) {
 }
 
 }  // namespace
-
-LocalSandboxHandle::~LocalSandboxHandle() {
-  if (pending_store_.valid()) pending_store_.wait();
-}
 
 plugin::CommandOutcome LocalSandboxHandle::run_command(const plugin::CommandSpec& spec) {
   SandboxCgroup* cgroup = sandbox_.cgroup();
@@ -92,7 +86,7 @@ void LocalSandboxHandle::store_binary(std::string_view key, std::string_view san
       throw std::runtime_error("only files under " + home + " can be cached, not " +
                                std::string(sandbox_path));
     }
-    // No sandbox process runs between the build and this copy (the sandbox server kills every
+    // No sandbox process runs between the build and this open (the sandbox server kills every
     // process after each command), and the open refuses symlinks: what is copied is the file
     // the build wrote, never a host file.
     OwnedFd file(open_inside(sandbox_.root_path(), sandbox_path));
@@ -101,15 +95,9 @@ void LocalSandboxHandle::store_binary(std::string_view key, std::string_view san
       throw std::runtime_error(std::string(sandbox_path) + " is not a regular file");
     }
     if (freeze_against_sandbox(file.get(), sandbox_.process_path())) {
-      // The fd keeps this very file, whatever the program does to the path while it runs.
-      auto frozen = std::make_shared<OwnedFd>(std::move(file));
-      try {
-        pending_store_ = std::async(std::launch::async, [this, key = std::string(key), frozen] {
-          copy_into_cache(key, frozen->get());
-        });
-      } catch (const std::system_error&) {  // no thread to spare: copy now
-        copy_into_cache(std::string(key), frozen->get());
-      }
+      // The descriptor keeps this very file, whatever the program does to the path: the copy
+      // can wait until the call has returned.
+      cache_->store_later(std::string(key), std::move(file));
       return;
     }
     copy_into_cache(std::string(key), file.get());

@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <future>
 
 #include "binary_cache.hpp"
 #include "local_sandbox.hpp"
@@ -38,8 +37,6 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
         logger_(logger),
         wait_(wait) {}
 
-  // Waits for a binary still being copied into the cache (see store_binary).
-  ~LocalSandboxHandle() override;
   LocalSandboxHandle(const LocalSandboxHandle&) = delete;
   LocalSandboxHandle& operator=(const LocalSandboxHandle&) = delete;
 
@@ -58,8 +55,8 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
   }
   std::optional<std::string> cached_binary(std::string_view key) override;
   // When the sandbox's user is another host uid than the daemon's, the built file is first made
-  // the daemon's and read-only (so the program about to run cannot change it) and then copied
-  // while the program runs; otherwise it is copied before this returns.
+  // the daemon's and read-only (so the program about to run cannot change it) and copied by the
+  // cache's own thread, off the call's path; otherwise it is copied before this returns.
   void store_binary(std::string_view key, std::string_view sandbox_path) noexcept override;
   plugin::TidyOutcome tidy_module(std::span<const plugin::SourceFile> files,
                                   std::uint32_t timeout_ms) override {
@@ -96,7 +93,6 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
   net::RequestCanceller* canceller_;
   plugin::Logger& logger_;
   SandboxWait* wait_;  // null: not tallied
-  std::future<void> pending_store_;
 };
 
 }  // namespace kg::sandbox

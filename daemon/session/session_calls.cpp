@@ -104,7 +104,11 @@ void SessionManager::warm_up(sandbox::LocalSandbox& sandbox) {
   std::string runtime_name;
   auto& runtime = runtime_for(options_.default_runtime, runtime_name);
   plugin::ExecuteRequest request;
-  request.files = {{"main.go", "package main\n\nfunc main() { println(\"warm\") }\n"}};
+  // A snippet: the generated wrapper imports what most programs do (context, encoding/json, fmt,
+  // os, ...), so the first real build finds their compiled packages in this sandbox's own layer.
+  request.files = {{"main.go",
+                    "package warm\n\nimport (\n\t\"context\"\n\t\"fmt\"\n)\n\n"
+                    "func run(ctx context.Context) (any, error) { return fmt.Sprint(\"warm\"), nil }\n"}};
   request.limits.run_timeout_ms = options_.limits.run_timeout_ms;
   request.limits.build_timeout_ms = options_.limits.build_timeout_ms;
   request.limits.output_limit_bytes = options_.limits.output_bytes;

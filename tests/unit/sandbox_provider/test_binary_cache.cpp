@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <fcntl.h>
 
 #include <filesystem>
 #include <fstream>
@@ -68,4 +69,37 @@ TEST_CASE("a bound of 0 turns the cache off") {
   BinaryCache cache((scratch.dir / "cache").string(), 0, logger);
   cache.store(key('a'), scratch.file("prog", 10));
   CHECK_FALSE(cache.contains(key('a')));
+}
+
+TEST_CASE("store_later copies on the cache's thread; contains() waits for a queued key") {
+  Scratch scratch;
+  NullLogger logger;
+  const std::string dir = (scratch.dir / "cache").string();
+  {
+    BinaryCache cache(dir, 1 << 24, logger);
+    const auto path = scratch.file("big", 4 << 20);
+    kg::sandbox::OwnedFd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    REQUIRE(file);
+    // The descriptor is what is copied: the path may go away meanwhile.
+    fs::remove(path);
+    cache.store_later(key('b'), std::move(file));
+    CHECK(cache.contains(key('b')));  // waits for the copy rather than missing
+    CHECK(fs::file_size(fs::path(dir) / key('b')) == (4u << 20));
+
+    // More than kMaxPendingStores at once: the rest are copied on the caller's thread; the
+    // destructor finishes what is queued.
+    for (char c : std::string("0123456789")) {
+      kg::sandbox::OwnedFd more(::open(scratch.file(std::string("p") + c, 1000).c_str(),
+                                       O_RDONLY | O_CLOEXEC));
+      cache.store_later(key(c), std::move(more));
+    }
+  }
+  BinaryCache reopened(dir, 1 << 24, logger);
+  for (char c : std::string("0123456789b")) {
+    CAPTURE(c);
+    CHECK(reopened.contains(key(c)));
+  }
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    CHECK(entry.path().filename().string().find(".tmp") == std::string::npos);
+  }
 }
