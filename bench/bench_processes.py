@@ -94,7 +94,7 @@ class Daemon:
         raise RuntimeError(f"kode-gopherd ({self.name}) did not answer within {timeout_s} s")
 
     def wait_for_warm_pool(self, timeout_s=120):
-        """Waits until /v1/health reports a warmed-up sandbox ready ([sandbox] warm_pool);
+        """Waits until /v1/health reports a started sandbox ready ([sandbox] warm_pool);
         returns the ms waited, or None when the daemon keeps no pool."""
         started = time.monotonic()
         while time.monotonic() < started + timeout_s:
@@ -104,7 +104,7 @@ class Daemon:
             if health["warm_sandboxes"] >= 1:
                 return (time.monotonic() - started) * 1000
             time.sleep(0.01)
-        raise RuntimeError(f"kode-gopherd ({self.name}) warmed no sandbox within {timeout_s} s")
+        raise RuntimeError(f"kode-gopherd ({self.name}) started no pooled sandbox within {timeout_s} s")
 
     def stop(self):
         if self.process:

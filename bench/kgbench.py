@@ -138,7 +138,7 @@ class Bench:
             mp.api_call(session, hello(self.nonce("first-immediate", rep), ctx))
             api_immediate.append((time.monotonic() - start) * 1000)
             session.close()
-            # Once the daemon is ready: its warm pool holds a started, warmed-up sandbox.
+            # Once the daemon is ready: its warm pool holds a started sandbox.
             daemon.stop()
             starts.append(daemon.start(self.pid_file))
             waited = daemon.wait_for_warm_pool()

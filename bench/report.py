@@ -77,8 +77,7 @@ def targets(r):
                 f"{_get(r, 'first_call', 'health_to_warm_pool', 'median')} ms after /v1/health; "
                 f"right after /v1/health: {_get(r, 'first_call', 'api_immediate', 'median')} ms)",
                 first is not None and warm_p95 is not None and first <= warm_p95,
-                "the first call's sandbox start and its first build in a fresh sandbox (cold "
-                "per-sandbox cache layer): setup "
+                "the first call's sandbox start and its first build in a fresh sandbox: setup "
                 f"{_get(r, 'first_call', 'api_phases', 'setup_ms', 'median')} ms, build "
                 f"{_get(r, 'first_call', 'api_phases', 'build_ms', 'median')} ms, run "
                 f"{_get(r, 'first_call', 'api_phases', 'run_ms', 'median')} ms (medians); plain "
@@ -144,7 +143,7 @@ def markdown(r):
                   "| measure | median | p95 | / warm hello baseline |", "|---|---|---|---|",
                   f"| daemon start → /v1/health answers | {_cell(fc['daemon_start_to_health'])} | "
                   f"{_cell(fc['daemon_start_to_health'], 'p95')} | |",
-                  f"| /v1/health → warm pool ready (a sandbox started and warmed up) | "
+                  f"| /v1/health → warm pool ready (a sandbox started, one command run) | "
                   f"{_cell(fc.get('health_to_warm_pool'))} | "
                   f"{_cell(fc.get('health_to_warm_pool'), 'p95')} | |",
                   f"| API: open session | {_cell(fc['session_open'])} | "

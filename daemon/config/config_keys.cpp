@@ -138,9 +138,8 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .current = [](const DaemonConfig& c) { return std::to_string(c.sandbox_host_uid); }},
     {.section = "sandbox", .name = "warm_pool", .kind = ValueKind::integer, .min = 0, .max = 8,
      .default_text = "1",
-     .help = "Sandboxes kept started and warmed up (one hello-world build done) for new sessions, "
-             "so a first call pays neither the sandbox start nor a cold first build. 0 turns "
-             "the pool off.",
+     .help = "Sandboxes kept started (each has run one command) for new sessions, so a first "
+             "call does not wait for a sandbox to start. 0 turns the pool off.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) {
        c.warm_pool = static_cast<std::uint32_t>(v.number);
      },

@@ -59,7 +59,7 @@ struct SessionManagerOptions {
   std::uint32_t queue_timeout_ms = 120'000;
   config::LimitsConfig limits;
   std::vector<std::string> curated_packages;  // for package_docs
-  std::uint32_t warm_pool = 1;  // started, warmed-up sandboxes kept ready for new sessions
+  std::uint32_t warm_pool = 1;  // started sandboxes kept ready for new sessions
 };
 
 class SessionManager {
@@ -107,7 +107,7 @@ class SessionManager {
   // every sandbox (calls in flight end with ShuttingDownError, recorded as interrupted),
   // then closes every open session.
   void close_all(const std::string& reason) noexcept;
-  // Started, warmed-up sandboxes waiting for new sessions (the warm pool).
+  // Started sandboxes waiting for new sessions (the warm pool).
   std::size_t warm_sandboxes_ready() { return warm_pool_->ready(); }
 
  private:
@@ -121,7 +121,7 @@ class SessionManager {
   std::shared_ptr<Session> find_open(const std::string& session_id);
   void ensure_sandbox(Session& session, plugin::ProgressSink& progress);
   plugin::RuntimePlugin& runtime_for(const std::string& name, std::string& resolved_name);
-  // Builds and runs a hello-world program in a fresh sandbox (the warm pool's warm-up).
+  // Runs one command in a fresh sandbox (the warm pool's check that it works).
   void warm_up(sandbox::LocalSandbox& sandbox);
   // Fills call.result, its setup_us (also when it throws) and call's sandbox tally.
   void run_in_sandbox(Session& session, plugin::RuntimePlugin& runtime,

@@ -1,8 +1,7 @@
-// A small pool of started, warmed-up sandboxes, so that a new session's first call neither waits
-// for bubblewrap nor pays the first build in a fresh sandbox (its private cache layer still
-// empty): each pooled sandbox has already built and run a hello-world program with the
-// session's own runtime. A background thread refills the pool after every take; it fills only
-// while the base build cache is current (it never starts a prewarm itself).
+// A small pool of started sandboxes, so that a new session's first call does not wait for
+// bubblewrap and the sandbox server to come up: each pooled sandbox has run one command. A
+// background thread refills the pool after every take; it fills only while the base build cache
+// is current (it never starts a prewarm itself).
 //
 // take() is called from call threads; stop() (or the destructor) ends the thread and stops the
 // pooled sandboxes, and must run before the provider goes away.
@@ -24,7 +23,7 @@ namespace kg::session {
 
 class WarmSandboxPool {
  public:
-  // warm_up runs one small program in a fresh sandbox (throws when it cannot); size 0 disables
+  // warm_up checks a fresh sandbox with one command (throws when it cannot); size 0 disables
   // the pool.
   using WarmUp = std::function<void(sandbox::LocalSandbox&)>;
   WarmSandboxPool(sandbox::LocalSandboxProvider& provider, sandbox::BaseCache& base_cache,

@@ -238,7 +238,7 @@ std::vector<std::string> wait_for_pooled(const DaemonFixture& daemon, std::size_
 
 }  // namespace
 
-TEST_CASE("the warm pool hands a new session a started, warmed-up sandbox, then refills") {
+TEST_CASE("the warm pool hands a new session a started sandbox, then refills") {
   DaemonFixture daemon;
   std::ofstream(daemon.config_path(), std::ios::app) << "[sandbox]\nwarm_pool = 1\n";
   daemon.start();
