@@ -328,7 +328,7 @@ def main():
     parser.add_argument("--only", type=lambda s: s.split(","), default=[],
                         help="comma-separated row keys, first_call, throughput (default: all)")
     parser.add_argument("--warmup", type=int, default=1)
-    parser.add_argument("--first-call-reps", type=int, default=3)
+    parser.add_argument("--first-call-reps", type=int, default=5)
     parser.add_argument("--throughput-calls", type=int, default=3)
     parser.add_argument("--concurrency", type=lambda s: [int(x) for x in s.split(",")],
                         default=[1, 2, 4, 8])

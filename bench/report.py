@@ -100,7 +100,7 @@ def targets(r):
     out.append(("per-call overhead outside the sandbox ≤ 2 ms",
                 f"{over} ms (client wall − the sandbox's start and requests, cache-hit row, from "
                 f"timings_us); of it the daemon's own work: {own} ms; HTTP + JSON on the daemon "
-                f"socket with the Python client: "
+                f"socket with the Python client, and the SQLite outcome: "
                 f"{_get(rows, 'cache_hit', 'outside_daemon_timing', 'median')} ms",
                 over is not None and over <= 2,
                 "HTTP + JSON on the daemon socket, session lookup, recording the call in SQLite"))
@@ -170,11 +170,12 @@ def markdown(r):
     lines += ["", "## Where a call's time goes (daemon API, medians, ms)", "",
               "Client wall time split with the result's `timings_us`: the sandbox's work (its "
               "start and its runtime API requests: building and running), the daemon's own work "
-              "inside the call, and the rest (HTTP and JSON on the daemon socket, both ends). "
+              "inside the call, and the rest (HTTP and JSON on the daemon socket at both ends, and "
+              "writing the call's outcome to SQLite after its total was taken). "
               "`go build` steps: the same program built on the host with `-toolexec` timing "
               "each tool.", "",
               "| row | API wall | sandbox requests | in the sandbox | daemon's own work | "
-              "HTTP + JSON (client and daemon) | go build on host: compile user package | link "
+              "HTTP + JSON (client and daemon) and the SQLite outcome | go build on host: compile user package | link "
               "| whole go build |", "|---|---|---|---|---|---|---|---|---|"]
     for key, row in r["rows"].items():
         steps = row.get("toolchain_steps") or {}
