@@ -1,6 +1,12 @@
 #include "binary_cache.hpp"
 
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <stdexcept>
@@ -12,10 +18,15 @@ namespace fs = std::filesystem;
 BinaryCache::BinaryCache(std::string dir, std::uint64_t max_bytes, plugin::Logger& logger)
     : dir_(std::move(dir)), max_bytes_(max_bytes), logger_(logger) {
   fs::create_directories(dir_);
-  // Copies a daemon that died mid-store left behind.
+  // Copies a daemon that died mid-store left behind (<key>.tmp.<pid>.<n>, that pid gone); a
+  // live daemon sharing the folder keeps its own.
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir_, ec)) {
-    if (entry.path().filename().string().find(".tmp") != std::string::npos) fs::remove(entry.path(), ec);
+    const std::string name = entry.path().filename().string();
+    const auto tmp = name.find(".tmp.");
+    if (tmp == std::string::npos) continue;
+    const long pid = std::strtol(name.c_str() + tmp + 5, nullptr, 10);
+    if (pid <= 0 || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)) fs::remove(entry.path(), ec);
   }
 }
 
@@ -39,18 +50,31 @@ bool BinaryCache::contains(std::string_view key) {
   return true;
 }
 
-void BinaryCache::store(std::string_view key, const std::string& host_file) {
+void BinaryCache::store(std::string_view key, const std::string& host_file,
+                        const timespec* unchanged_since) {
   if (max_bytes_ == 0) return;
   if (!valid_key(key)) throw std::runtime_error("invalid binary cache key '" + std::string(key) + "'");
   const auto target = fs::path(dir_) / key;
   // A name of its own per store, so concurrent stores copy without holding the lock.
   const auto temporary =
-      fs::path(dir_) / (std::string(key) + ".tmp." + std::to_string(++temporaries_));
+      fs::path(dir_) / (std::string(key) + ".tmp." + std::to_string(::getpid()) + "." +
+                        std::to_string(++temporaries_));
   std::error_code ec;
   fs::copy_file(host_file, temporary, fs::copy_options::overwrite_existing, ec);
   if (ec) {
-    fs::remove(temporary, ec);
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
     throw std::runtime_error("Cannot copy " + host_file + " into the binary cache: " + ec.message());
+  }
+  if (unchanged_since != nullptr) {
+    // Any write, truncate or chmod of the source moves its ctime: such a copy is not the build.
+    struct stat now {};
+    if (::stat(host_file.c_str(), &now) != 0 || now.st_ctim.tv_sec != unchanged_since->tv_sec ||
+        now.st_ctim.tv_nsec != unchanged_since->tv_nsec) {
+      fs::remove(temporary, ec);
+      throw std::runtime_error("the built program changed before it was copied; not cached (key " +
+                               std::string(key) + ")");
+    }
   }
   std::lock_guard lock(mutex_);
   fs::permissions(temporary, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
@@ -70,24 +94,30 @@ BinaryCache::~BinaryCache() {
   if (store_thread_.joinable()) store_thread_.join();  // after the queue is drained
 }
 
-void BinaryCache::store_logged(const std::string& key, const OwnedFd& file) noexcept {
+void BinaryCache::store_logged(const std::string& key, const OwnedFd& file,
+                               const timespec& unchanged_since) noexcept {
   try {
-    store(key, "/proc/self/fd/" + std::to_string(file.get()));
+    store(key, "/proc/self/fd/" + std::to_string(file.get()), &unchanged_since);
   } catch (const std::exception& e) {
     logger_.log(plugin::LogLevel::warn, std::string("Binary cache: ") + e.what());
   }
 }
 
 void BinaryCache::store_later(std::string key, OwnedFd file) noexcept {
+  struct stat info {};
+  if (::fstat(file.get(), &info) != 0) {
+    logger_.log(plugin::LogLevel::warn, "Binary cache: cannot stat the built program of " + key);
+    return;
+  }
   try {
     std::unique_lock lock(queue_mutex_);
     if (queue_.size() < kMaxPendingStores && !stopping_) {
       if (!store_thread_.joinable()) store_thread_ = std::thread([this] { run_store_queue(); });
-      queue_.emplace_back(key, std::move(file));
+      queue_.push_back({key, std::move(file), info.st_ctim});
       try {
         pending_keys_.insert(key);
       } catch (...) {
-        file = std::move(queue_.back().second);
+        file = std::move(queue_.back().file);
         queue_.pop_back();
         throw;
       }
@@ -98,7 +128,7 @@ void BinaryCache::store_later(std::string key, OwnedFd file) noexcept {
   } catch (const std::exception& e) {  // no thread or memory to spare: copy here
     logger_.log(plugin::LogLevel::debug, std::string("Binary cache: copying now: ") + e.what());
   }
-  store_logged(key, file);
+  store_logged(key, file, info.st_ctim);
 }
 
 void BinaryCache::run_store_queue() {
@@ -106,10 +136,11 @@ void BinaryCache::run_store_queue() {
   for (;;) {
     queue_changed_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopping, and nothing left to copy
-    auto [key, file] = std::move(queue_.front());
+    PendingStore next = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
-    store_logged(key, file);
+    const std::string& key = next.key;
+    store_logged(key, next.file, next.unchanged_since);
     lock.lock();
     if (auto pending = pending_keys_.find(key); pending != pending_keys_.end()) pending_keys_.erase(pending);
     queue_changed_.notify_all();  // a contains() may wait for this key

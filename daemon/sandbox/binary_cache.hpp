@@ -12,6 +12,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <ctime>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -42,11 +43,14 @@ class BinaryCache {
   // queued is waited for (a copy takes milliseconds, the build it saves seconds).
   bool contains(std::string_view key);
   // Copies host_file in under key (atomically: copy, then rename), then evicts down to the bound.
-  // Concurrent stores copy in parallel. Throws std::runtime_error naming the files when the copy
-  // fails.
-  void store(std::string_view key, const std::string& host_file);
+  // Concurrent stores copy in parallel. With unchanged_since, the copy is dropped unless the
+  // file's ctime still equals it afterwards. Throws std::runtime_error naming the files when the
+  // copy fails or was dropped.
+  void store(std::string_view key, const std::string& host_file,
+             const timespec* unchanged_since = nullptr);
   // Copies the open file in under key on the cache's own thread, after the caller has moved on;
-  // the caller guarantees nobody changes the file any more. With kMaxPendingStores waiting
+  // the caller makes sure nobody can change the file any more, and a change anyway (its ctime
+  // moved since this call) drops the copy. With kMaxPendingStores waiting
   // already, copies on the caller's thread instead. Never throws: a failure is logged.
   void store_later(std::string key, OwnedFd file) noexcept;
 
@@ -54,7 +58,8 @@ class BinaryCache {
 
  private:
   void evict_locked();
-  void store_logged(const std::string& key, const OwnedFd& file) noexcept;
+  void store_logged(const std::string& key, const OwnedFd& file,
+                    const timespec& unchanged_since) noexcept;
   void run_store_queue();
 
   std::string dir_;
@@ -65,7 +70,12 @@ class BinaryCache {
 
   std::mutex queue_mutex_;
   std::condition_variable queue_changed_;
-  std::deque<std::pair<std::string, OwnedFd>> queue_;
+  struct PendingStore {
+    std::string key;
+    OwnedFd file;
+    timespec unchanged_since;
+  };
+  std::deque<PendingStore> queue_;
   std::multiset<std::string, std::less<>> pending_keys_;  // queued or being copied
   bool stopping_ = false;
   std::thread store_thread_;  // started on the first store_later()

@@ -33,9 +33,6 @@ class LocalSandbox {
   // The sandbox's root as the host reaches it (/proc/<init>/root): private tmpfs folders
   // such as the home are only visible there. Resolve paths under it with RESOLVE_IN_ROOT.
   std::string root_path() const { return "/proc/" + std::to_string(init_pid_) + "/root"; }
-  // The sandbox's first process as the host sees it (/proc/<init>: owned by the host uid the
-  // sandbox's user maps to).
-  std::string process_path() const { return "/proc/" + std::to_string(init_pid_); }
   SandboxCgroup* cgroup() noexcept { return cgroup_.get(); }
   // Keeps the sandbox's outbound network (network = egress) until the sandbox stops.
   void keep_network(EgressNetwork network) { network_.emplace(std::move(network)); }

@@ -36,12 +36,12 @@ int open_inside(const std::string& root_path, std::string_view path) {
   return fd;
 }
 
-// Makes the file the daemon's and read and execute only, so the sandbox's user can no longer
-// write it (nor chmod it back). True when that holds: the sandbox's processes run as another
-// host uid than the daemon (else its user owns the file, whatever the mode says).
-bool freeze_against_sandbox(int fd, const std::string& sandbox_process) {
-  struct stat process {};
-  if (::stat(sandbox_process.c_str(), &process) != 0 || process.st_uid == ::geteuid()) return false;
+// Makes the built file the daemon's and read and execute only, so the sandbox's user can no
+// longer write it (nor chmod it back). True when that holds: the build wrote it as another host
+// uid than the daemon's (else the sandbox's user is the daemon's uid and owns the file, whatever
+// the mode says).
+bool freeze_against_sandbox(int fd, const struct stat& built) {
+  if (built.st_uid == ::geteuid()) return false;
   return ::fchown(fd, ::geteuid(), ::getegid()) == 0 && ::fchmod(fd, 0555) == 0;
 }
 
@@ -64,9 +64,13 @@ plugin::CommandOutcome LocalSandboxHandle::run_command(const plugin::CommandSpec
     }
   }
   plugin::CommandOutcome outcome;
-  {
+  try {
     const Timed timed(wait_);
     outcome = sandbox_.client().run_command(spec, canceller_);
+  } catch (...) {
+    // This command's OOM kills, if any, must not be reported on the next one.
+    if (cgroup != nullptr) cgroup->new_oom_kills();
+    throw;
   }
   // Every command of the sandbox comes through here, so what is new is this command's.
   if (cgroup != nullptr) outcome.oom_killed = cgroup->new_oom_kills() > 0;
@@ -94,7 +98,7 @@ void LocalSandboxHandle::store_binary(std::string_view key, std::string_view san
     if (::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
       throw std::runtime_error(std::string(sandbox_path) + " is not a regular file");
     }
-    if (freeze_against_sandbox(file.get(), sandbox_.process_path())) {
+    if (freeze_against_sandbox(file.get(), info)) {
       // The descriptor keeps this very file, whatever the program does to the path: the copy
       // can wait until the call has returned.
       cache_->store_later(std::string(key), std::move(file));

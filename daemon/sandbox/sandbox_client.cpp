@@ -11,6 +11,7 @@
 
 #include <sstream>
 
+#include "error_chain.hpp"
 #include "tar_builder.hpp"
 
 namespace kg::sandbox {
@@ -47,9 +48,8 @@ std::string decode_base64(const std::string& text) {
   try {
     bytes.assign(std::istreambuf_iterator<char>(decoder), std::istreambuf_iterator<char>());
   } catch (const Poco::Exception& e) {
-    throw SandboxError("the sandbox sent a file that is not valid base64: " + e.displayText());
+    throw SandboxError("the sandbox sent it as invalid base64: " + e.displayText());
   }
-  if (decoder.bad()) throw SandboxError("the sandbox sent a file that is not valid base64");
   return bytes;
 }
 
@@ -67,7 +67,12 @@ std::optional<plugin::FileAfterCommand> file_after(const rapidjson::Value& answe
   }
   auto content = file.FindMember("content_base64");
   if (content != file.MemberEnd() && content->value.IsString()) {
-    read.content = decode_base64(std::string(content->value.GetString(), content->value.GetStringLength()));
+    // A bad file is this file's problem, reported with it; the command's outcome stands.
+    try {
+      read.content = decode_base64(std::string(content->value.GetString(), content->value.GetStringLength()));
+    } catch (const SandboxError& e) {
+      read.error = e.what();
+    }
   }
   return read;
 }
@@ -224,7 +229,7 @@ plugin::FileAfterCommand SandboxClient::read_file_separately(const plugin::FileR
     if (content) read.content = std::move(*content);
   } catch (const SandboxError& e) {
     read.exists = true;
-    read.error = e.what();
+    read.error = describe_error_chain(e);
   }
   return read;
 }

@@ -57,7 +57,14 @@ std::filesystem::path prepare_target(const RouteContext& context, const std::str
 
 void serve_upload_tar(RouteContext& context, Exchange& exchange) {
   const UploadParameters parameters = upload_parameters(exchange.query);
-  if (parameters.replace) remove_workdir_contents(context.confinement.workdir());
+  if (parameters.replace) {
+    try {
+      remove_workdir_contents(context.confinement.workdir());
+    } catch (...) {
+      discard_rest_of_body(exchange);  // so the client reads this answer, not a reset
+      throw;
+    }
+  }
   const std::filesystem::path destination = prepare_target(context, parameters.dir);
   std::istream& body = exchange.request.stream();
   const bool announced = has_body(exchange.request);

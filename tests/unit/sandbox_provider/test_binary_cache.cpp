@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -101,5 +103,34 @@ TEST_CASE("store_later copies on the cache's thread; contains() waits for a queu
   }
   for (const auto& entry : fs::directory_iterator(dir)) {
     CHECK(entry.path().filename().string().find(".tmp") == std::string::npos);
+  }
+}
+
+TEST_CASE("a copy whose source changed meanwhile is dropped; only dead daemons' leftovers go") {
+  Scratch scratch;
+  NullLogger logger;
+  const std::string dir = (scratch.dir / "cache").string();
+  fs::create_directories(dir);
+  // A dead daemon's half-copied file, and one of a live daemon (this process) sharing the folder.
+  std::ofstream(fs::path(dir) / (key('d') + ".tmp.999999999.1")) << "half";
+  const std::string live = key('l') + ".tmp." + std::to_string(::getpid()) + ".1";
+  std::ofstream(fs::path(dir) / live) << "in progress";
+  BinaryCache cache(dir, 1 << 20, logger);
+  CHECK_FALSE(fs::exists(fs::path(dir) / (key('d') + ".tmp.999999999.1")));
+  CHECK(fs::exists(fs::path(dir) / live));
+
+  const auto path = scratch.file("prog", 100);
+  struct stat before {};
+  REQUIRE(::stat(path.c_str(), &before) == 0);
+  timespec stale = before.st_ctim;
+  stale.tv_sec -= 1;
+  CHECK_THROWS_WITH(cache.store(key('c'), path, &stale),
+                    doctest::Contains("the built program changed before it was copied"));
+  CHECK_FALSE(cache.contains(key('c')));
+  cache.store(key('c'), path, &before.st_ctim);
+  CHECK(cache.contains(key('c')));
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    CHECK(entry.path().filename().string().find(".tmp." + std::to_string(::getpid()) + ".2") ==
+          std::string::npos);
   }
 }

@@ -136,3 +136,21 @@ TEST_CASE("SandboxClient reads the file with a second request when the sandbox l
   CHECK_FALSE(missing.file_after->exists);
   CHECK(missing.file_after->error.empty());
 }
+
+TEST_CASE("SandboxClient reports a file sent as invalid base64 with the file, keeping the outcome") {
+  const std::map<std::string, std::string> answers = {
+      {"POST /execute", R"({"stdout":"ran\n","stderr":"","exit_code":3,)"
+                        R"("file":{"path":"r.json","exists":true,"content_base64":"!!not base64!!"}})"}};
+  ScriptedPeer peer(answers);
+  SandboxClient client(peer.path());
+  CommandSpec spec;
+  spec.command = "./prog";
+  spec.read_file_after = FileReadRequest{"r.json", 1024};
+  const auto outcome = client.run_command(spec);
+  CHECK(outcome.exit_code == 3);
+  CHECK(outcome.stdout_text == "ran\n");
+  REQUIRE(outcome.file_after.has_value());
+  CHECK(outcome.file_after->exists);
+  CHECK(outcome.file_after->error.starts_with("the sandbox sent it as invalid base64"));
+  CHECK(peer.seen() == std::vector<std::string>{"POST /execute"});
+}
