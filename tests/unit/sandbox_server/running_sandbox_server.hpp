@@ -92,4 +92,12 @@ inline std::string detail_of(const net::HttpResponse& response) {
   return document["detail"].GetString();
 }
 
+// POST of a tar body to `target` (/upload-tar with its query).
+inline net::HttpResponse upload_tar(const RunningSandboxServer& sandbox, const std::string& target,
+                                    const std::string& tar) {
+  net::HttpRequestOptions options;
+  options.content_type = "application/x-tar";
+  return sandbox.client().request("POST", target, tar, options);
+}
+
 }  // namespace kg::sandbox::testing

@@ -17,15 +17,9 @@ using kg::sandbox::testing::file_contents;
 using kg::sandbox::testing::InMemoryTar;
 using kg::sandbox::testing::parse_json;
 using kg::sandbox::testing::RunningSandboxServer;
+using kg::sandbox::testing::upload_tar;
 
 namespace {
-
-HttpResponse upload_tar(const RunningSandboxServer& sandbox, const std::string& target,
-                        const std::string& tar) {
-  HttpRequestOptions options;
-  options.content_type = "application/x-tar";
-  return sandbox.client().request("POST", target, tar, options);
-}
 
 std::string decode_base64(const std::string& text) {
   std::istringstream in(text);

@@ -18,6 +18,7 @@ using kg::sandbox::testing::InMemoryTar;
 using kg::sandbox::testing::parse_json;
 using kg::sandbox::testing::file_contents;
 using kg::sandbox::testing::RunningSandboxServer;
+using kg::sandbox::testing::upload_tar;
 
 namespace {
 
@@ -32,13 +33,6 @@ HttpResponse upload(const RunningSandboxServer& sandbox, const std::string& body
   HttpRequestOptions options;
   options.content_type = "multipart/form-data; boundary=kgboundary";
   return sandbox.client().request("POST", "/upload", body, options);
-}
-
-HttpResponse upload_tar(const RunningSandboxServer& sandbox, const std::string& target,
-                        const std::string& tar) {
-  HttpRequestOptions options;
-  options.content_type = "application/x-tar";
-  return sandbox.client().request("POST", target, tar, options);
 }
 
 std::string header(const HttpResponse& response, const std::string& name) {
