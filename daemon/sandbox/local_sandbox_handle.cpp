@@ -104,15 +104,7 @@ void LocalSandboxHandle::store_binary(std::string_view key, std::string_view san
       cache_->store_later(std::string(key), std::move(file));
       return;
     }
-    copy_into_cache(std::string(key), file.get());
-  } catch (const std::exception& e) {
-    logger_.log(plugin::LogLevel::warn, "Binary cache: " + describe_error_chain(e));
-  }
-}
-
-void LocalSandboxHandle::copy_into_cache(const std::string& key, int fd) noexcept {
-  try {
-    cache_->store(key, "/proc/self/fd/" + std::to_string(fd));
+    cache_->store(key, "/proc/self/fd/" + std::to_string(file.get()));
   } catch (const std::exception& e) {
     logger_.log(plugin::LogLevel::warn, "Binary cache: " + describe_error_chain(e));
   }

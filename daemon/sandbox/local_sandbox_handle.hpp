@@ -65,8 +65,6 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
   }
 
  private:
-  void copy_into_cache(const std::string& key, int fd) noexcept;
-
   // Adds one request and its duration to the tally, however the request ends.
   class Timed {
    public:

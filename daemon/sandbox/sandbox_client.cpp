@@ -110,13 +110,6 @@ net::HttpResponse SandboxClient::call(std::string_view method, std::string_view 
   }
 }
 
-void SandboxClient::reset_workdir() {
-  const auto response = call("POST", "/reset", "{}", {}, "Resetting /app");
-  if (response.status != 200) {
-    throw SandboxError("Resetting /app failed: " + error_text(response));
-  }
-}
-
 void SandboxClient::upload_tar(std::span<const plugin::SourceFile> files, bool replace) {
   const std::string tar = build_tar(files);
   net::HttpRequestOptions options;

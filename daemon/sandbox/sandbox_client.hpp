@@ -1,6 +1,7 @@
-// The daemon's side of the sandbox runtime API (CONTRACTS.md §1 plus our /reset, /upload-tar
-// and /execute extensions), behind the SandboxHandle a runtime plugin drives. One per sandbox;
-// used by one call thread at a time (the session serializes calls). Throws plugin::SandboxError.
+// The daemon's side of the sandbox runtime API (CONTRACTS.md §1 plus our /upload-tar, with
+// replace, and /execute, with read_file, extensions), behind the SandboxHandle a runtime plugin
+// drives. One per sandbox; used by one call thread at a time (the session serializes calls).
+// Throws plugin::SandboxError.
 #pragma once
 
 #include <chrono>
@@ -19,7 +20,6 @@ class SandboxClient {
   // True when GET / answers {"status":"ok"}; never throws.
   bool healthy(std::chrono::milliseconds timeout) const noexcept;
 
-  void reset_workdir();
   // Empties /app and extracts the files there in the same request (POST /upload-tar?replace=1).
   void replace_workdir(std::span<const plugin::SourceFile> files);
   void upload_files(std::span<const plugin::SourceFile> files);
