@@ -29,6 +29,7 @@
 #include "plugin_loader.hpp"
 #include "plugin_registry.hpp"
 #include "session_manager.hpp"
+#include "staged_sandbox_files.hpp"
 #include "store/store.hpp"
 
 namespace kg {
@@ -121,6 +122,7 @@ void Instance::start_parts() {
   } catch (...) {
     std::throw_with_nested(std::runtime_error("Failed to find the daemon's parts"));
   }
+  stage_sandbox_files(p.layout, config_.state_dir + "/sandbox-files");
   try {
     p.store = std::make_unique<store::Store>(config_.state_dir + "/kode-gopher.db");
     // Only the daemon's user reads the record (SQLite gives -wal and -shm the same mode).
@@ -166,8 +168,12 @@ void Instance::start_parts() {
   sandbox_policy.host_uid = config_.sandbox_host_uid == 0
                                 ? std::nullopt
                                 : std::optional<uid_t>(config_.sandbox_host_uid);
-  p.provider =
-      std::make_unique<sandbox::LocalSandboxProvider>(sandbox_layout, logger_, sandbox_policy);
+  try {
+    p.provider =
+        std::make_unique<sandbox::LocalSandboxProvider>(sandbox_layout, logger_, sandbox_policy);
+  } catch (...) {
+    std::throw_with_nested(std::runtime_error("Failed to set up local sandboxes"));
+  }
   for (const auto& line : p.provider->isolation_summary()) {
     logger_.log(plugin::LogLevel::info, "Sandbox isolation: " + line);
   }
@@ -230,7 +236,8 @@ int Instance::run() {
   p.api_context = std::make_unique<api::ApiContext>(api::ApiContext{
       *p.sessions, *p.plugins, *p.store, logger_, kVersion, config_.socket_path,
       config_.state_dir, config_.max_request_bytes, config_.max_sessions, config_.max_queued,
-      std::chrono::steady_clock::now(), p.provider->isolation_summary()});
+      std::chrono::steady_clock::now(), p.provider->isolation_summary(), *p.base_cache,
+      p.provider->warnings()});
   try {
     p.api_server = std::make_unique<api::ApiServer>(*p.api_context);
   } catch (...) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base_cache.hpp"
 #include "plugin_registry.hpp"
 #include "session_manager.hpp"
 #include "store/store.hpp"
@@ -25,6 +26,9 @@ struct ApiContext {
   std::uint32_t max_queued;
   std::chrono::steady_clock::time_point started_at;
   std::vector<std::string> isolation;  // what isolation sandboxes get, one line each
+  const sandbox::BaseCache& base_cache;  // its state, for /v1/health
+  // Choices that weaken isolation, made explicitly in the config ([sandbox] host_uid = 0).
+  std::vector<std::string> warnings;
 };
 
 }  // namespace kg::api

@@ -68,6 +68,24 @@ std::string health_json(const ApiContext& context) {
   w.StartArray();
   for (const auto& line : context.isolation) write_string(w, line);
   w.EndArray();
+  w.Key("warnings");
+  w.StartArray();
+  for (const auto& line : context.warnings) write_string(w, line);
+  w.EndArray();
+  // The prewarmed Go build cache: a stale one is built by the first call that needs it.
+  const auto cache = context.base_cache.status();
+  static constexpr const char* kStates[] = {"stale", "building", "current", "failed"};
+  w.Key("go_build_cache");
+  w.StartObject();
+  w.Key("state"); w.String(kStates[static_cast<int>(cache.state)]);
+  if (!cache.step.empty()) {
+    w.Key(cache.state == sandbox::BaseCache::State::failed ? "error" : "step");
+    write_string(w, cache.step);
+  }
+  if (cache.state == sandbox::BaseCache::State::building) {
+    w.Key("elapsed_s"); w.Uint64(cache.elapsed_s);
+  }
+  w.EndObject();
   w.EndObject();
   return buffer.GetString();
 }

@@ -25,10 +25,15 @@ std::optional<std::string> xdg_dir(const char* name) {
 
 std::optional<std::string> home_dir() { return non_empty_env("HOME"); }
 
-std::string default_state_dir() {
+std::string default_state_dir() { return default_state_dir(::geteuid()); }
+
+std::string default_state_dir(uid_t euid) {
+  // Root's home is private (0700): its sandboxes, which run as an unprivileged uid, could not
+  // read caches kept there. A system daemon's state belongs in /var/lib anyway.
+  if (euid == 0) return kRootStateDir;
   if (auto state_home = xdg_dir("XDG_STATE_HOME")) return *state_home + "/kode-gopher";
   if (auto home = home_dir()) return *home + "/.local/state/kode-gopher";
-  return "/tmp/kode-gopher-" + std::to_string(::getuid());
+  return "/tmp/kode-gopher-" + std::to_string(euid);
 }
 
 std::string default_socket_path(const std::string& state_dir) {

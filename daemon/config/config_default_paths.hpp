@@ -3,6 +3,8 @@
 // (nothing cached), so callers and tests see setenv() changes. Used by the config loader.
 #pragma once
 
+#include <sys/types.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,8 +14,13 @@ namespace kg::config {
 // $HOME when set and not empty.
 std::optional<std::string> home_dir();
 
-// $XDG_STATE_HOME/kode-gopher, else $HOME/.local/state/kode-gopher, else
-// /tmp/kode-gopher-<uid>.
+// A root process's default state dir, whatever its environment says.
+inline constexpr const char* kRootStateDir = "/var/lib/kode-gopher";
+
+// kRootStateDir for root (euid 0); else $XDG_STATE_HOME/kode-gopher, else
+// $HOME/.local/state/kode-gopher, else /tmp/kode-gopher-<uid>.
+std::string default_state_dir(uid_t euid);
+// default_state_dir(geteuid()).
 std::string default_state_dir();
 
 // $XDG_RUNTIME_DIR/kode-gopher/daemon.sock, else <state_dir>/daemon.sock.

@@ -31,8 +31,8 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.socket_path = v.text; },
      .current = [](const DaemonConfig& c) { return c.socket_path; }},
     {.section = "daemon", .name = "state_dir", .kind = ValueKind::absolute_path,
-     .default_text = "`$XDG_STATE_HOME/kode-gopher`, else `~/.local/state/kode-gopher` "
-                     "(`/tmp/kode-gopher-<uid>` when HOME is unset)",
+     .default_text = "`/var/lib/kode-gopher` for root; else `$XDG_STATE_HOME/kode-gopher`, else "
+                     "`~/.local/state/kode-gopher` (`/tmp/kode-gopher-<uid>` when HOME is unset)",
      .help = "Directory of the SQLite database of sessions and calls and the base Go build cache.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.state_dir = v.text; },
      .current = [](const DaemonConfig& c) { return c.state_dir; }},
@@ -129,9 +129,10 @@ constexpr ConfigKeySpec kKeySpecs[] = {
     {.section = "sandbox", .name = "host_uid", .kind = ValueKind::integer, .min = 0,
      .max = 4294967294, .default_text = "65534",
      .help = "When the daemon runs as root: the unprivileged host uid a sandbox's user maps to "
-             "(0 maps it to root, not advised). The installed files and the state dir must be "
-             "readable by it, else the daemon warns and maps to root. An unprivileged daemon "
-             "always maps to its own uid.",
+             "(0 maps it to root: an explicit choice that `config check` and /v1/health flag). "
+             "The Go toolchain, the caches and the state dir must be readable by it, else the "
+             "daemon refuses to start and names the path. An unprivileged daemon always maps to "
+             "its own uid.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) {
        c.sandbox_host_uid = static_cast<std::uint32_t>(v.number);
      },

@@ -175,6 +175,12 @@ CheckedFile checked_config_file(const std::string& path) {
   if (ini.values) {
     check_names(*ini.values, path, checked.config, checked.issues);
     read_known_keys(*ini.values, path, checked.config, checked.issues);
+    if (ini.values->hasProperty("sandbox.host_uid") && checked.config.sandbox_host_uid == 0) {
+      checked.issues.push_back(
+          {Severity::warning, path, "sandbox.host_uid",
+           "0 runs a root daemon's sandboxes as host root: a sandbox escape would be host root "
+           "(remove the key to run them as uid 65534)"});
+    }
   }
   resolve_default_paths(checked.config);
   return checked;

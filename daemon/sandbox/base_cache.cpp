@@ -5,17 +5,20 @@
 #include <Poco/PipeStream.h>
 #include <Poco/Process.h>
 #include <Poco/SHA2Engine.h>
+#include <signal.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "error_chain.hpp"
 #include "local_sandbox_layout.hpp"
 
 namespace kg::sandbox {
 namespace fs = std::filesystem;
 namespace {
+
+using Clock = std::chrono::steady_clock;
 
 constexpr const char* kStampName = "kode-gopher-stamp";
 // What the prewarm compiles, with exactly the flags the runtime plugins build with.
@@ -25,6 +28,8 @@ constexpr const char* kPrewarmCommand =
     "go build -trimpath -buildvcs=false -ldflags='-s -w' -o /dev/null . && "
     "go build -trimpath std";
 constexpr const char* kLockfileFiles[] = {"go.mod", "go.sum", "curated.go"};
+// How often a waiting caller hears that the build is still running.
+constexpr auto kHeartbeat = std::chrono::seconds(15);
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -33,13 +38,7 @@ std::string read_file(const fs::path& path) {
   return text.str();
 }
 
-}  // namespace
-
-std::string lockfile_text(const std::string& lockfile_dir, const std::string& name) {
-  return read_file(fs::path(lockfile_dir) / name);
-}
-
-std::string lockfile_digest(const std::string& lockfile_dir) {
+std::string digest_of(const std::string& lockfile_dir) {
   Poco::SHA2Engine sha(Poco::SHA2Engine::SHA_256);
   for (const char* name : kLockfileFiles) {
     sha.update(std::string(name) + '\0' + read_file(fs::path(lockfile_dir) / name) + '\0');
@@ -47,12 +46,196 @@ std::string lockfile_digest(const std::string& lockfile_dir) {
   return Poco::DigestEngine::digestToHex(sha.digest());
 }
 
-namespace {
+std::uint64_t seconds_since(Clock::time_point start) {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count());
+}
+
+}  // namespace
+
+std::string lockfile_text(const std::string& lockfile_dir, const std::string& name) {
+  return read_file(fs::path(lockfile_dir) / name);
+}
+
+BaseCache::BaseCache(LocalSandboxProvider& provider, std::string go_version,
+                     plugin::Logger& logger)
+    : provider_(provider),
+      go_version_(std::move(go_version)),
+      lockfile_digest_(digest_of(provider_.layout().lockfile_dir)),
+      logger_(logger) {
+  if (stamps_match()) state_ = State::current;
+}
+
+BaseCache::~BaseCache() { stop(); }
+
+std::string BaseCache::expected_stamp() const {
+  return "kode-gopher base cache v2\n" + go_version_ + "\nlockfile " + lockfile_digest_ +
+         "\nCGO_ENABLED=0 " + kPrewarmCommand + "\n";
+}
+
+bool BaseCache::modules_current() const {
+  return read_file(fs::path(provider_.layout().base_modcache_dir) / kStampName) ==
+         "lockfile " + lockfile_digest_ + "\n";
+}
+
+bool BaseCache::stamps_match() const {
+  return modules_current() &&
+         read_file(fs::path(provider_.layout().base_cache_dir) / kStampName) == expected_stamp();
+}
+
+bool BaseCache::current() const {
+  std::lock_guard lock(mutex_);
+  return state_ == State::current;
+}
+
+BaseCache::Status BaseCache::status() const {
+  std::lock_guard lock(mutex_);
+  Status status;
+  status.state = state_;
+  if (state_ == State::failed) status.step = failure_;
+  if (state_ == State::building) {
+    status.step = step_;
+    status.elapsed_s = seconds_since(build_started_);
+  }
+  return status;
+}
+
+void BaseCache::on_current(std::function<void()> callback) {
+  std::lock_guard lock(mutex_);
+  on_current_ = std::move(callback);
+}
+
+void BaseCache::ensure(const std::function<void(std::string_view)>& progress,
+                       const std::function<bool()>& give_up) {
+  std::unique_lock lock(mutex_);
+  if (state_ == State::current) return;
+  if (stopping_) throw BaseCacheStoppedError("The daemon is stopping; it builds no Go build cache");
+  if (state_ != State::building) {
+    if (builder_.joinable()) builder_.join();  // a failed build's thread, finished
+    state_ = State::building;
+    step_ = "starting";
+    ++builds_started_;
+    build_started_ = Clock::now();
+    builder_ = std::thread([this] { build(); });
+  } else {
+    progress("Waiting for the Go build cache that another call started building (" +
+             std::to_string(seconds_since(build_started_)) + " s so far)");
+  }
+  const std::uint64_t build = builds_started_;
+  std::string told = step_;
+  if (told != "starting") progress(told);
+  auto next_heartbeat = Clock::now() + kHeartbeat;
+  for (;;) {
+    changed_.wait_for(lock, std::chrono::seconds(1));
+    if (state_ == State::current) return;
+    if (stopping_) throw BaseCacheStoppedError("The daemon is stopping; the Go build cache was not finished");
+    if (state_ == State::failed || builds_started_ != build) {
+      throw plugin::SandboxError("Failed to prewarm the Go build cache: " + failure_);
+    }
+    if (step_ != told) {
+      told = step_;
+      progress(told);
+      next_heartbeat = Clock::now() + kHeartbeat;
+    } else if (Clock::now() >= next_heartbeat) {
+      progress("Still prewarming the Go build cache (" + std::to_string(seconds_since(build_started_)) +
+               " s so far): " + told);
+      next_heartbeat = Clock::now() + kHeartbeat;
+    }
+    if (give_up) {
+      lock.unlock();
+      const bool gone = give_up();
+      lock.lock();
+      if (gone) {
+        throw plugin::SandboxError("Stopped waiting for the Go build cache (the build goes on "
+                                   "for later calls)");
+      }
+    }
+  }
+}
+
+void BaseCache::stop() noexcept {
+  std::thread builder;
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    if (running_pid_ > 0) ::kill(running_pid_, SIGKILL);
+    builder.swap(builder_);
+  }
+  changed_.notify_all();
+  if (builder.joinable()) builder.join();
+}
+
+void BaseCache::set_step(std::string step) {
+  logger_.log(plugin::LogLevel::info, step);
+  {
+    std::lock_guard lock(mutex_);
+    step_ = std::move(step);
+  }
+  changed_.notify_all();
+}
+
+void BaseCache::remember_process(pid_t pid) {
+  std::lock_guard lock(mutex_);
+  running_pid_ = pid;
+  // Started just as stop() looked: it must not outlive the daemon either.
+  if (stopping_ && pid > 0) ::kill(pid, SIGKILL);
+}
+
+void BaseCache::throw_if_stopping() {
+  std::lock_guard lock(mutex_);
+  if (stopping_) throw BaseCacheStoppedError("the daemon is stopping");
+}
+
+void BaseCache::build() noexcept {
+  const auto started = Clock::now();
+  std::string failure;
+  try {
+    build_steps();
+  } catch (const std::exception& e) {
+    failure = describe_error_chain(e);
+  }
+  std::function<void()> notify;
+  {
+    std::lock_guard lock(mutex_);
+    running_pid_ = 0;
+    if (failure.empty()) {
+      state_ = State::current;
+      notify = on_current_;
+    } else {
+      state_ = State::failed;
+      failure_ = failure;
+    }
+  }
+  changed_.notify_all();
+  if (!failure.empty()) {
+    logger_.log(plugin::LogLevel::error, "Failed to prewarm the Go build cache: " + failure);
+    return;
+  }
+  logger_.log(plugin::LogLevel::info, "Go build cache ready in " + provider_.layout().base_cache_dir +
+                                          " (" + std::to_string(seconds_since(started)) + " s)");
+  if (notify) notify();
+}
+
+void BaseCache::build_steps() {
+  const auto& layout = provider_.layout();
+  fs::remove(fs::path(layout.base_cache_dir) / kStampName);
+  if (!modules_current()) {
+    set_step("Downloading the curated lockfile's modules into " + layout.base_modcache_dir);
+    download_modules();
+    std::ofstream(fs::path(layout.base_modcache_dir) / kStampName) << "lockfile " + lockfile_digest_ + "\n";
+  }
+  throw_if_stopping();
+  set_step("Compiling the standard library and the curated packages into " + layout.base_cache_dir +
+           " (" + go_version_ + "; a few minutes on 2 cores, once per toolchain and lockfile)");
+  compile_into_base_cache();
+  std::ofstream(fs::path(layout.base_cache_dir) / kStampName) << expected_stamp();
+}
 
 // Downloads every module the lockfile's packages need into the base module cache, on the host:
 // the lockfile is ours, and sandboxes have no network. `go list -deps` fetches exactly what a
 // build of the curated packages reads, without compiling anything.
-void download_modules(const LocalSandboxLayout& layout) {
+void BaseCache::download_modules() {
+  const auto& layout = provider_.layout();
   const fs::path work = fs::path(layout.sandboxes_dir) / "lockfile-download";
   fs::remove_all(work);
   fs::create_directories(work);
@@ -66,11 +249,14 @@ void download_modules(const LocalSandboxLayout& layout) {
   Poco::Pipe output;
   auto process = Poco::Process::launch(layout.go_root + "/bin/go", {"list", "-deps", "."},
                                        work.string(), nullptr, &output, &output, env);
+  remember_process(process.id());
   Poco::PipeInputStream in(output);
   std::stringstream text;
   text << in.rdbuf();
   const int rc = process.wait();
+  remember_process(0);
   fs::remove_all(work);
+  throw_if_stopping();
   if (rc != 0) {
     std::string tail = text.str();
     if (tail.size() > 4000) tail = "..." + tail.substr(tail.size() - 4000);
@@ -79,76 +265,27 @@ void download_modules(const LocalSandboxLayout& layout) {
   }
 }
 
-}  // namespace
-
-BaseCache::BaseCache(LocalSandboxProvider& provider, std::string go_version,
-                     plugin::Logger& logger)
-    : provider_(provider), go_version_(std::move(go_version)), logger_(logger) {}
-
-std::string BaseCache::expected_stamp() const {
-  return "kode-gopher base cache v2\n" + go_version_ + "\nlockfile " +
-         lockfile_digest() + "\nCGO_ENABLED=0 " + kPrewarmCommand +
-         "\n";
-}
-
-std::string BaseCache::lockfile_digest() const {
-  return sandbox::lockfile_digest(provider_.layout().lockfile_dir);
-}
-
-bool BaseCache::current() const {
-  return modules_current() &&
-         read_file(fs::path(provider_.layout().base_cache_dir) / kStampName) == expected_stamp();
-}
-
-bool BaseCache::modules_current() const {
-  return read_file(fs::path(provider_.layout().base_modcache_dir) / kStampName) ==
-         "lockfile " + lockfile_digest() + "\n";
-}
-
-void BaseCache::ensure(const std::function<void(std::string_view)>& progress) {
-  // Once seen current, the stamps are not read again: the toolchain and lockfile are fixed for
-  // the daemon's life, and every call asks.
-  if (known_current_) return;
-  if (current()) {
-    known_current_ = true;
-    return;
-  }
-  std::lock_guard lock(build_mutex_);
-  if (current()) {  // another thread built it while we waited
-    known_current_ = true;
-    return;
-  }
-  const auto started = std::chrono::steady_clock::now();
-  const auto& layout = provider_.layout();
+void BaseCache::compile_into_base_cache() {
+  auto sandbox = provider_.open(BaseCacheAccess::writable);
+  remember_process(sandbox->pid());
+  plugin::CommandSpec spec;
+  spec.command = kPrewarmCommand;
+  spec.timeout_ms = 60 * 60 * 1000;
+  plugin::CommandOutcome outcome;
   try {
-    fs::remove(fs::path(layout.base_cache_dir) / kStampName);
-    if (!modules_current()) {
-      progress("Downloading the curated lockfile's modules into " + layout.base_modcache_dir);
-      download_modules(layout);
-      std::ofstream(fs::path(layout.base_modcache_dir) / kStampName) << "lockfile " + lockfile_digest() + "\n";
-    }
-    progress("Compiling the standard library and the curated packages into " +
-             layout.base_cache_dir + " (" + go_version_ +
-             "; a few minutes on 2 cores, once per toolchain and lockfile)");
-    auto sandbox = provider_.open(BaseCacheAccess::writable);
-    plugin::CommandSpec spec;
-    spec.command = kPrewarmCommand;
-    spec.timeout_ms = 60 * 60 * 1000;
-    const auto outcome = sandbox->client().run_command(spec);
-    if (outcome.exit_code != 0) {
-      throw plugin::SandboxError("the prewarm build exited with " + std::to_string(outcome.exit_code) +
-                                 ": " + outcome.stderr_text);
-    }
-    sandbox->stop();
-    std::ofstream(fs::path(layout.base_cache_dir) / kStampName) << expected_stamp();
-    known_current_ = true;
+    outcome = sandbox->client().run_command(spec);
   } catch (...) {
-    std::throw_with_nested(plugin::SandboxError("Failed to prewarm the Go build cache"));
+    remember_process(0);
+    throw_if_stopping();
+    throw;
   }
-  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(
-                           std::chrono::steady_clock::now() - started).count();
-  progress("Go build cache ready (" + std::to_string(seconds) + " s)");
-  logger_.log(plugin::LogLevel::info, "Go build cache prewarmed in " + layout.base_cache_dir);
+  remember_process(0);
+  sandbox->stop();
+  throw_if_stopping();
+  if (outcome.exit_code != 0) {
+    throw plugin::SandboxError("the prewarm build exited with " + std::to_string(outcome.exit_code) +
+                               ": " + outcome.stderr_text);
+  }
 }
 
 }  // namespace kg::sandbox

@@ -95,6 +95,7 @@ ModuleTidier::ModuleTidier(std::string go_binary, std::string lockfile_dir,
 
 plugin::TidyOutcome ModuleTidier::tidy(std::span<const plugin::SourceFile> files,
                                        std::uint32_t timeout_ms) {
+  if (stopping_) throw plugin::SandboxError("The daemon is stopping; it runs no go mod tidy");
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   const fs::path work = fs::path(work_root_) / ("tidy-" + std::to_string(rng()));
   struct Cleanup {
@@ -134,17 +135,19 @@ plugin::TidyOutcome ModuleTidier::tidy(std::span<const plugin::SourceFile> files
   });
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   int status = 0;
-  bool timed_out = false;
+  bool timed_out = false, stopped = false;
   while (::waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
+    stopped = stopping_;
+    if (stopped || std::chrono::steady_clock::now() > deadline) {
       ::kill(pid, SIGKILL);
       ::waitpid(pid, &status, 0);
-      timed_out = true;
+      timed_out = !stopped;
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   reader.join();
+  if (stopped) throw plugin::SandboxError("The daemon is stopping; go mod tidy was stopped");
   plugin::TidyOutcome outcome;
   outcome.output = timed_out ? "go mod tidy took longer than " + std::to_string(timeout_ms) +
                                    " ms and was stopped\n" + text

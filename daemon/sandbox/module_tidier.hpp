@@ -8,6 +8,7 @@
 // read as a file:// module proxy. Thread-safe: the go command locks its module cache itself.
 #pragma once
 
+#include <atomic>
 #include <span>
 #include <string>
 #include <vector>
@@ -25,7 +26,10 @@ class ModuleTidier {
   ModuleTidier(std::string go_binary, std::string lockfile_dir, std::string base_modcache,
                std::string extra_modcache, std::string work_root, plugin::Logger& logger);
 
+  // Throws plugin::SandboxError when the files cannot be laid out or the daemon is stopping.
   plugin::TidyOutcome tidy(std::span<const plugin::SourceFile> files, std::uint32_t timeout_ms);
+  // At shutdown: kills every tidy under way (their calls fail at once) and refuses new ones.
+  void stop() noexcept { stopping_ = true; }
 
   const std::string& extra_modcache() const noexcept { return extra_modcache_; }
 
@@ -33,6 +37,7 @@ class ModuleTidier {
   std::string go_binary_, lockfile_dir_, base_modcache_, extra_modcache_, work_root_;
   std::string upstream_proxy_;  // the host's GOPROXY without `direct` and `off`
   plugin::Logger& logger_;
+  std::atomic<bool> stopping_{false};
 };
 
 // One line per module whose required version differs between two go.mod files.

@@ -30,7 +30,10 @@ SessionManager::SessionManager(SessionManagerOptions options,
                              std::chrono::milliseconds(options_.queue_timeout_ms)}),
       warm_pool_(std::make_unique<WarmSandboxPool>(
           provider_, base_cache_, [this](sandbox::LocalSandbox& sandbox) { warm_up(sandbox); },
-          options_.warm_pool, logger_)) {}
+          options_.warm_pool, logger_)) {
+  // Before any call can start a build: the pool sleeps until the cache is current.
+  base_cache_.on_current([pool = warm_pool_.get()] { pool->base_cache_current(); });
+}
 
 SessionManager::~SessionManager() { close_all("daemon stopped"); }
 
@@ -145,6 +148,9 @@ bool SessionManager::cancel(const std::string& session_id) {
 
 void SessionManager::close_all(const std::string& reason) noexcept {
   shutting_down_ = true;
+  // A prewarm or tidy under way is killed: callers waiting on them end with shutting_down.
+  base_cache_.stop();
+  tidier_.stop();
   warm_pool_->stop();
   slots_.shut_down();
   std::vector<std::string> ids;
@@ -169,10 +175,13 @@ void SessionManager::close_all(const std::string& reason) noexcept {
 }
 
 void SessionManager::ensure_sandbox(Session& session, plugin::ProgressSink& progress) {
-  base_cache_.ensure([&](std::string_view line) {
-    progress.phase_started(plugin::Phase::setup, line);
-    logger_.log(plugin::LogLevel::info, line);
-  });
+  try {
+    base_cache_.ensure(
+        [&](std::string_view line) { progress.phase_started(plugin::Phase::setup, line); },
+        [&] { return session.canceller.cancelled(); });
+  } catch (const sandbox::BaseCacheStoppedError&) {
+    std::throw_with_nested(ShuttingDownError("The daemon is shutting down; the call was stopped"));
+  }
   if (session.sandbox && !session.sandbox->alive()) {
     logger_.log(plugin::LogLevel::warn, "Sandbox " + session.sandbox->id() + " of session " +
                                             session.record.id + " died; starting a new one");

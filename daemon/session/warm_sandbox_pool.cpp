@@ -13,7 +13,8 @@ WarmSandboxPool::WarmSandboxPool(sandbox::LocalSandboxProvider& provider,
       base_cache_(base_cache),
       warm_up_(std::move(warm_up)),
       size_(size),
-      logger_(logger) {
+      logger_(logger),
+      base_cache_current_(base_cache.current()) {
   if (size_ > 0) thread_ = std::thread([this] { refill(); });
 }
 
@@ -49,15 +50,21 @@ void WarmSandboxPool::stop() noexcept {
   pooled.clear();  // stops them
 }
 
+void WarmSandboxPool::base_cache_current() noexcept {
+  {
+    std::lock_guard lock(mutex_);
+    base_cache_current_ = true;
+  }
+  wake_.notify_all();
+}
+
 void WarmSandboxPool::refill() {
   using namespace std::chrono_literals;
   std::unique_lock lock(mutex_);
   while (!stopping_) {
-    if (ready_.size() >= size_ || !base_cache_.current()) {
-      // Woken by a take; the base cache is looked at again every few seconds until it is ready.
-      wake_.wait_for(lock, 5s, [this] { return stopping_ || ready_.size() < size_; });
-      continue;
-    }
+    // Sleeps (no CPU, the lock released) until a take leaves room and the base cache is current.
+    wake_.wait(lock, [this] { return stopping_ || (ready_.size() < size_ && base_cache_current_); });
+    if (stopping_) break;
     lock.unlock();
     std::unique_ptr<sandbox::LocalSandbox> sandbox;
     long long ready_ms = 0;

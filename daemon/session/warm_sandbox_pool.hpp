@@ -1,7 +1,7 @@
 // A small pool of started sandboxes, so that a new session's first call does not wait for
 // bubblewrap and the sandbox server to come up: each pooled sandbox has run one command. A
-// background thread refills the pool after every take; it fills only while the base build cache
-// is current (it never starts a prewarm itself).
+// background thread refills the pool after every take; it fills only once the base build cache
+// is current (it never starts a prewarm itself, and sleeps until base_cache_current() says so).
 //
 // take() is called from call threads; stop() (or the destructor) ends the thread and stops the
 // pooled sandboxes, and must run before the provider goes away.
@@ -41,6 +41,8 @@ class WarmSandboxPool {
   }
   // Ends the refill thread and stops every pooled sandbox. Idempotent; never throws.
   void stop() noexcept;
+  // The base cache became current (BaseCache::on_current): the pool may fill. Never throws.
+  void base_cache_current() noexcept;
 
  private:
   void refill();
@@ -54,6 +56,7 @@ class WarmSandboxPool {
   std::condition_variable wake_;
   std::deque<std::unique_ptr<sandbox::LocalSandbox>> ready_;
   bool stopping_ = false;
+  bool base_cache_current_ = false;
   std::thread thread_;
 };
 

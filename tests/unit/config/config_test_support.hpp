@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../../support/temp_dir.hpp"
+#include "config_default_paths.hpp"
 
 #include <unistd.h>
 
@@ -57,6 +58,13 @@ inline ScopedEnv isolated_env(const std::string& home) {
                    {"XDG_CONFIG_HOME", std::nullopt},
                    {"XDG_STATE_HOME", std::nullopt},
                    {"XDG_RUNTIME_DIR", std::nullopt}};
+}
+
+// The state dir load_config picks by default for a user whose home is `home`: root's is always
+// /var/lib/kode-gopher (the tests run as root in CI), so the HOME and XDG rules are checked on
+// default_state_dir(uid) directly as well.
+inline std::string expected_default_state_dir(const std::string& home_state_dir) {
+  return ::geteuid() == 0 ? std::string(kRootStateDir) : home_state_dir;
 }
 
 inline std::string write_file(const std::string& path, const std::string& text) {

@@ -8,6 +8,7 @@
 namespace kg::config {
 namespace {
 
+using test::expected_default_state_dir;
 using test::isolated_env;
 using test::ScopedEnv;
 using test::TempDir;
@@ -20,8 +21,8 @@ TEST_CASE("with no config file every value is its default") {
   const auto& config = loaded.config;
   CHECK(loaded.warnings.empty());
   CHECK(config.source_path == "");
-  CHECK(config.state_dir == home.path() + "/.local/state/kode-gopher");
-  CHECK(config.socket_path == home.path() + "/.local/state/kode-gopher/daemon.sock");
+  CHECK(config.state_dir == expected_default_state_dir(home.path() + "/.local/state/kode-gopher"));
+  CHECK(config.socket_path == expected_default_state_dir(home.path() + "/.local/state/kode-gopher") + "/daemon.sock");
   CHECK(config.log_level == "info");
   CHECK(config.max_sessions == 16);
   CHECK(config.max_request_bytes == 16777216);
@@ -44,24 +45,42 @@ TEST_CASE("state dir and socket follow XDG_STATE_HOME and XDG_RUNTIME_DIR") {
   auto env = isolated_env(home.path());
   ScopedEnv xdg{{"XDG_STATE_HOME", "/xdg/state"}, {"XDG_RUNTIME_DIR", "/run/user/1234"}};
   const auto config = load_config(std::nullopt).config;
-  CHECK(config.state_dir == "/xdg/state/kode-gopher");
+  CHECK(config.state_dir == expected_default_state_dir("/xdg/state/kode-gopher"));
+  CHECK(default_state_dir(1000) == "/xdg/state/kode-gopher");
+  CHECK(default_state_dir(0) == "/var/lib/kode-gopher");
   CHECK(config.socket_path == "/run/user/1234/kode-gopher/daemon.sock");
+}
+
+TEST_CASE("root's default state dir is /var/lib/kode-gopher, whatever HOME and XDG say") {
+  TempDir home;
+  auto env = isolated_env(home.path());
+  ScopedEnv xdg{{"XDG_STATE_HOME", "/xdg/state"}};
+  CHECK(default_state_dir(0) == "/var/lib/kode-gopher");
+  CHECK(default_state_dir(1000) == "/xdg/state/kode-gopher");
+}
+
+TEST_CASE("a non-root user's default state dir is under HOME") {
+  TempDir home;
+  auto env = isolated_env(home.path());
+  CHECK(default_state_dir(1000) == home.path() + "/.local/state/kode-gopher");
 }
 
 TEST_CASE("relative XDG variables are ignored, as the XDG spec says") {
   TempDir home;
   auto env = isolated_env(home.path());
   ScopedEnv xdg{{"XDG_STATE_HOME", "state"}, {"XDG_RUNTIME_DIR", "run"}};
+  CHECK(default_state_dir(1000) == home.path() + "/.local/state/kode-gopher");
   const auto config = load_config(std::nullopt).config;
-  CHECK(config.state_dir == home.path() + "/.local/state/kode-gopher");
-  CHECK(config.socket_path == home.path() + "/.local/state/kode-gopher/daemon.sock");
+  CHECK(config.state_dir == expected_default_state_dir(home.path() + "/.local/state/kode-gopher"));
+  CHECK(config.socket_path == expected_default_state_dir(home.path() + "/.local/state/kode-gopher") + "/daemon.sock");
 }
 
 TEST_CASE("without HOME the state dir is /tmp/kode-gopher-<uid>") {
   auto env = isolated_env("");
   ScopedEnv no_home{{"HOME", std::nullopt}};
   const auto loaded = load_config(std::nullopt);
-  const std::string state_dir = "/tmp/kode-gopher-" + std::to_string(::getuid());
+  CHECK(default_state_dir(1000) == "/tmp/kode-gopher-1000");
+  const std::string state_dir = expected_default_state_dir("/tmp/kode-gopher-" + std::to_string(::getuid()));
   CHECK(loaded.config.state_dir == state_dir);
   CHECK(loaded.config.socket_path == state_dir + "/daemon.sock");
   CHECK(loaded.config.source_path == "");

@@ -10,6 +10,7 @@
 namespace kg::config {
 namespace {
 
+using test::expected_default_state_dir;
 using test::isolated_env;
 using test::ScopedEnv;
 using test::TempDir;
@@ -76,7 +77,10 @@ TEST_CASE("every key is read from the file") {
                                "open_files = 64\n"
                                "disk_bytes = 16777216\n");
   const auto loaded = load_config(file);
-  CHECK(loaded.warnings.empty());
+  // host_uid = 0 is allowed, and always flagged: sandboxes would run as host root.
+  REQUIRE(loaded.warnings.size() == 1);
+  CHECK(loaded.warnings[0].key == "sandbox.host_uid");
+  CHECK(loaded.warnings[0].message.find("host root") != std::string::npos);
   const auto& config = loaded.config;
   CHECK(config.source_path == file);
   CHECK(config.socket_path == "/run/kg/d.sock");
@@ -259,8 +263,9 @@ TEST_CASE("an empty path value means the default") {
                                "[sandbox]\ngo_root =\nserver_binary =\n");
   const auto loaded = load_config(file);
   CHECK(loaded.warnings.empty());
-  CHECK(loaded.config.state_dir == dir.path() + "/.local/state/kode-gopher");
-  CHECK(loaded.config.socket_path == dir.path() + "/.local/state/kode-gopher/daemon.sock");
+  CHECK(loaded.config.state_dir == expected_default_state_dir(dir.path() + "/.local/state/kode-gopher"));
+  CHECK(loaded.config.socket_path ==
+        expected_default_state_dir(dir.path() + "/.local/state/kode-gopher") + "/daemon.sock");
   CHECK(loaded.config.plugin_dirs.empty());
   CHECK(loaded.config.go_root == "");
   CHECK(loaded.config.sandbox_server_binary == "");
