@@ -56,6 +56,11 @@ struct CommandSpec {
   std::uint64_t output_limit_bytes = 4 * 1024 * 1024;  // per stream
   ResourceLimits resources;
   std::optional<FileReadRequest> read_file_after;
+  // A build whose output may go to the binary cache: the sandbox first kills every process and
+  // empties every writable folder but /app (home, /tmp, /dev/shm), and hides the session's
+  // persist folder, so the build reads only what this call uploaded and the read-only base.
+  // store_binary() keeps only what such a command built.
+  bool clean_state = false;
 };
 
 struct CommandOutcome {
@@ -96,7 +101,8 @@ class SandboxHandle {
   // The binary cache (per trust boundary, kept by the host across sandboxes and sessions).
   // cached_binary: the in-sandbox path of the executable cached under `key` (lowercase hex), or
   // nullopt on a miss. store_binary: keeps the executable at `sandbox_path` (under the sandbox's
-  // home) under `key`; a failure to store is logged by the host, never thrown.
+  // home) under `key`, only when the last command succeeded with clean_state; a failure to store
+  // (or a refusal) is logged by the host, never thrown.
   virtual std::optional<std::string> cached_binary(std::string_view key) = 0;
   virtual void store_binary(std::string_view key, std::string_view sandbox_path) noexcept = 0;
 

@@ -21,7 +21,7 @@ LocalSandbox::LocalSandbox(std::string id, std::string dir, pid_t bwrap_pid, pid
       init_pid_(init_pid),
       cgroup_(std::move(cgroup)),
       logger_(logger),
-      client_(dir_ + "/run/sandbox.sock") {}
+      client_(dir_ + "/sandbox.sock") {}
 
 LocalSandbox::~LocalSandbox() { stop(); }
 
@@ -42,10 +42,8 @@ void LocalSandbox::wait_until_ready(std::chrono::milliseconds timeout) {
     if (!alive()) {
       throw plugin::SandboxError("Sandbox " + id_ + " exited while starting: " + log_tail());
     }
-    if (fs::exists(dir_ + "/run/sandbox.sock") &&
-        client_.healthy(std::chrono::milliseconds(500))) {
-      return;
-    }
+    // The socket exists from the start (the daemon made it); the server answers once it runs.
+    if (client_.healthy(std::chrono::milliseconds(500))) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   throw plugin::SandboxError("Sandbox " + id_ + " did not answer within " +

@@ -64,6 +64,7 @@ plugin::CommandOutcome LocalSandboxHandle::run_command(const plugin::CommandSpec
     }
   }
   plugin::CommandOutcome outcome;
+  built_clean_ = false;
   try {
     const Timed timed(wait_);
     outcome = sandbox_.client().run_command(spec, canceller_);
@@ -74,6 +75,7 @@ plugin::CommandOutcome LocalSandboxHandle::run_command(const plugin::CommandSpec
   }
   // Every command of the sandbox comes through here, so what is new is this command's.
   if (cgroup != nullptr) outcome.oom_killed = cgroup->new_oom_kills() > 0;
+  built_clean_ = spec.clean_state && outcome.exit_code == 0 && !outcome.timed_out;
   return outcome;
 }
 
@@ -85,6 +87,11 @@ std::optional<std::string> LocalSandboxHandle::cached_binary(std::string_view ke
 void LocalSandboxHandle::store_binary(std::string_view key, std::string_view sandbox_path) noexcept {
   if (!cache_) return;
   try {
+    // Only what a clean-state build just made is anyone's to share: no earlier command of the
+    // session could have touched its inputs.
+    if (!built_clean_) {
+      throw std::runtime_error("not stored: the last command was not a successful clean-state build");
+    }
     const std::string home = kSandboxHome;
     if (!sandbox_path.starts_with(home + "/")) {
       throw std::runtime_error("only files under " + home + " can be cached, not " +

@@ -91,6 +91,7 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
   net::RequestCanceller* canceller_;
   plugin::Logger& logger_;
   SandboxWait* wait_;  // null: not tallied
+  bool built_clean_ = false;  // the last command was a successful clean-state build
 };
 
 }  // namespace kg::sandbox

@@ -38,12 +38,17 @@ void add_private_tmpfs(std::vector<std::string>& args, const std::string& path,
 
 std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
                                          const std::string& sandbox_dir, BaseCacheAccess access,
-                                         const BwrapDescriptors& descriptors) {
+                                         const BwrapDescriptors& descriptors,
+                                         const std::string& sandbox_id) {
   const std::string home = kSandboxHome;
   std::vector<std::string> args = {
       layout.bwrap_path,
       // Fresh namespaces: no host network (not even loopback), processes, IPC or hostname.
       "--unshare-user", "--unshare-pid",
+      // The server is the namespace's pid 1, with no bubblewrap init beside it: pid 1 cannot be
+      // signalled from inside, makes itself non-dumpable (no /proc/1/mem, environ, fd for user
+      // code) and, as init, kills every other process atomically after each command.
+      "--as-pid-1",
   };
   // The only exception, an explicit opt-in: the host's network, loopback services included.
   if (!layout.share_host_network) args.push_back("--unshare-net");
@@ -61,6 +66,7 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
   if (descriptors.info >= 0) {
     args.insert(args.end(), {"--info-fd", std::to_string(descriptors.info)});
   }
+  if (!sandbox_id.empty()) add_env(args, "KODE_GOPHER_SANDBOX", sandbox_id);
   add_system_dirs(args);
   if (layout.share_host_network) {
     args.insert(args.end(), {"--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"});
@@ -82,8 +88,10 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
   args.insert(args.end(), {"--ro-bind", layout.lockfile_dir, kSandboxLockfilePath});
   args.insert(args.end(), {"--ro-bind", layout.binary_cache_dir, kSandboxBinaryCachePath});
   args.insert(args.end(), {"--proc", "/proc", "--dev", "/dev"});
+  add_private_tmpfs(args, "/dev/shm", layout.disk_bytes, "1777");
   add_private_tmpfs(args, "/app", layout.disk_bytes, "0755");
   add_private_tmpfs(args, home, layout.disk_bytes, "0700");
+  add_private_tmpfs(args, kSandboxPersistPath, layout.disk_bytes, "0755");
   if (access == BaseCacheAccess::writable) {
     // The prewarm build (trusted: the curated lockfile only) keeps every package's archive in
     // its work folder until it links: gigabytes, so on the host's disk, not in memory.
@@ -91,7 +99,9 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
   } else {
     add_private_tmpfs(args, "/tmp", layout.disk_bytes, "1777");
   }
-  args.insert(args.end(), {"--bind", sandbox_dir + "/run", kSandboxSocketDir});
+  // Every writable place is one of the bounded tmpfs folders above: the root and /dev, which
+  // bubblewrap makes as unbounded tmpfs, become read-only once everything is mounted.
+  args.insert(args.end(), {"--remount-ro", "/dev", "--remount-ro", "/"});
   args.insert(args.end(), {"--clearenv", "--chdir", "/app"});
   add_env(args, "HOME", home);
   add_env(args, "USER", "gopher");
@@ -114,8 +124,12 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
                                      "/.cache/kode-gopher-upper");
   }
   args.insert(args.end(), {kSandboxServerPath, "--listen",
-                           std::string("unix:") + kSandboxSocketDir + "/sandbox.sock",
-                           "--workdir", "/app", "--reap-strays"});
+                           "fd:" + std::to_string(descriptors.listener), "--workdir", "/app",
+                           "--reap-strays", "--scratch-dir", home, "--scratch-dir", "/tmp", "--scratch-dir", "/dev/shm",
+                           "--persist-dir", kSandboxPersistPath});
+  for (const int fd : descriptors.command_cgroups) {
+    args.insert(args.end(), {"--command-cgroup-fd", std::to_string(fd)});
+  }
   return args;
 }
 

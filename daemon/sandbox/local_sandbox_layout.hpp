@@ -18,7 +18,9 @@ inline constexpr const char* kSandboxExtraModcachePath = "/opt/kode-gopher/gomod
 inline constexpr const char* kSandboxLockfilePath = "/opt/kode-gopher/lockfile";
 inline constexpr const char* kSandboxBinaryCachePath = "/opt/kode-gopher/bincache";
 inline constexpr const char* kSandboxHome = "/home/gopher";
-inline constexpr const char* kSandboxSocketDir = "/run/kode-gopher";
+// A session's scratch folder, kept across its calls (a bounded tmpfs); /app/persist links to it
+// while a program runs (never while a cacheable build runs: see the server's clean_state).
+inline constexpr const char* kSandboxPersistPath = "/persist";
 
 struct LocalSandboxLayout {
   std::string bwrap_path;        // the bwrap executable
@@ -46,6 +48,12 @@ struct LocalSandboxLayout {
 struct BwrapDescriptors {
   int seccomp = -1;  // the BPF program (seccomp_filter.hpp)
   int info = -1;     // bubblewrap writes {"child-pid": N} here once the sandbox exists
+  // The server's listening socket, made by the daemon on the host: the sandbox sees no socket
+  // file, so no code inside can reach its own server or plant files beside it.
+  int listener = -1;
+  // Descriptors of the commands' cgroup.procs files (sandbox_cgroup.hpp): the server puts every
+  // command there, apart from itself, so an out-of-memory command is the one the kernel kills.
+  std::vector<int> command_cgroups;
 };
 
 enum class BaseCacheAccess {
@@ -54,10 +62,11 @@ enum class BaseCacheAccess {
 };
 
 // The bwrap argument vector (argv[0] included) for one sandbox whose private state lives in
-// sandbox_dir (with run/, the server's socket folder, already created, and tmp/ for the prewarm
-// sandbox).
+// sandbox_dir (with tmp/ for the prewarm sandbox). sandbox_id marks bubblewrap's command line,
+// so reap_orphans() can tell its process from a reused pid.
 std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
                                          const std::string& sandbox_dir, BaseCacheAccess access,
-                                         const BwrapDescriptors& descriptors = {});
+                                         const BwrapDescriptors& descriptors = {},
+                                         const std::string& sandbox_id = "");
 
 }  // namespace kg::sandbox

@@ -16,6 +16,7 @@
 #include <random>
 
 #include "owned_fd.hpp"
+#include "unix_socket_listener.hpp"
 #include "sandbox_host_user.hpp"
 #include "seccomp_filter.hpp"
 
@@ -24,7 +25,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Descriptor numbers inside bubblewrap (bwrap_arguments names them on its command line).
-constexpr BwrapDescriptors kBwrapDescriptors{.seccomp = 3, .info = 4};
+constexpr int kSeccompFd = 3, kInfoFd = 4, kListenerFd = 5, kFirstCommandCgroupFd = 6;
 
 std::string new_sandbox_id() {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -104,17 +105,22 @@ LocalSandboxProvider::LocalSandboxProvider(LocalSandboxLayout layout, plugin::Lo
   if (::geteuid() != 0) {
     host_uid_note_ = "the sandbox user maps to the daemon's own uid " + std::to_string(::geteuid());
   } else if (!policy_.host_uid) {
-    host_uid_note_ = "the sandbox user maps to root ([sandbox] host_uid = 0)";
-    logger_.log(plugin::LogLevel::warn, "Sandboxes: " + host_uid_note_);
-  } else if (::chmod(layout_.sandboxes_dir.c_str(), 0711);  // to reach each socket folder
-             const auto blocked = first_path_denied_to(*policy_.host_uid, *policy_.host_uid,
-                                                       host_paths_to_reach(layout_))) {
-    host_uid_note_ = "the sandbox user maps to root: uid " + std::to_string(*policy_.host_uid) +
-                     " cannot reach " + *blocked +
-                     " (install kode-gopher and its state dir where other users can read them, "
-                     "e.g. /usr/local and /var/lib/kode-gopher)";
-    logger_.log(plugin::LogLevel::warn, "Sandboxes: " + host_uid_note_);
+    host_uid_note_ = "the sandbox user maps to host root ([sandbox] host_uid = 0)";
+    warnings_.push_back("[sandbox] host_uid = 0: sandboxes run as host root, so a sandbox escape "
+                        "would be host root; remove the key to run them as uid 65534");
+    logger_.log(plugin::LogLevel::warn, "Sandboxes: " + warnings_.back());
   } else {
+    ::chmod(layout_.sandboxes_dir.c_str(), 0711);  // to reach each socket folder
+    if (const auto blocked = first_path_denied_to(*policy_.host_uid, *policy_.host_uid,
+                                                  host_paths_to_reach(layout_))) {
+      // Never a silent fall-back to root: the caller says where things go, or opts in.
+      throw plugin::SandboxError(
+          "Sandboxes run as host uid " + std::to_string(*policy_.host_uid) +
+          " ([sandbox] host_uid), which cannot reach " + *blocked +
+          ". Keep the Go toolchain, the caches and the state dir where that user can read them "
+          "(a root daemon's default state dir is /var/lib/kode-gopher), or set [sandbox] "
+          "host_uid = 0 to run sandboxes as host root (not advised)");
+    }
     host_uid_ = policy_.host_uid;
     host_uid_note_ = "the sandbox user maps to host uid " + std::to_string(*host_uid_);
   }
@@ -139,7 +145,7 @@ std::unique_ptr<LocalSandbox> LocalSandboxProvider::open(BaseCacheAccess access)
   const std::string id = new_sandbox_id();
   const std::string dir = layout_.sandboxes_dir + "/" + id;
   try {
-    fs::create_directories(dir + "/run");
+    fs::create_directories(dir);
     if (access == BaseCacheAccess::writable) fs::create_directories(dir + "/tmp");
     if (layout_.egress_network) std::ofstream(dir + "/resolv.conf") << EgressNetwork::resolv_conf();
     ::chmod(dir.c_str(), 0700);
@@ -149,23 +155,37 @@ std::unique_ptr<LocalSandbox> LocalSandboxProvider::open(BaseCacheAccess access)
     if (host_uid_ && access == BaseCacheAccess::layered) {
       options.uid = *host_uid_;
       options.gid = static_cast<gid_t>(*host_uid_);
-      for (const auto& path : {dir, dir + "/run"}) {
-        if (::chown(path.c_str(), *host_uid_, static_cast<gid_t>(*host_uid_)) != 0) {
-          throw std::runtime_error("Cannot hand " + path + " to uid " + std::to_string(*host_uid_) +
-                                   ": " + std::strerror(errno));
-        }
+      // bubblewrap, as that user, reads resolv.conf here; the socket stays the daemon's (0600).
+      if (::chown(dir.c_str(), *host_uid_, static_cast<gid_t>(*host_uid_)) != 0) {
+        throw std::runtime_error("Cannot hand " + dir + " to uid " + std::to_string(*host_uid_) +
+                                 ": " + std::strerror(errno));
       }
     }
+    BwrapDescriptors descriptors{.seccomp = kSeccompFd, .info = kInfoFd, .listener = kListenerFd};
+    std::vector<OwnedFd> command_cgroup_fds;
     auto cgroup = cgroups_->create(id);
     if (cgroup) {
+      cgroup->set_sandbox_limits(policy_.memory_bytes, policy_.pids);
       cgroup->set_limits(policy_.memory_bytes, policy_.pids);
       options.cgroup_procs_files = cgroup->procs_files();
+      for (const auto& file : cgroup->command_procs_files()) {
+        command_cgroup_fds.emplace_back(::open(file.c_str(), O_WRONLY | O_CLOEXEC));
+        if (command_cgroup_fds.back().get() < 0) {
+          throw std::runtime_error("Cannot open " + file + ": " + std::strerror(errno));
+        }
+        const int number = kFirstCommandCgroupFd + static_cast<int>(descriptors.command_cgroups.size());
+        descriptors.command_cgroups.push_back(number);
+        options.inherited_fds.push_back({command_cgroup_fds.back().get(), number});
+      }
     }
+    // Made here, as the daemon, and handed over as a descriptor: the sandbox sees no socket file.
+    const auto listener = net::listen_on_unix_socket(dir + "/sandbox.sock", 0600);
     const OwnedFd seccomp(seccomp_program_fd(seccomp_program_));
     auto [info_read, info_write] = make_cloexec_pipe();
-    options.inherited_fds = {{seccomp.get(), kBwrapDescriptors.seccomp},
-                             {info_write.get(), kBwrapDescriptors.info}};
-    const auto argv = bwrap_arguments(layout_, dir, access, kBwrapDescriptors);
+    options.inherited_fds.push_back({seccomp.get(), kSeccompFd});
+    options.inherited_fds.push_back({info_write.get(), kInfoFd});
+    options.inherited_fds.push_back({listener.impl()->sockfd(), kListenerFd});
+    const auto argv = bwrap_arguments(layout_, dir, access, descriptors, id);
     const pid_t pid = spawner_.spawn(argv, dir + "/sandbox.log", options);
     info_write.reset();
     std::ofstream(dir + "/bwrap.pid") << pid << '\n';
@@ -202,7 +222,8 @@ int LocalSandboxProvider::reap_orphans() {
     std::ifstream pid_file(dir + "/bwrap.pid");
     pid_t pid = 0;
     // Only kill the recorded pid when it is still that sandbox's bubblewrap, not a reused pid.
-    if (pid_file >> pid && pid > 1 && process_cmdline(pid).find(dir) != std::string::npos) {
+    const std::string marker = "KODE_GOPHER_SANDBOX " + entry.path().filename().string() + " ";
+    if (pid_file >> pid && pid > 1 && process_cmdline(pid).find(marker) != std::string::npos) {
       ::kill(pid, SIGKILL);
     }
     remove_tree(dir);

@@ -33,6 +33,7 @@ struct LocalSandboxPolicy {
 
 class LocalSandboxProvider {
  public:
+  // Throws plugin::SandboxError when a root daemon's sandbox uid cannot read what is bound in.
   LocalSandboxProvider(LocalSandboxLayout layout, plugin::Logger& logger,
                        LocalSandboxPolicy policy = {});
 
@@ -48,6 +49,8 @@ class LocalSandboxProvider {
   const LocalSandboxPolicy& policy() const noexcept { return policy_; }
   // What isolation is in force, one line each (for the log and /v1/health).
   std::vector<std::string> isolation_summary() const;
+  // Choices in force that weaken isolation (host_uid = 0), for the log and /v1/health.
+  const std::vector<std::string>& warnings() const noexcept { return warnings_; }
 
  private:
   LocalSandboxLayout layout_;
@@ -57,6 +60,7 @@ class LocalSandboxProvider {
   std::vector<std::uint8_t> seccomp_program_;
   std::optional<uid_t> host_uid_;  // in force: set only when running as root and usable
   std::string host_uid_note_;
+  std::vector<std::string> warnings_;
   ProcessSpawner spawner_;
 };
 

@@ -15,7 +15,6 @@
 #include <filesystem>
 #include <stdexcept>
 
-extern char** environ;
 
 namespace kg::sandbox {
 namespace {
@@ -97,7 +96,11 @@ struct ChildPlan {
       fail(status_fd, change_user);
     }
   }
-  ::execve(plan.program, plan.argv.data(), environ);
+  // Nothing of the daemon's environment (tokens, HOME, GOPROXY, ...) reaches a sandbox, not even
+  // bubblewrap's own, which its pid 1 would otherwise show in /proc/<pid>/environ.
+  static char path[] = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  static char* const clean_environment[] = {path, nullptr};
+  ::execve(plan.program, plan.argv.data(), clean_environment);
   fail(status_fd, exec_program);
 }
 

@@ -169,28 +169,52 @@ std::string daemon_dir_name() { return "kode-gopher-" + std::to_string(::getpid(
 
 SandboxCgroup::SandboxCgroup(CgroupVersion version, std::vector<std::string> dirs,
                              plugin::Logger& logger)
-    : version_(version), dirs_(std::move(dirs)), logger_(logger) {}
+    : version_(version), dirs_(std::move(dirs)), logger_(logger) {
+  // v2 lets limits bind children only through subtree_control, and then only leaves hold
+  // processes: hence `server` beside `commands`, in v1 too, so both look alike.
+  if (version_ == CgroupVersion::v2) write_control(dirs_.front() + "/cgroup.subtree_control", "+memory +pids");
+  for (const auto& dir : dirs_) {
+    for (const char* name : {"server", "commands"}) fs::create_directory(dir + "/" + name);
+  }
+}
 
 SandboxCgroup::~SandboxCgroup() {
   for (const auto& dir : dirs_) remove_cgroup_dir(dir);
 }
 
+std::vector<std::string> SandboxCgroup::subdirs(const char* name) const {
+  std::vector<std::string> found;
+  for (const auto& dir : dirs_) found.push_back(dir + "/" + name);
+  return found;
+}
+
 std::vector<std::string> SandboxCgroup::procs_files() const {
   std::vector<std::string> files;
-  for (const auto& dir : dirs_) files.push_back(dir + "/cgroup.procs");
+  for (const auto& dir : subdirs("server")) files.push_back(dir + "/cgroup.procs");
   return files;
+}
+
+std::vector<std::string> SandboxCgroup::command_procs_files() const {
+  std::vector<std::string> files;
+  for (const auto& dir : subdirs("commands")) files.push_back(dir + "/cgroup.procs");
+  return files;
+}
+
+void SandboxCgroup::set_sandbox_limits(std::uint64_t memory_bytes, std::uint32_t pids) {
+  write_limits(dirs_, memory_bytes + kServerMemoryBytes, pids + kServerTasks);
 }
 
 void SandboxCgroup::set_limits(std::uint64_t memory_bytes, std::uint32_t pids) {
   const std::pair wanted{memory_bytes, pids};
   if (applied_ == wanted) return;
   applied_.reset();  // unknown until every write below succeeded
-  write_limits(memory_bytes, pids);
+  write_limits(subdirs("commands"), memory_bytes, pids);
   applied_ = wanted;
 }
 
-void SandboxCgroup::write_limits(std::uint64_t memory_bytes, std::uint32_t pids) {
-  const std::string& memory_dir = dirs_.front();
+void SandboxCgroup::write_limits(const std::vector<std::string>& dirs, std::uint64_t memory_bytes,
+                                 std::uint32_t pids) {
+  const std::string& memory_dir = dirs.front();
   const std::string memory = std::to_string(memory_bytes);
   if (version_ == CgroupVersion::v2) {
     write_control(memory_dir + "/memory.max", memory);
@@ -209,11 +233,11 @@ void SandboxCgroup::write_limits(std::uint64_t memory_bytes, std::uint32_t pids)
     write_control(memsw, memory);
     write_control(memory_dir + "/memory.limit_in_bytes", memory);
   }
-  if (dirs_.size() > 1) write_control(dirs_[1] + "/pids.max", std::to_string(pids));
+  if (dirs.size() > 1) write_control(dirs[1] + "/pids.max", std::to_string(pids));
 }
 
 std::uint64_t SandboxCgroup::oom_kills() const {
-  const std::string& memory_dir = dirs_.front();
+  const std::string memory_dir = dirs_.front() + "/commands";
   return version_ == CgroupVersion::v2 ? counter_in(memory_dir + "/memory.events", "oom_kill")
                                        : counter_in(memory_dir + "/memory.oom_control", "oom_kill");
 }
@@ -227,7 +251,9 @@ std::uint64_t SandboxCgroup::new_oom_kills() {
 
 void SandboxCgroup::kill_all() noexcept {
   for (const auto& dir : dirs_) {
-    for (const pid_t pid : processes_in(dir)) ::kill(pid, SIGKILL);
+    for (const char* name : {"commands", "server"}) {
+      for (const pid_t pid : processes_in(dir + "/" + name)) ::kill(pid, SIGKILL);
+    }
   }
 }
 
@@ -310,11 +336,11 @@ std::unique_ptr<SandboxCgroup> CgroupHierarchy::create(const std::string& sandbo
       dirs.push_back(root + "/" + sandbox_id);
       fs::create_directory(dirs.back());
     }
+    return std::make_unique<SandboxCgroup>(version_, dirs, logger_);
   } catch (const std::exception& e) {
     for (const auto& dir : dirs) remove_cgroup_dir(dir);
     throw std::runtime_error("Cannot make the cgroup of sandbox " + sandbox_id + ": " + e.what());
   }
-  return std::make_unique<SandboxCgroup>(version_, std::move(dirs), logger_);
 }
 
 }  // namespace kg::sandbox

@@ -21,20 +21,36 @@ namespace kg::sandbox {
 
 enum class CgroupVersion { none, v1, v2 };
 
-// One sandbox's cgroup(s): a process joins by writing "0" to each of procs_files() before exec.
+// One sandbox's cgroup(s), split in two: `server` holds bubblewrap and the sandbox server,
+// `commands` every command the server runs. The sandbox's own folder bounds both; each command's
+// limits bound only `commands`, so an out-of-memory command is killed inside it and the server,
+// outside it, always survives to report `oom` (a command cannot move itself out: it sees no
+// cgroup file system, and the server's descriptors are out of its reach).
 class SandboxCgroup {
  public:
+  // Memory and tasks the server itself may use beyond the commands' limits.
+  static constexpr std::uint64_t kServerMemoryBytes = 64ull << 20;
+  static constexpr std::uint32_t kServerTasks = 64;
+
+  // dirs: the sandbox's folder in each hierarchy (made already); makes `server` and `commands`
+  // in each. Throws std::runtime_error naming the folder when it cannot.
   SandboxCgroup(CgroupVersion version, std::vector<std::string> dirs, plugin::Logger& logger);
   ~SandboxCgroup();  // kills what is left inside and removes the folders
   SandboxCgroup(const SandboxCgroup&) = delete;
   SandboxCgroup& operator=(const SandboxCgroup&) = delete;
 
+  // What bubblewrap joins (by writing "0" to each before exec): the `server` folders.
   std::vector<std::string> procs_files() const;
-  // Sets the memory limit (swap included, so it cannot spill over) and the task limit. Throws
-  // std::runtime_error naming the file and the reason when the kernel refuses. Limits equal to
-  // the ones last set are not written again (a call sets them before every command).
+  // What every command joins: the `commands` folders (the server gets them as descriptors).
+  std::vector<std::string> command_procs_files() const;
+  // Bounds the whole sandbox: the commands' largest limits plus the server's share.
+  void set_sandbox_limits(std::uint64_t memory_bytes, std::uint32_t pids);
+  // Sets one command's memory limit (swap included, so it cannot spill over) and task limit on
+  // `commands`. Throws std::runtime_error naming the file and the reason when the kernel
+  // refuses. Limits equal to the ones last set are not written again (a call sets them before
+  // every command).
   void set_limits(std::uint64_t memory_bytes, std::uint32_t pids);
-  // How many processes the OOM killer has ended in this cgroup so far.
+  // How many processes the OOM killer has ended among the commands so far.
   std::uint64_t oom_kills() const;
   // How many since the last call (since creation, the first time): one read of the counter per
   // command, after it ends.
@@ -43,7 +59,9 @@ class SandboxCgroup {
   void kill_all() noexcept;
 
  private:
-  void write_limits(std::uint64_t memory_bytes, std::uint32_t pids);
+  void write_limits(const std::vector<std::string>& dirs, std::uint64_t memory_bytes,
+                    std::uint32_t pids);
+  std::vector<std::string> subdirs(const char* name) const;
 
   CgroupVersion version_;
   std::vector<std::string> dirs_;  // v2: one; v1: memory's, then pids' (when mounted)

@@ -141,6 +141,10 @@ plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spe
   writer.Uint(spec.timeout_ms);
   writer.Key("output_limit_bytes");
   writer.Uint64(spec.output_limit_bytes);
+  if (spec.clean_state) {
+    writer.Key("clean_state");
+    writer.Bool(true);
+  }
   writer.Key("limits");
   writer.StartObject();
   writer.Key("cpu_seconds");

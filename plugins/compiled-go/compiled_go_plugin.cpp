@@ -147,6 +147,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     const auto started = Clock::now();
     plugin::CommandSpec spec;
     spec.command = build_command(modules);
+    spec.clean_state = true;  // what it builds may be cached for every session
     spec.timeout_ms = limits.build_timeout_ms;
     spec.output_limit_bytes = limits.output_limit_bytes;
     spec.resources = limits.build;

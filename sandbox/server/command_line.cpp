@@ -9,7 +9,8 @@ std::variant<ServerCommandLine, int> parse_command_line(int argc, char** argv) {
   std::string workdir = parsed.options.workdir.string();
   CLI::App app{"kode-gopher-sandbox: serves the sandbox runtime API (/execute, /upload, "
                "/upload-tar, /download, /list, /exists, /reset) inside one sandbox"};
-  app.add_option("--listen", parsed.listen, "unix:/path/to/sock or tcp:HOST:PORT")
+  app.add_option("--listen", parsed.listen,
+                 "unix:/path/to/sock, tcp:HOST:PORT, or fd:N (a listening socket it inherited)")
       ->capture_default_str();
   app.add_option("--workdir", workdir, "the directory commands run in and files go to")
       ->capture_default_str();
@@ -27,12 +28,22 @@ std::variant<ServerCommandLine, int> parse_command_line(int argc, char** argv) {
                  "most bytes of stdout and of stderr an /execute answer carries")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  std::vector<std::string> scratch_dirs;
+  std::string persist_dir;
+  app.add_option("--scratch-dir", scratch_dirs,
+                 "a writable folder that /execute with clean_state empties first (repeatable)");
+  app.add_option("--persist-dir", persist_dir,
+                 "the session's scratch folder, linked as <workdir>/persist for commands");
+  app.add_option("--command-cgroup-fd", parsed.options.command_cgroup_fds,
+                 "an inherited cgroup.procs descriptor every command joins (repeatable)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
   parsed.options.workdir = workdir;
+  for (const auto& dir : scratch_dirs) parsed.options.scratch_dirs.emplace_back(dir);
+  parsed.options.persist_dir = persist_dir;
   return parsed;
 }
 

@@ -169,7 +169,7 @@ CommandResult run_command(const CommandRequest& request) {
   const auto started = Clock::now();
   const auto deadline = started + request.timeout;
   const ChildLimits child_limits{request.limits.cpu_seconds, request.limits.file_size_bytes,
-                                 request.limits.open_files};
+                                 request.limits.open_files, request.cgroup_fds};
   ShellProcess child = start_shell_process(request.command, overlay_environment(request.env),
                                            request.workdir, child_limits);
   ProcessGroupGuard group(child.pid);

@@ -36,6 +36,10 @@ struct CommandRequest {
   CommandLimits limits;
   int cancel_watch_fd = -1;  // a connected socket; its peer hanging up kills the command
   bool reap_strays = false;  // see stray_process_reaper.hpp
+  std::vector<int> cgroup_fds;  // see ChildLimits
+  // Run in a sandbox where nothing earlier commands wrote outside the workdir is readable
+  // (command_state.hpp): for builds whose output is cached for everyone.
+  bool clean_state = false;
 };
 
 struct CommandResult {

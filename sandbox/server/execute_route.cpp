@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "command_runner.hpp"
+#include "command_state.hpp"
 #include "file_after_command.hpp"
 #include "sandbox_routes.hpp"
 
@@ -172,6 +173,11 @@ CommandRequest parse_command_request(const RouteContext& context, const rapidjso
   request.limits = parse_limits(body);
   request.workdir = context.confinement.workdir();
   request.reap_strays = context.options.reap_strays;
+  request.cgroup_fds = context.options.command_cgroup_fds;
+  if (const auto clean = body.FindMember("clean_state"); clean != body.MemberEnd()) {
+    if (!clean->value.IsBool()) throw bad_request("\"clean_state\" must be true or false");
+    request.clean_state = clean->value.GetBool();
+  }
   return request;
 }
 
@@ -248,6 +254,11 @@ void serve_execute(RouteContext& context, Exchange& exchange) {
   std::optional<FileAfterCommand> file;
   {
     const std::lock_guard one_command_at_a_time(context.execute_mutex);
+    if (command.clean_state) {
+      prepare_clean_state(context.options);
+    } else {
+      link_persist_folder(context.options);
+    }
     result = run_command(command);
     // Still under the lock: no other command can change the file in between.
     if (file_request && !result.cancelled) {

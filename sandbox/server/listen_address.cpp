@@ -2,6 +2,9 @@
 
 #include <Poco/Exception.h>
 #include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/SocketImpl.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 
 #include <charconv>
 #include <stdexcept>
@@ -13,13 +16,46 @@ namespace {
 
 std::invalid_argument bad_address(std::string_view text, const std::string& why) {
   return std::invalid_argument("Invalid listen address \"" + std::string(text) + "\": " + why +
-                               " (use unix:/path/to/sock or tcp:HOST:PORT)");
+                               " (use unix:/path/to/sock, tcp:HOST:PORT or fd:N)");
+}
+
+// Poco 1.11 builds a socket from a descriptor only in its subclasses.
+class InheritedSocketImpl final : public Poco::Net::SocketImpl {
+ public:
+  explicit InheritedSocketImpl(poco_socket_t fd) : Poco::Net::SocketImpl(fd) {}
+};
+
+class InheritedServerSocket final : public Poco::Net::ServerSocket {
+ public:
+  explicit InheritedServerSocket(int fd) : Poco::Net::ServerSocket(new InheritedSocketImpl(fd), true) {}
+};
+
+Poco::Net::ServerSocket adopt_listening_socket(int fd) {
+  int listening = 0;
+  socklen_t size = sizeof listening;
+  if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) != 0 || !listening) {
+    throw std::runtime_error("Cannot serve on descriptor " + std::to_string(fd) +
+                             ": it is not a listening socket");
+  }
+  ::fcntl(fd, F_SETFD, FD_CLOEXEC);  // never inherited by a command
+  return InheritedServerSocket(fd);
 }
 
 }  // namespace
 
 ListenAddress parse_listen_address(std::string_view text) {
   ListenAddress address;
+  if (text.starts_with("fd:")) {
+    const std::string_view number = text.substr(3);
+    int value = -1;
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (error != std::errc() || end != number.data() + number.size() || value < 3) {
+      throw bad_address(text, "the descriptor must be a number of 3 or more");
+    }
+    address.kind = ListenAddress::Kind::inherited_fd;
+    address.fd = value;
+    return address;
+  }
   if (text.starts_with("unix:")) {
     address.kind = ListenAddress::Kind::unix_socket;
     address.path = std::string(text.substr(5));
@@ -47,6 +83,7 @@ ListenAddress parse_listen_address(std::string_view text) {
 }
 
 Poco::Net::ServerSocket listen_on(const ListenAddress& address) {
+  if (address.kind == ListenAddress::Kind::inherited_fd) return adopt_listening_socket(address.fd);
   if (address.kind == ListenAddress::Kind::unix_socket) {
     return kg::net::listen_on_unix_socket(address.path, 0600);
   }

@@ -1,5 +1,6 @@
-// The --listen option of kode-gopher-sandbox: "unix:/path/to/sock" (the local sandbox; the
-// socket gets mode 0600) or "tcp:HOST:PORT" (the Kubernetes pod, tcp:0.0.0.0:8888).
+// The --listen option of kode-gopher-sandbox: "fd:N" (the local sandbox: the daemon made the
+// socket and passed it, so no socket file is visible inside), "unix:/path/to/sock" (the socket
+// gets mode 0600) or "tcp:HOST:PORT" (the Kubernetes pod, tcp:0.0.0.0:8888).
 // Used by main() once at start.
 #pragma once
 
@@ -12,7 +13,8 @@
 namespace kg::sandbox {
 
 struct ListenAddress {
-  enum class Kind { unix_socket, tcp } kind = Kind::tcp;
+  enum class Kind { unix_socket, tcp, inherited_fd } kind = Kind::tcp;
+  int fd = -1;       // inherited_fd: a listening socket made by whoever started the server
   std::string path;  // unix_socket
   std::string host;  // tcp; an IPv6 host comes without its brackets
   std::uint16_t port = 0;

@@ -3,6 +3,7 @@
 // SIGTERM or SIGINT. See docs/sandbox-api.md.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -28,6 +29,9 @@ void open_missing_standard_fds() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Not dumpable: the commands it runs share its uid, but without CAP_SYS_PTRACE they cannot
+  // open its /proc/<pid>/mem, environ, fd/ or root, nor write its oom_score_adj.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   open_missing_standard_fds();
   ::signal(SIGPIPE, SIG_IGN);  // a client that hangs up must not kill the server
   // Blocked before any thread starts, so every thread inherits the mask and sigwait() gets them.
@@ -53,7 +57,9 @@ int main(int argc, char** argv) {
     logger.log(kg::plugin::LogLevel::info,
                "kode-gopher-sandbox " KG_SANDBOX_SERVER_VERSION " serving " +
                    command_line.options.workdir.string() + " on " +
-                   (socket_file.empty() ? "tcp:" + socket.address().toString() : command_line.listen));
+                   (address.kind == kg::sandbox::ListenAddress::Kind::tcp
+                        ? "tcp:" + socket.address().toString()
+                        : command_line.listen));
     int received = 0;
     sigwait(&stop_signals, &received);
     logger.log(kg::plugin::LogLevel::info,

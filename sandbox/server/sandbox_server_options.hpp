@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <vector>
 
 namespace kg::sandbox {
 
@@ -15,6 +16,14 @@ struct SandboxServerOptions {
   std::uint64_t max_upload_bytes = 256ull << 20;  // /upload file, /upload-tar extracted total
   std::uint64_t max_json_bytes = 1ull << 20;      // /execute body
   std::uint64_t stream_cap_bytes = 4ull << 20;    // per output stream of /execute
+  // Writable folders besides the workdir (the home, /tmp): an /execute with "clean_state"
+  // empties them first, so what it builds reads nothing an earlier command left there.
+  std::vector<std::filesystem::path> scratch_dirs;
+  // A session's scratch folder kept across calls; <workdir>/persist links to it for every
+  // command but a clean_state one. Empty: none.
+  std::filesystem::path persist_dir;
+  // cgroup.procs descriptors every command joins before exec (the host made and opened them).
+  std::vector<int> command_cgroup_fds;
 };
 
 }  // namespace kg::sandbox

@@ -24,7 +24,7 @@ constexpr unsigned kCloseRangeCloexec = CLOSE_RANGE_CLOEXEC;
 
 // What the child writes to the status pipe when it cannot exec.
 struct ChildFailure {
-  int stage;  // 1 = chdir, 2 = execve, 3 = redirecting stdio, 4 = setrlimit
+  int stage;  // 1 = chdir, 2 = execve, 3 = redirecting stdio, 4 = setrlimit, 5 = cgroup
   int error_number;
 };
 
@@ -96,8 +96,12 @@ void volunteer_for_oom_killer() {
 [[noreturn]] void exec_in_child(const char* workdir, char* const argv[], char* const envp[],
                                 int stdin_fd, int stdout_fd, int stderr_fd, int status_fd,
                                 int highest_fd, const sigset_t& no_signals,
-                                const std::vector<PreparedLimit>& limits) {
+                                const std::vector<PreparedLimit>& limits,
+                                const std::vector<int>& cgroup_fds) {
   ::setpgid(0, 0);
+  for (const int fd : cgroup_fds) {
+    if (::write(fd, "0", 1) != 1) fail_in_child(status_fd, 5);
+  }
   ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   volunteer_for_oom_killer();
   for (const auto& limit : limits) {
@@ -133,6 +137,7 @@ std::string describe_failure(const ChildFailure& failure, const std::filesystem:
     case 1: return "cannot enter the workdir " + workdir.string() + ": " + reason;
     case 2: return "cannot execute /bin/sh: " + reason;
     case 4: return "cannot set the command's resource limits: " + reason;
+    case 5: return "cannot join the commands' cgroup: " + reason;
     default: return "cannot redirect the command's stdin/stdout/stderr: " + reason;
   }
 }
@@ -173,7 +178,7 @@ ShellProcess start_shell_process(const std::string& command,
   if (pid == 0) {
     exec_in_child(workdir_text.c_str(), argv, envp.data(), dev_null.get(), out.write_end.get(),
                   err.write_end.get(), status.write_end.get(), highest_fd, no_signals,
-                  prepared_limits);
+                  prepared_limits, limits.cgroup_fds);
   }
   status.write_end.reset();
   out.write_end.reset();

@@ -28,6 +28,9 @@ struct ChildLimits {
   std::uint64_t cpu_seconds = 0;
   std::uint64_t file_size_bytes = 0;
   std::uint64_t open_files = 0;
+  // cgroup.procs descriptors the child joins first ("0" written to each), so the command and all
+  // it starts count against the commands' cgroup, never the server's.
+  std::vector<int> cgroup_fds;
 };
 
 // `environment` holds "NAME=value" strings, the command's whole environment. The pipes are

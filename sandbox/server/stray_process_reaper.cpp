@@ -1,7 +1,12 @@
 #include "stray_process_reaper.hpp"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <thread>
 
 #include <algorithm>
 #include <charconv>
@@ -56,10 +61,38 @@ std::vector<pid_t> find_stray_processes(pid_t self, const std::filesystem::path&
   return strays;
 }
 
+namespace {
+
+// pid 1 of a pid namespace: kill(-1) reaches every other process in it at once, and every
+// orphan ends up our child, so "no child left" means "no process left".
+std::size_t kill_everything_as_init() {
+  std::size_t ended = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (std::chrono::steady_clock::now() < deadline) {
+    ::kill(-1, SIGKILL);
+    int status = 0;
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) ++ended;
+    if (pid < 0 && errno == ECHILD) return ended;  // nothing is left
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return ended;
+}
+
+}  // namespace
+
 std::size_t kill_stray_processes() {
+  if (::getpid() == 1) return kill_everything_as_init();
   std::size_t signalled = 0;
-  for (const pid_t pid : find_stray_processes(::getpid())) {
-    if (::kill(pid, SIGKILL) == 0) ++signalled;
+  // A process forked between the scan and the kills is caught by the next pass.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const auto strays = find_stray_processes(::getpid());
+    if (strays.empty()) break;
+    for (const pid_t pid : strays) {
+      if (::kill(pid, SIGKILL) == 0) ++signalled;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return signalled;
 }

@@ -32,11 +32,13 @@ bool has(const std::vector<std::string>& args, std::vector<std::string> run) {
 
 TEST_CASE("a sandbox gets fresh namespaces, read-only shared parts and private writable ones") {
   const auto args = bwrap_arguments(layout(), "/s/sandboxes/sb-1", BaseCacheAccess::layered,
-                                    BwrapDescriptors{.seccomp = 3, .info = 4});
+                                    BwrapDescriptors{.seccomp = 3, .info = 4, .listener = 5,
+                                                     .command_cgroups = {6, 7}},
+                                    "sb-1");
   CHECK(args.front() == "/usr/bin/bwrap");
   for (const char* flag : {"--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc",
                            "--unshare-uts", "--die-with-parent", "--new-session", "--clearenv",
-                           "--disable-userns"}) {
+                           "--disable-userns", "--as-pid-1"}) {
     CHECK(has(args, {flag}));
   }
   CHECK(has(args, {"--cap-drop", "ALL"}));
@@ -47,13 +49,22 @@ TEST_CASE("a sandbox gets fresh namespaces, read-only shared parts and private w
   CHECK(has(args, {"--ro-bind", "/s/gocache-base", kSandboxBaseCachePath}));
   CHECK(has(args, {"--ro-bind", "/s/gomodcache-base", kSandboxModcachePath}));
   CHECK(has(args, {"--ro-bind", "/s/bincache", kSandboxBinaryCachePath}));
-  // Private writable folders are size-bounded tmpfs, never host folders; only the socket folder is.
+  // Private writable folders are size-bounded tmpfs, never host folders; the rest is read-only.
   const std::string size = std::to_string(1ull << 30);
   CHECK(has(args, {"--perms", "0755", "--size", size, "--tmpfs", "/app"}));
   CHECK(has(args, {"--perms", "0700", "--size", size, "--tmpfs", "/home/gopher"}));
   CHECK(has(args, {"--perms", "1777", "--size", size, "--tmpfs", "/tmp"}));
-  CHECK(has(args, {"--bind", "/s/sandboxes/sb-1/run", "/run/kode-gopher"}));
-  CHECK(std::count(args.begin(), args.end(), "--bind") == 1);
+  CHECK(has(args, {"--perms", "1777", "--size", size, "--tmpfs", "/dev/shm"}));
+  CHECK(has(args, {"--perms", "0755", "--size", size, "--tmpfs", "/persist"}));
+  CHECK(std::count(args.begin(), args.end(), "--bind") == 0);
+  CHECK(has(args, {"--remount-ro", "/dev", "--remount-ro", "/"}));
+  // The server listens on the daemon's socket and puts commands in their own cgroup.
+  CHECK(has(args, {"--listen", "fd:5"}));
+  CHECK(has(args, {"--command-cgroup-fd", "6", "--command-cgroup-fd", "7"}));
+  CHECK(has(args, {"--scratch-dir", "/home/gopher", "--scratch-dir", "/tmp", "--scratch-dir",
+                   "/dev/shm", "--persist-dir", "/persist"}));
+  // The sandbox id marks bubblewrap's command line; --clearenv comes after, so it is not kept.
+  CHECK(has(args, {"--setenv", "KODE_GOPHER_SANDBOX", "sb-1"}));
   CHECK(has(args, {"--setenv", "GOPROXY", "off"}));
   CHECK(has(args, {"--setenv", "GOCACHEPROG",
                    "/opt/kode-gopher/bin/kode-gopher-cacheprog -base /opt/kode-gopher/gocache-base "
@@ -64,7 +75,7 @@ TEST_CASE("a sandbox gets fresh namespaces, read-only shared parts and private w
     const bool host_home = arg.starts_with("/home/") && !arg.starts_with("/home/gopher");
     CHECK_FALSE(host_home);
   }
-  CHECK(args.back() == "--reap-strays");
+  CHECK(has(args, {"--reap-strays"}));
 }
 
 TEST_CASE("the private folders take the configured size; descriptors are passed only when given") {

@@ -22,9 +22,8 @@ class QuietLogger final : public kg::plugin::Logger {
   void log(kg::plugin::LogLevel, std::string_view) noexcept override {}
 };
 
-// Forks a child that joins the cgroup and runs `body`; returns its wait status.
-int run_in(const SandboxCgroup& cgroup, const std::function<int()>& body) {
-  const auto files = cgroup.procs_files();
+// Forks a child that joins the given cgroup.procs files and runs `body`; returns its wait status.
+int run_in_files(const std::vector<std::string>& files, const std::function<int()>& body) {
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -39,6 +38,11 @@ int run_in(const SandboxCgroup& cgroup, const std::function<int()>& body) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   return status;
+}
+
+// As a command: in the `commands` cgroup, which the server puts every command in.
+int run_in(const SandboxCgroup& cgroup, const std::function<int()>& body) {
+  return run_in_files(cgroup.command_procs_files(), body);
 }
 
 std::unique_ptr<CgroupHierarchy> hierarchy_or_skip(QuietLogger& logger) {
@@ -74,12 +78,57 @@ TEST_CASE("a process over the sandbox's memory limit is OOM-killed and counted")
   CHECK(cgroup->oom_kills() >= 1);
 }
 
+TEST_CASE("an out-of-memory command is killed, never the server beside it") {
+  QuietLogger logger;
+  auto hierarchy = hierarchy_or_skip(logger);
+  if (!hierarchy) return;
+  auto cgroup = hierarchy->create("sb-test-server");
+  cgroup->set_sandbox_limits(256ull << 20, 64);
+  cgroup->set_limits(64ull << 20, 64);
+  // The "server": in `server`, holding 32 MiB and marked as the OOM killer's first choice, as
+  // a command would try to make it.
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  const pid_t server = ::fork();
+  REQUIRE(server >= 0);
+  if (server == 0) {
+    for (const auto& file : cgroup->procs_files()) std::ofstream(file) << "0";
+    std::ofstream("/proc/self/oom_score_adj") << "1000";
+    const std::size_t size = 32ull << 20;
+    auto* memory = static_cast<char*>(::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    std::memset(memory, 1, size);
+    [[maybe_unused]] auto wrote = ::write(ready[1], "r", 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char byte = 0;
+  REQUIRE(::read(ready[0], &byte, 1) == 1);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  const int status = run_in(*cgroup, [] {
+    std::ofstream("/proc/self/oom_score_adj") << "-1000";  // refused without privilege: fine
+    const std::size_t size = 512ull << 20;
+    auto* memory = static_cast<char*>(::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (memory == MAP_FAILED) return 3;
+    std::memset(memory, 1, size);
+    return 0;
+  });
+  CHECK(WIFSIGNALED(status));
+  CHECK(cgroup->oom_kills() >= 1);
+  int server_status = 0;
+  CHECK(::waitpid(server, &server_status, WNOHANG) == 0);  // still running
+  ::kill(server, SIGKILL);
+  ::waitpid(server, &server_status, 0);
+}
+
 TEST_CASE("forks beyond the sandbox's pids limit fail") {
   QuietLogger logger;
   auto hierarchy = hierarchy_or_skip(logger);
   if (!hierarchy) return;
   auto cgroup = hierarchy->create("sb-test-pids");
-  if (hierarchy->version() == CgroupVersion::v1 && cgroup->procs_files().size() < 2) {
+  if (hierarchy->version() == CgroupVersion::v1 && cgroup->command_procs_files().size() < 2) {
     MESSAGE("skipped: no cgroup v1 pids hierarchy on this machine");
     return;
   }
