@@ -80,6 +80,11 @@ void check_source_path(const std::string& path) {
     if (slash == std::string::npos) break;
     start = slash + 1;
   }
+  if (path == "persist" || path.starts_with("persist/")) {
+    throw InvalidInputError("file path " + quoted(path) +
+                            ": /app/persist is the session's scratch folder, kept across its calls "
+                            "(a program writes there itself); put helper packages in another folder");
+  }
 }
 
 NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files,

@@ -41,22 +41,25 @@ std::string unique_temp_dir(const std::string& prefix) {
   return dir.string();
 }
 
-DaemonFixture::DaemonFixture()
+DaemonFixture::DaemonFixture(DaemonFixtureOptions options)
     : dir_(unique_temp_dir("kg-it-")),
       config_path_(dir_ + "/kode-gopher.ini"),
       socket_path_(dir_ + "/daemon.sock"),
       state_dir_(dir_ + "/state"),
+      prewarm_(!options.base_cache_dir),
       client_(socket_path_) {
+  if (options.default_state_dir) state_dir_ = "/var/lib/kode-gopher";  // what root gets
   std::ofstream config(config_path_);
-  config << "[daemon]\nsocket = " << socket_path_ << "\nstate_dir = " << state_dir_
+  config << "[daemon]\nsocket = " << socket_path_
+         << (options.default_state_dir ? "" : "\nstate_dir = " + state_dir_)
          << "\nlog_level = debug\nmax_sessions = 8\n"
          << "[plugins]\ndirs = " << required_env("KG_PLUGIN_DIR") << "\n"
          << "[sandbox]\nserver_binary = " << required_env("KG_SANDBOX_SERVER")
          << "\ncacheprog_binary = " << required_env("KG_CACHEPROG")
-         << "\nbase_cache_dir = " << required_env("KG_BASE_CACHE")
+         << "\nbase_cache_dir = " << options.base_cache_dir.value_or(required_env("KG_BASE_CACHE"))
          << "\nbase_modcache_dir = " << required_env("KG_BASE_MODCACHE")
          // Tests count the sandboxes they cause; the warm pool has a test of its own.
-         << "\nwarm_pool = 0\n"
+         << "\nwarm_pool = 0\n" << options.extra_sandbox_keys
          << "[limits]\nrun_timeout_ms = 20000\nbuild_timeout_ms = 300000\n";
 }
 
@@ -83,7 +86,7 @@ void prewarm_once(const std::string& daemon, const std::string& config_path) {
 
 void DaemonFixture::start() {
   const std::string daemon = required_env("KG_DAEMON");
-  prewarm_once(daemon, config_path_);
+  if (prewarm_) prewarm_once(daemon, config_path_);
   const std::string log = dir_ + "/daemon.log";
   std::fflush(stdout);  // the child must not print the parent's buffered output again
   pid_ = ::fork();
@@ -97,6 +100,7 @@ void DaemonFixture::start() {
     ::execl(daemon.c_str(), daemon.c_str(), "--config", config_path_.c_str(), nullptr);
     ::_exit(127);
   }
+  started_pid_ = pid_;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
   while (std::chrono::steady_clock::now() < deadline) {
     int status = 0;
@@ -219,7 +223,16 @@ std::vector<pid_t> DaemonFixture::sandbox_processes() const {
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     std::ifstream in(entry.path() / "cmdline");
     std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline.find(state_dir_ + "/sandboxes/") != std::string::npos) pids.push_back(std::stoi(name));
+    // bubblewrap names the state dir (its binds); everything inside a sandbox, which shows no host
+    // path, is found by its cgroup: this daemon's folder, kode-gopher-<pid>.
+    std::ifstream cgroup_file(entry.path() / "cgroup");
+    std::string cgroups((std::istreambuf_iterator<char>(cgroup_file)), std::istreambuf_iterator<char>());
+    const bool in_daemon_cgroup =
+        started_pid_ > 0 &&
+        cgroups.find("/kode-gopher-" + std::to_string(started_pid_) + "/") != std::string::npos;
+    if (cmdline.find(state_dir_ + "/") != std::string::npos || in_daemon_cgroup) {
+      pids.push_back(std::stoi(name));
+    }
   }
   return pids;
 }

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,9 +18,18 @@ namespace kg::test {
 std::string required_env(const char* name);
 std::string unique_temp_dir(const std::string& prefix);
 
+// What a test may change about its daemon's config.
+struct DaemonFixtureOptions {
+  // Another base build cache than the shared prewarmed one; it is not prewarmed by start().
+  std::optional<std::string> base_cache_dir;
+  // Leave [daemon] state_dir out of the config, so the daemon picks its default.
+  bool default_state_dir = false;
+  std::string extra_sandbox_keys;  // "key = value\n" lines appended to [sandbox]
+};
+
 class DaemonFixture {
  public:
-  DaemonFixture();
+  explicit DaemonFixture(DaemonFixtureOptions options = {});
   ~DaemonFixture();
 
   void start();               // starts kode-gopherd and waits until /v1/health answers
@@ -50,11 +60,14 @@ class DaemonFixture {
   rapidjson::Document execute(const std::string& session_id, const std::string& main_go,
                               const std::string& extra_members = "");
 
-  // Pids of live sandbox processes (bubblewrap and what it runs) of this fixture's daemon.
+  // Pids of live sandbox processes (bubblewrap and what it runs) of this fixture's daemon: by
+  // bubblewrap's command line, and by the daemon's cgroup for what runs inside.
   std::vector<pid_t> sandbox_processes() const;
 
  private:
   std::string dir_, config_path_, socket_path_, state_dir_;
+  bool prewarm_ = true;
+  pid_t started_pid_ = -1;  // the last daemon started, also after it stopped
   pid_t pid_ = -1;
   net::UnixHttpClient client_;
 };

@@ -116,7 +116,7 @@ func main() {
 	escapee := exec.Command("sleep", "1001")
 	escapee.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := escapee.Start(); err != nil { panic(err) }
-	os.WriteFile("/tmp/pids", []byte(fmt.Sprintf("%d %d", child.Process.Pid, escapee.Process.Pid)), 0o644)
+	os.WriteFile("/app/persist/pids", []byte(fmt.Sprintf("%d %d", child.Process.Pid, escapee.Process.Pid)), 0o644)
 	for {}
 }
 )", R"("timeout_ms": 1500)");
@@ -133,7 +133,7 @@ import (
 )
 
 func main() {
-	data, err := os.ReadFile("/tmp/pids")
+	data, err := os.ReadFile("/app/persist/pids")
 	if err != nil { panic(err) }
 	var a, b int
 	fmt.Sscanf(string(data), "%d %d", &a, &b)

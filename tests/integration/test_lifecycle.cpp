@@ -31,12 +31,13 @@ TEST_CASE("a session keeps its sandbox across calls and closing it stops the san
   DaemonFixture daemon;
   daemon.start();
   const auto session = daemon.open_session();
-  // The first call leaves a file in the sandbox's /tmp (which, unlike /app, outlives a call).
+  // The first call leaves a file in /app/persist, the session's scratch folder (the rest of /app
+  // and, before a build, /tmp and the home are reset).
   const auto first = daemon.execute(session, R"(package main
 
 import "os"
 
-func main() { os.WriteFile("/tmp/marker", []byte("from call one"), 0o644) }
+func main() { os.WriteFile("/app/persist/marker", []byte("from call one"), 0o644) }
 )");
   REQUIRE(json_string(first, "status") == "ok");
   const auto sandbox_id = json_string(daemon.json(daemon.get("/v1/sessions/" + session)), "sandbox_id");
@@ -49,7 +50,7 @@ import (
 )
 
 func main() {
-	data, err := os.ReadFile("/tmp/marker")
+	data, err := os.ReadFile("/app/persist/marker")
 	if err != nil { panic(err) }
 	_, err = os.Stat("/app/main.go")
 	fmt.Printf("%s %v", data, err == nil)

@@ -54,6 +54,9 @@ TEST_CASE("path errors say what to change") {
   CHECK(error_of({{"a\\b.go", kHello}}) ==
         "file path \"a\\b.go\" has a NUL or backslash; use '/'-separated relative paths");
   CHECK(error_of({{"", kHello}}) == "a file has an empty path; give every file a name");
+  CHECK(error_of({{"main.go", kHello}, {"persist/x.go", "package persist\n"}}) ==
+        "file path \"persist/x.go\": /app/persist is the session's scratch folder, kept across its "
+        "calls (a program writes there itself); put helper packages in another folder");
   // A NUL must not end the message early; control bytes are shown escaped.
   CHECK(error_of({{std::string("a\0b.go", 6), kHello}}) ==
         "file path \"a\\x00b.go\" has a NUL or backslash; use '/'-separated relative paths");
