@@ -104,10 +104,21 @@ InstallLayout resolve_install_layout(const config::DaemonConfig& config) {
                              "`) on PATH; install it (Debian: apt-get install bubblewrap) or set "
                              "[sandbox] bwrap");
   }
-  std::string go_binary = config.go_root.empty() ? find_on_path("go") : config.go_root + "/bin/go";
+  // The Go the build used before the one on PATH: the Go helpers were built with it and the
+  // shell that auto-starts the daemon may not have it (or has an older Go) on PATH.
+  const std::string build_go = std::string(kBuildGoRoot) + "/bin/go";
+  std::string go_binary;
+  if (!config.go_root.empty()) {
+    go_binary = config.go_root + "/bin/go";
+  } else if (::access(build_go.c_str(), X_OK) == 0) {
+    go_binary = build_go;
+  } else {
+    go_binary = find_on_path("go");
+  }
   if (go_binary.empty()) {
-    throw std::runtime_error("Cannot find the Go toolchain (`go`) on PATH; install Go or set "
-                             "[sandbox] go_root");
+    throw std::runtime_error("Cannot find the Go toolchain: neither the one kode-gopher was built "
+                             "with (" + std::string(kBuildGoRoot) + ") nor a `go` on PATH; run "
+                             "scripts/setup.sh, install Go 1.24 or newer, or set [sandbox] go_root");
   }
   auto [root, version] = go_env(go_binary);
   layout.go_root = config.go_root.empty() ? root : config.go_root;

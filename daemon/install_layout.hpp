@@ -3,7 +3,8 @@
 // installed layout (<prefix>/bin, <prefix>/<libdir>/kode-gopher/plugins,
 // <prefix>/libexec/kode-gopher), then in the Meson build tree (build/daemon, build/plugins/*,
 // build/sandbox/*), so both `meson install` and a plain build run without configuration.
-// Config values, when set, always win.
+// Config values, when set, always win. The Go toolchain is, in order: [sandbox] go_root, the one
+// the build used (meson's go_root option, see meson.build), the `go` on PATH.
 #pragma once
 
 #include <string>

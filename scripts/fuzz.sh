@@ -61,13 +61,13 @@ if ((${#missing[@]})); then
     "${missing[@]}" >/dev/null
 fi
 
-export PATH="$PATH:/usr/local/go/bin"  # the project's meson setup looks for go
+. scripts/go-env.sh  # the project's meson setup needs Go: the one setup.sh picks
 build=build-fuzz
 if [ ! -f "$build/build.ninja" ]; then
   echo "fuzz: configuring $build (clang, -Dfuzzing=true)" >&2
   rm -rf "$build"  # what a failed setup left behind
   setup_log=$(mktemp)
-  CC=clang CXX=clang++ meson setup "$build" -Dfuzzing=true -Dtests=false \
+  CC=clang CXX=clang++ meson setup "$build" -Dfuzzing=true -Dtests=false -Dgo_root="$KG_GO_ROOT" \
     --prefix="$PWD/.local-fuzz" >"$setup_log" 2>&1 || {
     cat "$setup_log" >&2
     rm -f "$setup_log"

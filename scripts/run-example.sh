@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
-export PATH="$PATH:/usr/local/go/bin"
+. scripts/go-env.sh  # the Go setup.sh picked
 ./build/cli/kode-gopher exec examples/hello
 ./build/cli/kode-gopher exec examples/snippet
 ./build/cli/kode-gopher stats

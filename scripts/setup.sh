@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Installs what kode-gopher needs on a Debian machine, builds it with Meson into ./build and
-# prewarms the Go build cache that sandboxes share. Safe to run again: each step is skipped when
-# it is already done. Used by README's two commands (run-example.sh and test.sh).
+# Installs what kode-gopher needs on a Debian machine (Go too, see scripts/go_toolchain.py),
+# builds it with Meson into ./build and prewarms the Go build cache that sandboxes share. Safe to
+# run again: each step is skipped when it is already done. Used by README's two commands
+# (run-example.sh and test.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(meson ninja-build g++ pkg-config cmake python3 libpoco-dev rapidjson-dev libarchive-dev
           libsqlite3-dev libcli11-dev doctest-dev bubblewrap libseccomp-dev
-          slirp4netns iproute2)
+          slirp4netns iproute2 ca-certificates openssl)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -27,20 +28,22 @@ if ! command -v npm >/dev/null || ! command -v npx >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq npm >/dev/null
 fi
 
-# Go >= 1.24 (GOCACHEPROG): use the one on PATH or in /usr/local/go.
-export PATH="$PATH:/usr/local/go/bin"
-if ! command -v go >/dev/null; then
-  echo "setup: no Go toolchain found; install Go 1.24 or newer (https://go.dev/dl) and retry" >&2
-  exit 1
-fi
-go_minor=$(go env GOVERSION | sed -E 's/^go1\.([0-9]+).*/\1/')
-if [ "${go_minor:-0}" -lt 24 ]; then
-  echo "setup: $(go env GOVERSION) is too old; kode-gopher needs Go 1.24 or newer" >&2
-  exit 1
-fi
+# Go >= 1.24 (GOCACHEPROG): the one on PATH or in /usr/local/go, else the pinned toolchain, which
+# scripts/go_toolchain.py downloads from the Go module proxy and verifies on first use. The build
+# records it (-Dgo_root), so the daemon uses it too, whatever the PATH it later starts with.
+. scripts/go-env.sh
+echo "setup: Go toolchain $(go env GOVERSION) in $KG_GO_ROOT" >&2
 
+configured_go_root() {
+  meson introspect build --buildoptions | python3 -c '
+import json, sys
+print(next((o["value"] for o in json.load(sys.stdin) if o["name"] == "go_root"), ""))'
+}
 if [ ! -f build/build.ninja ]; then
-  meson setup build --prefix="$PWD/.local" >/dev/null
+  meson setup build --prefix="$PWD/.local" -Dgo_root="$KG_GO_ROOT" >/dev/null
+elif [ "$(configured_go_root)" != "$KG_GO_ROOT" ]; then
+  # --reconfigure, not `meson configure`: a build dir made before the option existed lacks it.
+  meson setup --reconfigure build -Dgo_root="$KG_GO_ROOT" >/dev/null
 fi
 echo "setup: building (meson compile -C build)" >&2
 meson compile -C build >/dev/null

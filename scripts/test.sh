@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh --no-prewarm
-export PATH="$PATH:/usr/local/go/bin"
+. scripts/go-env.sh  # the Go setup.sh picked
 status=0
 meson test -C build --print-errorlogs --num-processes 2 "$@" || status=$?
 # A short libFuzzer run of every fuzz/ target (docs/fuzzing.md); KG_SKIP_FUZZ=1 skips it.

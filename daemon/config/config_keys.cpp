@@ -102,7 +102,7 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.cacheprog_binary = v.text; },
      .current = [](const DaemonConfig& c) { return c.cacheprog_binary; }},
     {.section = "sandbox", .name = "go_root", .kind = ValueKind::absolute_path,
-     .default_text = "auto: `go env GOROOT`",
+     .default_text = "auto: the Go kode-gopher was built with, else `go env GOROOT`",
      .help = "The Go toolchain mounted read-only into local sandboxes.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.go_root = v.text; },
      .current = [](const DaemonConfig& c) { return c.go_root; }},
