@@ -35,6 +35,7 @@ int run_cli(int argc, char** argv) {
     DaemonCommandLine command_line = split_daemon_command_line(argc, argv);
     add_daemon_command(app, globals, action, std::move(command_line.passed_arguments));
     add_serve_command(app, globals, action);
+    add_prompt_command(app, action);
     try {
       app.parse(command_line.parsed_argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -64,4 +64,7 @@ void add_daemon_command(CLI::App& app, const GlobalOptions& globals, CommandActi
 // serve_command.cpp: the MCP stdio server (cli/mcp/, docs/mcp.md).
 void add_serve_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 
+// prompt_command.cpp: prints the agent's system prompt (the MCP prompt of `serve`).
+void add_prompt_command(CLI::App& app, CommandAction& action);
+
 }  // namespace kg::cli

@@ -1,10 +1,12 @@
 // `kode-gopher exec FILE|DIR|-`: send a program to the daemon, print its result, exit with the
 // code the result means (exit_codes.hpp).
 #include <iostream>
+#include <string>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "available_backends.hpp"
 #include "commands.hpp"
 #include "daemon_connection.hpp"
 #include "exit_codes.hpp"
@@ -81,7 +83,16 @@ void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction
   exec->add_option("program", options->target, "FILE, DIR or -")->required()->type_name(
       "FILE|DIR|-");
   exec->add_flag("--json", options->json, "Print the daemon's result JSON instead of text");
-  exec->add_option("--runtime", options->runtime, "Runtime plugin (compiled-go, yaegi, auto)")
+  exec->add_option("--runtime", options->runtime,
+                   "Runtime plugin (" + config::join_names(config::kAvailableRuntimes) +
+                       "); default: the config's runtime.default")
+      ->check(CLI::Validator(
+          [](const std::string& name) -> std::string {
+            if (config::is_available_runtime(name)) return "";
+            return "runtime \"" + name + "\" is not available; available runtimes: " +
+                   config::join_names(config::kAvailableRuntimes);
+          },
+          ""))
       ->type_name("NAME");
   CLI::Option* timeout_option =
       exec->add_option("--timeout,--timeout-ms", *timeout, "Run-phase wall clock in milliseconds")

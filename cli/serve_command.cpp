@@ -18,6 +18,7 @@
 #include "mcp_server.hpp"
 #include "protocol_writer.hpp"
 #include "stderr_logger.hpp"
+#include "system_prompt.hpp"
 #include "tool_catalog.hpp"
 
 namespace kg::cli {
@@ -76,7 +77,8 @@ void add_serve_command(CLI::App& app, const GlobalOptions& globals, CommandActio
   auto log_level = std::make_shared<std::string>("info");
   CLI::App* serve = app.add_subcommand(
       "serve", "Serve MCP on stdio for an agent (Claude Code, Gemini CLI, ...): tools "
-               "execute_go_code, gcp_auth_status, lookup_package_docs. See docs/mcp.md");
+               "execute_go_code, gcp_auth_status, lookup_package_docs, and the prompt " +
+                   std::string(kg::mcp::kSystemPromptName) + ". See docs/mcp.md");
   serve->add_option("--log-level", *log_level, "Log level on stderr: error, warn, info, debug")
       ->check(CLI::IsMember({"error", "warn", "info", "debug"}))
       ->type_name("LEVEL");

@@ -202,10 +202,6 @@ int Instance::run() {
 
   start_parts();
   auto& p = *parts_;
-  if (config_.sandbox_provider != "local") {
-    throw std::runtime_error("[sandbox] provider = " + config_.sandbox_provider +
-                             " is not available in this build; use local");
-  }
   p.host = std::make_unique<DaemonHostServices>(
       logger_, config_.plugin_sections,
       plugin::ToolchainInfo{p.layout.go_version, p.layout.go_root, p.base_cache->lockfile_digest(),

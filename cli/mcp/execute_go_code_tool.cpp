@@ -1,11 +1,9 @@
 #include "execute_go_code_tool.hpp"
 
-#include <algorithm>
-#include <iterator>
-
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "available_backends.hpp"
 #include "execute_result_schema.hpp"
 #include "json_rpc.hpp"
 #include "result_renderer.hpp"
@@ -18,7 +16,8 @@ namespace {
 
 constexpr std::string_view kTool = "execute_go_code";
 
-constexpr std::string_view kInputSchema = R"json({
+std::string input_schema() {
+  return R"json({
   "type": "object",
   "properties": {
     "code": {"type": "string",
@@ -27,11 +26,12 @@ constexpr std::string_view kInputSchema = R"json({
               "description": "Path -> source for several files, e.g. {\"main.go\": \"...\", \"util/util.go\": \"...\"}; may include go.mod and go.sum. Give this or code."},
     "extra_imports": {"type": "array", "items": {"type": "string"},
                       "description": "Import paths to blank-import, e.g. to register drivers"},
-    "runtime": {"type": "string", "enum": ["compiled-go", "yaegi", "auto"],
+    "runtime": {"type": "string", "enum": )json" + available_runtimes_json() + R"json(,
                 "description": "Runtime plugin; leave out for the daemon's default"}
   },
   "additionalProperties": false
 })json";
+}
 
 constexpr std::string_view kAnnotations = R"json({
   "title": "Run Go code",
@@ -40,8 +40,6 @@ constexpr std::string_view kAnnotations = R"json({
   "idempotentHint": false,
   "openWorldHint": true
 })json";
-
-constexpr std::string_view kRuntimes[] = {"compiled-go", "yaegi", "auto"};
 
 template <typename Writer>
 void write_text(Writer& writer, std::string_view text) {
@@ -65,10 +63,10 @@ std::string execute_request_for(const rapidjson::Value* arguments) {
   }
   const auto extra_imports = args.optional_string_list("extra_imports");
   const std::optional<std::string> runtime = args.optional_string("runtime");
-  if (runtime && std::find(std::begin(kRuntimes), std::end(kRuntimes), *runtime) ==
-                     std::end(kRuntimes)) {
-    throw ToolArgumentError(std::string(kTool) + ": argument \"runtime\" must be compiled-go, "
-                            "yaegi or auto, not \"" + *runtime + "\"");
+  if (runtime && !config::is_available_runtime(*runtime)) {
+    throw ToolArgumentError(std::string(kTool) + ": runtime \"" + *runtime +
+                            "\" is not available; available runtimes: " +
+                            config::join_names(config::kAvailableRuntimes));
   }
 
   rapidjson::StringBuffer buffer;
@@ -97,7 +95,7 @@ std::string execute_request_for(const rapidjson::Value* arguments) {
 
 rapidjson::Document ExecuteGoCodeTool::definition(const ProtocolFeatures& features) const {
   return build_tool_definition({std::string(kTool), "Run Go code", execute_go_code_description(),
-                                std::string(kInputSchema), std::string(kExecuteResultSchema),
+                                input_schema(), execute_result_schema(),
                                 std::string(kAnnotations)},
                                features);
 }

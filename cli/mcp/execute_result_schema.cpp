@@ -1,9 +1,23 @@
 #include "execute_result_schema.hpp"
 
+#include "available_backends.hpp"
+
 namespace kg::mcp {
 
+std::string available_runtimes_json() {
+  std::string json = "[";
+  for (const std::string_view runtime : config::kAvailableRuntimes) {
+    if (json.size() > 1) json += ',';
+    json += '"';
+    json += runtime;  // plain names: nothing to escape
+    json += '"';
+  }
+  return json + "]";
+}
+
 // Keep in step with daemon/api/response_json.cpp (call_result_json) and docs/daemon-api.md.
-const std::string_view kExecuteResultSchema = R"json({
+std::string execute_result_schema() {
+  return R"json({
   "type": "object",
   "required": ["call_id", "session_id", "phase", "mode", "runtime", "status", "exit_code",
                "duration_ms", "queue_ms", "setup_ms", "build_ms", "run_ms", "tidied",
@@ -15,7 +29,7 @@ const std::string_view kExecuteResultSchema = R"json({
               "description": "The last phase reached: setup (sandbox and files), build, run"},
     "mode": {"type": "string", "enum": ["wrapped", "verbatim"],
              "description": "wrapped: a snippet with func run; verbatim: a package main program"},
-    "runtime": {"type": "string", "enum": ["compiled-go", "yaegi"]},
+    "runtime": {"type": "string", "enum": )json" + available_runtimes_json() + R"json(},
     "status": {"type": "string",
                "enum": ["ok", "compile_error", "runtime_error", "panic", "timeout", "oom",
                         "output_limit", "killed", "internal"]},
@@ -81,5 +95,6 @@ const std::string_view kExecuteResultSchema = R"json({
     }
   }
 })json";
+}
 
 }  // namespace kg::mcp

@@ -3,10 +3,14 @@
 // keywords that JSON Schema draft-07 and 2020-12 share, so validators of either dialect agree.
 #pragma once
 
-#include <string_view>
+#include <string>
 
 namespace kg::mcp {
 
-extern const std::string_view kExecuteResultSchema;
+std::string execute_result_schema();
+
+// The JSON array of the runtimes this build has (config::kAvailableRuntimes): the `runtime`
+// enum of both the input and the output schema of execute_go_code.
+std::string available_runtimes_json();
 
 }  // namespace kg::mcp

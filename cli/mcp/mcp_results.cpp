@@ -2,6 +2,7 @@
 // every result (resultType, the server's identity in _meta).
 #include "mcp_server.hpp"
 
+#include "system_prompt.hpp"
 #include "tool_descriptions.hpp"
 
 namespace kg::mcp {
@@ -35,9 +36,22 @@ rapidjson::Value implementation(const ServerIdentity& identity, Allocator& alloc
 rapidjson::Value server_capabilities(Allocator& allocator) {
   rapidjson::Value tools(rapidjson::kObjectType);
   tools.AddMember("listChanged", false, allocator);
+  rapidjson::Value prompts(rapidjson::kObjectType);
+  prompts.AddMember("listChanged", false, allocator);
   rapidjson::Value capabilities(rapidjson::kObjectType);
   capabilities.AddMember("tools", tools, allocator);
+  capabilities.AddMember("prompts", prompts, allocator);
   return capabilities;
+}
+
+// The Prompt object of prompts/list for the one prompt, the system prompt. It takes no
+// arguments, so it lists none.
+rapidjson::Value system_prompt_entry(const ProtocolFeatures& features, Allocator& allocator) {
+  rapidjson::Value prompt(rapidjson::kObjectType);
+  prompt.AddMember("name", text(kSystemPromptName, allocator), allocator);
+  if (features.titles) prompt.AddMember("title", text(kSystemPromptTitle, allocator), allocator);
+  prompt.AddMember("description", text(kSystemPromptDescription, allocator), allocator);
+  return prompt;
 }
 
 std::string string_member(const rapidjson::Value* object, std::string_view name) {
@@ -91,6 +105,55 @@ rapidjson::Document McpServer::list_tools_result(const ProtocolFeatures& feature
     result.AddMember("ttlMs", kListTtlMs, allocator);
     result.AddMember("cacheScope", "public", allocator);
   }
+  return result;
+}
+
+rapidjson::Document McpServer::list_prompts_result(const ProtocolFeatures& features) const {
+  rapidjson::Document result(rapidjson::kObjectType);
+  auto& allocator = result.GetAllocator();
+  rapidjson::Value prompts(rapidjson::kArrayType);
+  prompts.PushBack(system_prompt_entry(features, allocator), allocator);
+  result.AddMember("prompts", prompts, allocator);
+  if (features.modern) {  // CacheableResult, as for tools/list
+    result.AddMember("ttlMs", kListTtlMs, allocator);
+    result.AddMember("cacheScope", "public", allocator);
+  }
+  return result;
+}
+
+rapidjson::Document McpServer::get_prompt_result(const IncomingMessage& message) const {
+  const rapidjson::Value* name = find_member(message.params, "name");
+  if (name == nullptr || !name->IsString()) {
+    throw RpcError(RpcErrorCode::invalid_params,
+                   "Invalid params: prompts/get needs \"name\", the prompt's name (a string)",
+                   message.id_json);
+  }
+  if (std::string_view(name->GetString(), name->GetStringLength()) != kSystemPromptName) {
+    throw RpcError(RpcErrorCode::invalid_params,
+                   "Invalid params: unknown prompt \"" + std::string(name->GetString()) +
+                       "\"; the prompts are " + std::string(kSystemPromptName),
+                   message.id_json);
+  }
+  const rapidjson::Value* arguments = find_member(message.params, "arguments");
+  if (arguments != nullptr && !arguments->IsNull() &&
+      !(arguments->IsObject() && arguments->MemberCount() == 0)) {
+    throw RpcError(RpcErrorCode::invalid_params,
+                   "Invalid params: prompt \"" + std::string(kSystemPromptName) +
+                       "\" takes no arguments",
+                   message.id_json);
+  }
+  rapidjson::Document result(rapidjson::kObjectType);
+  auto& allocator = result.GetAllocator();
+  rapidjson::Value content(rapidjson::kObjectType);
+  content.AddMember("type", "text", allocator);
+  content.AddMember("text", text(system_prompt_text(), allocator), allocator);
+  rapidjson::Value user_message(rapidjson::kObjectType);
+  user_message.AddMember("role", "user", allocator);
+  user_message.AddMember("content", content, allocator);
+  rapidjson::Value messages(rapidjson::kArrayType);
+  messages.PushBack(user_message, allocator);
+  result.AddMember("description", text(kSystemPromptDescription, allocator), allocator);
+  result.AddMember("messages", messages, allocator);
   return result;
 }
 

@@ -8,7 +8,8 @@ namespace {
 
 bool is_request_method(std::string_view method) {
   return method == "initialize" || method == "ping" || method == "tools/list" ||
-         method == "tools/call" || method == "server/discover";
+         method == "tools/call" || method == "server/discover" || method == "prompts/list" ||
+         method == "prompts/get";
 }
 
 // `_meta.progressToken` as JSON text when it is a string or an integer.
@@ -132,6 +133,10 @@ void McpServer::dispatch(std::shared_ptr<IncomingMessage> message) {
       writer_.write_line(result_line(id, finish(discover_result(), features)));
     } else if (message->method == "tools/list") {
       writer_.write_line(result_line(id, finish(list_tools_result(features), features)));
+    } else if (message->method == "prompts/list") {
+      writer_.write_line(result_line(id, finish(list_prompts_result(features), features)));
+    } else if (message->method == "prompts/get") {
+      writer_.write_line(result_line(id, finish(get_prompt_result(*message), features)));
     } else {
       submit_tool_call(message, features);
     }

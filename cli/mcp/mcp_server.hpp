@@ -1,9 +1,9 @@
 // The MCP server behind `kode-gopher serve`: JSON-RPC over newline-delimited stdio, dual-era
 // (legacy revisions with `initialize`, and the stateless 2026-07-28 revision with per-request
-// `_meta`), three tools that forward to the daemon.
+// `_meta`), three tools that forward to the daemon, and one prompt (system_prompt.hpp).
 //
-// The main thread runs serve(): it reads every line, answers initialize, ping, server/discover
-// and tools/list itself, takes notifications/cancelled at once, and hands tools/call to the
+// The main thread runs serve(): it reads every line, answers initialize, ping, server/discover,
+// tools/list, prompts/list and prompts/get itself, takes notifications/cancelled at once, and hands tools/call to the
 // ToolCallWorker so that a running program never blocks the reading. When stdin ends, serve()
 // cancels what still runs, closes the daemon session and returns.
 #pragma once
@@ -58,6 +58,9 @@ class McpServer {
   rapidjson::Document initialize_result(const IncomingMessage& message);
   rapidjson::Document discover_result() const;
   rapidjson::Document list_tools_result(const ProtocolFeatures& features) const;
+  rapidjson::Document list_prompts_result(const ProtocolFeatures& features) const;
+  // Throws RpcError (invalid params) for a missing or unknown name, or for arguments.
+  rapidjson::Document get_prompt_result(const IncomingMessage& message) const;
   std::string finish(rapidjson::Document result, const ProtocolFeatures& features) const;
   void submit_tool_call(std::shared_ptr<IncomingMessage> message, const ProtocolFeatures& features);
 

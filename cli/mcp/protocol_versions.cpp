@@ -16,8 +16,9 @@ ProtocolFeatures features_for(std::string_view version) {
   ProtocolFeatures features;
   features.version = std::string(version);
   features.modern = version == kModernVersion;
-  // Revision dates compare as strings; structured tool output arrived in 2025-06-18.
+  // Revision dates compare as strings; structured tool output and titles arrived in 2025-06-18.
   features.structured_output = version >= std::string_view("2025-06-18");
+  features.titles = features.structured_output;
   return features;
 }
 

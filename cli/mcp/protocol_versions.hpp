@@ -32,7 +32,8 @@ inline constexpr std::string_view kServerInfoMetaKey = "io.modelcontextprotocol/
 struct ProtocolFeatures {
   std::string version;
   bool modern = false;             // resultType, serverInfo in _meta, ttlMs/cacheScope on lists
-  bool structured_output = false;  // outputSchema, structuredContent, tool titles (2025-06-18+)
+  bool structured_output = false;  // outputSchema, structuredContent (2025-06-18+)
+  bool titles = false;             // `title` of tools and prompts (2025-06-18+)
 };
 
 // The version an `initialize` asking for `requested` gets: the same when it is a legacy revision

@@ -28,7 +28,7 @@ rapidjson::Document build_tool_definition(const ToolDescription& tool,
   rapidjson::Document doc(rapidjson::kObjectType);
   auto& allocator = doc.GetAllocator();
   doc.AddMember("name", text(tool.name, allocator), allocator);
-  if (features.structured_output) doc.AddMember("title", text(tool.title, allocator), allocator);
+  if (features.titles) doc.AddMember("title", text(tool.title, allocator), allocator);
   doc.AddMember("description", text(tool.description, allocator), allocator);
   doc.AddMember("inputSchema", parsed(tool.input_schema_json, "inputSchema", allocator), allocator);
   if (features.structured_output && tool.output_schema_json) {

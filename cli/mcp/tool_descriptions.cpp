@@ -1,5 +1,6 @@
 #include "tool_descriptions.hpp"
 
+#include "available_backends.hpp"
 #include "curated_package_list.hpp"
 
 namespace kg::mcp {
@@ -50,7 +51,9 @@ std::string execute_go_code_description() {
          "`files` replaces the curated lockfile. An identical resubmission comes from the binary "
          "cache (cache_hit: true). `extra_imports` adds blank "
          "imports (e.g. to register a driver) without editing the code. `runtime` picks the "
-         "runtime plugin (compiled-go, yaegi or auto); leave it out for the daemon's default.\n"
+         "runtime plugin (" +
+         config::join_names(config::kAvailableRuntimes) +
+         "); leave it out for the daemon's default.\n"
          "\n"
          "The result (structuredContent; the text block shows the same for reading): status "
          "(ok, compile_error, runtime_error, panic, timeout, oom, output_limit, killed, "

@@ -13,6 +13,8 @@ ApiError map_exception(std::exception_ptr error) noexcept {
       std::rethrow_exception(error);
     } catch (const BadRequestError& e) {
       return {400, "bad_request", describe_error_chain(e)};
+    } catch (const session::UnknownRuntimeError& e) {
+      return {400, "bad_request", describe_error_chain(e)};
     } catch (const plugin::InvalidInputError& e) {
       return {400, "invalid_input", describe_error_chain(e)};
     } catch (const ForbiddenError& e) {

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
+#include "available_backends.hpp"
+
 namespace kg::config {
 namespace {
 
 constexpr std::string_view kLogLevels[] = {"error", "warn", "info", "debug"};
-constexpr std::string_view kRuntimes[] = {"compiled-go", "yaegi", "auto"};
-constexpr std::string_view kProviders[] = {"local", "kubernetes"};
 constexpr std::string_view kSandboxNetworks[] = {"none", "egress", "host"};
 
 // sockaddr_un::sun_path holds 108 bytes including the terminating NUL.
@@ -75,15 +75,16 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .help = "Directories searched for plugins, in order; plugin names resolve only inside them.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.plugin_dirs = v.list; },
      .current = [](const DaemonConfig& c) { return join_paths(c.plugin_dirs); }},
-    {.section = "runtime", .name = "default", .kind = ValueKind::choice, .choices = kRuntimes,
-     .default_text = "compiled-go",
-     .help = "Runtime of calls that name none; auto picks one per call and says why.",
+    {.section = "runtime", .name = "default", .kind = ValueKind::choice,
+     .choices = kAvailableRuntimes, .default_text = "compiled-go",
+     .help = "Runtime of calls that name none. compiled-go (go build) is the only runtime so "
+             "far.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.default_runtime = v.text; },
      .current = [](const DaemonConfig& c) { return c.default_runtime; }},
-    {.section = "sandbox", .name = "provider", .kind = ValueKind::choice, .choices = kProviders,
-     .default_text = "local",
-     .help = "Where sandboxes run: bubblewrap namespaces on this host, or agent-sandbox claims "
-             "in a Kubernetes cluster.",
+    {.section = "sandbox", .name = "provider", .kind = ValueKind::choice,
+     .choices = kAvailableSandboxProviders, .default_text = "local",
+     .help = "Where sandboxes run. local (bubblewrap namespaces on this host) is the only "
+             "provider so far.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.sandbox_provider = v.text; },
      .current = [](const DaemonConfig& c) { return c.sandbox_provider; }},
     {.section = "sandbox", .name = "bwrap", .kind = ValueKind::program, .default_text = "bwrap",

@@ -38,8 +38,8 @@ struct DaemonConfig {
   std::uint32_t queue_timeout_ms = 120'000;  // [daemon] queue_timeout_ms, 100..3600000
   std::uint64_t max_request_bytes = 16ull << 20;  // [daemon] max_request_bytes, 1024..1073741824
   std::vector<std::string> plugin_dirs;    // [plugins] dirs, ':'-separated; empty: auto
-  std::string default_runtime = "compiled-go";  // [runtime] default: compiled-go|yaegi|auto
-  std::string sandbox_provider = "local";  // [sandbox] provider: local|kubernetes
+  std::string default_runtime = "compiled-go";  // [runtime] default: kAvailableRuntimes
+  std::string sandbox_provider = "local";  // [sandbox] provider: kAvailableSandboxProviders
   std::string bwrap_path = "bwrap";        // [sandbox] bwrap
   std::string sandbox_server_binary;       // [sandbox] server_binary; empty: auto
   std::string cacheprog_binary;            // [sandbox] cacheprog_binary; empty: auto

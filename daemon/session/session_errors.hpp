@@ -35,7 +35,15 @@ class CancelledError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The runtime this build has is not loaded, or its plugin disabled itself (no Go toolchain).
 class RuntimeUnavailableError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The caller named a runtime this build does not have (config::kAvailableRuntimes): the
+// caller's to fix, unlike RuntimeUnavailableError.
+class UnknownRuntimeError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

@@ -5,6 +5,7 @@
 
 #include <random>
 
+#include "available_backends.hpp"
 #include "error_chain.hpp"
 #include "managed_session.hpp"
 #include "session_errors.hpp"
@@ -47,7 +48,11 @@ std::string SessionManager::new_session_id() {
 plugin::RuntimePlugin& SessionManager::runtime_for(const std::string& name,
                                                    std::string& resolved_name) {
   resolved_name = name.empty() ? options_.default_runtime : name;
-  if (resolved_name == "auto") resolved_name = "compiled-go";
+  if (!config::is_available_runtime(resolved_name)) {
+    throw UnknownRuntimeError("runtime \"" + resolved_name +
+                              "\" is not available; available runtimes: " +
+                              config::join_names(config::kAvailableRuntimes));
+  }
   if (auto* runtime = plugins_.runtime(resolved_name)) return *runtime;
   const auto* loaded = plugins_.find(resolved_name);
   if (loaded) {

@@ -72,7 +72,8 @@ class SessionManager {
   ~SessionManager();
 
   // Opens a session, first waiting in line for a slot when max_sessions are open. Throws
-  // RuntimeUnavailableError for an unknown runtime (before waiting), and what
+  // UnknownRuntimeError for a runtime this build does not have and RuntimeUnavailableError for
+  // one that is not loaded (both before waiting), and what
   // SessionSlotQueue::acquire throws: QueueFullError, CancelledError, ShuttingDownError.
   store::SessionRecord open(const std::string& client, const std::string& runtime,
                             const SlotWait& wait = {});
@@ -80,8 +81,8 @@ class SessionManager {
   store::SessionRecord close(const std::string& session_id, const std::string& reason);
   store::SessionRecord get(const std::string& session_id);  // throws SessionNotFoundError
 
-  // Runs one call. Throws SessionNotFoundError, SessionClosedError, RuntimeUnavailableError,
-  // plugin::InvalidInputError, plugin::SandboxError (all recorded in the store first).
+  // Runs one call. Throws SessionNotFoundError, SessionClosedError, UnknownRuntimeError,
+  // RuntimeUnavailableError, plugin::InvalidInputError, plugin::SandboxError (all recorded in the store first).
   CallResult execute(const std::string& session_id, CallRequest request,
                      plugin::ProgressSink& progress);
 
@@ -120,6 +121,8 @@ class SessionManager {
                       std::chrono::steady_clock::time_point started);
   std::shared_ptr<Session> find_open(const std::string& session_id);
   void ensure_sandbox(Session& session, plugin::ProgressSink& progress);
+  // The runtime `name` (empty: the default), its name in resolved_name. Throws
+  // UnknownRuntimeError or RuntimeUnavailableError.
   plugin::RuntimePlugin& runtime_for(const std::string& name, std::string& resolved_name);
   // Runs one command in a fresh sandbox (the warm pool's check that it works).
   void warm_up(sandbox::LocalSandbox& sandbox);

@@ -222,6 +222,33 @@ TEST_CASE("with max_queued = 0 a caller beyond max_sessions gets queue_full at o
   CHECK(daemon.post("/v1/sessions", "{}").status == 201);
 }
 
+TEST_CASE("a runtime this build does not have is a 400 naming the available ones, before any wait") {
+  DaemonFixture daemon;
+  configure(daemon, "max_sessions = 1\nmax_queued = 0\n");  // a wait would be queue_full
+  daemon.start();
+  const auto holder = daemon.open_session();
+  const std::string refusal =
+      "runtime \"yaegi\" is not available; available runtimes: compiled-go";
+  const auto one_shot = daemon.post(
+      "/v1/execute", R"({"code":"package main\nfunc main() {}\n","runtime":"yaegi"})");
+  CHECK(one_shot.status == 400);
+  CHECK(error_code(daemon, one_shot) == "bad_request");
+  CHECK(error_message(daemon, one_shot) == refusal);
+  const auto in_session = daemon.post("/v1/sessions/" + holder + "/execute",
+                                      R"({"code":"package main\nfunc main() {}\n","runtime":"yaegi"})");
+  CHECK(in_session.status == 400);
+  CHECK(error_message(daemon, in_session) == refusal);
+  const auto open_auto = daemon.post("/v1/sessions", R"({"runtime":"auto"})");
+  CHECK(open_auto.status == 400);
+  CHECK(error_code(daemon, open_auto) == "bad_request");
+  CHECK(error_message(daemon, open_auto) ==
+        "runtime \"auto\" is not available; available runtimes: compiled-go");
+  // Nothing ran and nothing was opened for them; the held session is still usable.
+  CHECK(query_db(daemon, "SELECT id FROM calls").empty());
+  CHECK(query_db(daemon, "SELECT id FROM sessions").size() == 1);
+  CHECK(daemon.get("/v1/sessions/" + holder).status == 200);
+}
+
 TEST_CASE("a caller that waits longer than queue_timeout_ms gets queue_full") {
   DaemonFixture daemon;
   configure(daemon, "max_sessions = 1\nmax_queued = 1\nqueue_timeout_ms = 700\n");

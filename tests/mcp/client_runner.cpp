@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <regex>
 #include <sstream>
 
 #include "daemon_fixture.hpp"
@@ -66,6 +67,20 @@ std::string install_node_clients() {
   const fs::path node = dir / "node_modules" / "node" / "bin" / "node";
   REQUIRE(fs::exists(node));
   return node.string();
+}
+
+std::vector<std::string> curated_packages() {
+  std::ifstream file(required_env("KG_CURATED_GO"));
+  REQUIRE(file.good());
+  const std::regex blank_import(R"re(^\s*_\s+"([^"]+)"\s*$)re");
+  std::vector<std::string> packages;
+  std::string line;
+  std::smatch match;
+  while (std::getline(file, line)) {
+    if (std::regex_match(line, match, blank_import)) packages.push_back(match[1]);
+  }
+  REQUIRE(packages.size() == 12);
+  return packages;
 }
 
 std::map<std::string, std::string> client_env(const std::string& config_path,

@@ -24,6 +24,10 @@ CommandOutcome run_command(const std::string& program, const std::vector<std::st
 // the test when the install fails. Returns the Node 22 binary it installed.
 std::string install_node_clients();
 
+// The blank imports of $KG_CURATED_GO (sandbox/lockfile/curated.go), the one list of curated
+// packages that tool descriptions and the prompt must name; fails the test unless there are 12.
+std::vector<std::string> curated_packages();
+
 // The environment every client gets: KG_CLI, KG_MCP_CONFIG, KG_DAEMON_SOCKET, KG_CURATED_GO.
 std::map<std::string, std::string> client_env(const std::string& config_path,
                                               const std::string& socket_path);

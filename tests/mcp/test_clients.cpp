@@ -1,8 +1,8 @@
 // Real MCP clients against `kode-gopher serve` and a real daemon: the official TypeScript SDK
 // (legacy 2025-11-25), the v2 TypeScript client (2026-07-28), the MCP Inspector CLI and the
-// official Go SDK (2026-07-28 and 2025-06-18). The Node and Go clients assert in their own
-// language and exit non-zero on the first failed check; this file installs them, gives each a
-// fresh daemon, and checks that every check ran and passed.
+// official Go SDK (2026-07-28 and 2025-06-18), each with the tools and the prompt. The Node and
+// Go clients assert in their own language and exit non-zero on the first failed check; this file
+// installs them, gives each a fresh daemon, and checks that every check ran and passed.
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
 
@@ -13,6 +13,7 @@
 
 using kg::test::client_env;
 using kg::test::CommandOutcome;
+using kg::test::curated_packages;
 using kg::test::DaemonFixture;
 using kg::test::required_env;
 using kg::test::run_command;
@@ -53,14 +54,14 @@ TEST_CASE("the official TypeScript SDK client (@modelcontextprotocol/sdk)") {
   const CommandOutcome outcome = run_node_client("typescript_sdk_client.mjs");
   INFO(outcome.output);
   CHECK(outcome.exit_code == 0);
-  CHECK(contains(outcome.output, "typescript-sdk: all 11 checks passed"));
+  CHECK(contains(outcome.output, "typescript-sdk: all 12 checks passed"));
 }
 
 TEST_CASE("the v2 TypeScript client in the 2026-07-28 era (@modelcontextprotocol/client)") {
   const CommandOutcome outcome = run_node_client("modern_client.mjs");
   INFO(outcome.output);
   CHECK(outcome.exit_code == 0);
-  CHECK(contains(outcome.output, "modern-client: all 5 checks passed"));
+  CHECK(contains(outcome.output, "modern-client: all 6 checks passed"));
 }
 
 TEST_CASE("the MCP Inspector CLI (@modelcontextprotocol/inspector --cli)") {
@@ -91,6 +92,31 @@ TEST_CASE("the MCP Inspector CLI (@modelcontextprotocol/inspector --cli)") {
     CHECK(std::string(tools[2]["name"].GetString()) == "lookup_package_docs");
     CHECK_FALSE(contains(list.output, "Warning: tool"));
     CHECK_FALSE(contains(list.output, "Error: tool"));
+  }
+  SUBCASE("prompts/list and prompts/get: the system prompt names every curated package") {
+    const CommandOutcome list = inspector({cli, "serve", "--method", "prompts/list"});
+    CHECK(list.exit_code == 0);
+    const auto listed = inspector_json(list);
+    REQUIRE(listed["result"]["prompts"].Size() == 1);
+    CHECK(kg::test::json_string(listed["result"]["prompts"][0], "name") ==
+          "kode_gopher_system_prompt");
+    const CommandOutcome get = inspector({cli, "serve", "--method", "prompts/get",
+                                          "--prompt-name", "kode_gopher_system_prompt"});
+    CHECK(get.exit_code == 0);
+    const auto got = inspector_json(get);
+    const auto& messages = got["result"]["messages"];
+    REQUIRE(messages.Size() == 1);
+    CHECK(kg::test::json_string(messages[0], "role") == "user");
+    const std::string text = kg::test::json_string(messages[0]["content"], "text");
+    for (const std::string& package : curated_packages()) {
+      CAPTURE(package);
+      CHECK(contains(text, "  - " + package + "\n"));
+    }
+    const CommandOutcome unknown = inspector(
+        {cli, "serve", "--method", "prompts/get", "--prompt-name", "no_such_prompt"});
+    CHECK(unknown.exit_code == 1);
+    CHECK(contains(unknown.output,
+                   R"(Invalid params: unknown prompt \"no_such_prompt\"; the prompts are kode_gopher_system_prompt)"));
   }
   SUBCASE("tools/call execute_go_code: a snippet, and a compile error") {
     const CommandOutcome ok = inspector(

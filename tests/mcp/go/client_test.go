@@ -1,6 +1,6 @@
 // `kode-gopher serve` driven by the official Go SDK client (github.com/modelcontextprotocol/go-sdk)
 // over stdio: once with the SDK's default, protocol 2026-07-28 (server/discover, no initialize),
-// and once pinned to the legacy 2025-06-18 handshake. The `mcp` test suite runs it with
+// and once pinned to the legacy 2025-06-18 handshake: each tool, and the system prompt. The `mcp` test suite runs it with
 // `go test`, with $KG_CLI and $KG_MCP_CONFIG naming the binary and the daemon's config.
 package mcpclient
 
@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -101,6 +102,60 @@ func text(t *testing.T, result *mcp.CallToolResult) string {
 	return block.Text
 }
 
+// curatedPackages returns the blank imports of curated.go, the list the prompt must name.
+func curatedPackages(t *testing.T) []string {
+	t.Helper()
+	source, err := os.ReadFile(requiredEnv(t, "KG_CURATED_GO"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var packages []string
+	for _, m := range regexp.MustCompile(`(?m)^\s*_\s+"([^"]+)"\s*$`).FindAllStringSubmatch(string(source), -1) {
+		packages = append(packages, m[1])
+	}
+	if len(packages) == 0 {
+		t.Fatal("curated.go has no blank imports")
+	}
+	return packages
+}
+
+// checkPrompt lists and gets the system prompt.
+func checkPrompt(t *testing.T, ctx context.Context, session *mcp.ClientSession) {
+	t.Helper()
+	if session.InitializeResult().Capabilities.Prompts == nil {
+		t.Fatal("the server does not declare the prompts capability")
+	}
+	listed, err := session.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatalf("prompts/list: %v", err)
+	}
+	if len(listed.Prompts) != 1 || listed.Prompts[0].Name != "kode_gopher_system_prompt" ||
+		len(listed.Prompts[0].Arguments) != 0 {
+		raw, _ := json.Marshal(listed.Prompts)
+		t.Fatalf("prompts/list: got %s", raw)
+	}
+	got, err := session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "kode_gopher_system_prompt"})
+	if err != nil {
+		t.Fatalf("prompts/get: %v", err)
+	}
+	if len(got.Messages) != 1 || got.Messages[0].Role != "user" {
+		t.Fatalf("prompts/get: want one user message, got %d", len(got.Messages))
+	}
+	block, ok := got.Messages[0].Content.(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("prompts/get: want a text message, got %T", got.Messages[0].Content)
+	}
+	for _, pkg := range curatedPackages(t) {
+		if !strings.Contains(block.Text, "  - "+pkg+"\n") {
+			t.Errorf("the prompt does not name the curated package %s", pkg)
+		}
+	}
+	if _, err := session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "no_such_prompt"}); err == nil ||
+		!strings.Contains(err.Error(), `unknown prompt "no_such_prompt"`) {
+		t.Fatalf("prompts/get of an unknown prompt: want an error naming it, got %v", err)
+	}
+}
+
 func exercise(t *testing.T, protocolVersion, wantVersion string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
@@ -133,6 +188,8 @@ func exercise(t *testing.T, protocolVersion, wantVersion string) {
 	if got := strings.Join(names, ","); got != "execute_go_code,gcp_auth_status,lookup_package_docs" {
 		t.Fatalf("tools: got %s", got)
 	}
+
+	checkPrompt(t, ctx, session)
 
 	// A snippet, with progress.
 	params := &mcp.CallToolParams{Name: "execute_go_code", Arguments: map[string]any{

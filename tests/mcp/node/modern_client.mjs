@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import {
-  assertMatchesSchema, cli, config, freshSnippet, recordWire, runChecks,
+  assertMatchesSchema, cli, config, curatedPackages, freshSnippet, recordWire, runChecks,
 } from "./mcp_test_support.mjs";
 
 const PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
@@ -38,6 +38,7 @@ await runChecks("modern-client", [
     const discover = client.getDiscoverResult();
     assert.deepEqual(discover.supportedVersions, ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"]);
     assert.deepEqual(discover.capabilities.tools, { listChanged: false });
+    assert.deepEqual(discover.capabilities.prompts, { listChanged: false });
     assert.equal(discover.cacheScope, "public");
     assert.equal(discover.ttlMs, 3600000);
     assert.equal(wire.sent.filter((m) => m.method === "initialize").length, 0);
@@ -53,6 +54,22 @@ await runChecks("modern-client", [
     assert.equal(answer.ttlMs, 3600000);
     assert.equal(answer.cacheScope, "public");
     assert.equal(answer._meta[SERVER_INFO].name, "kode-gopher");
+  }],
+
+  ["prompts/list is cacheable; prompts/get returns the system prompt with resultType", async () => {
+    const listed = await client.listPrompts();
+    assert.deepEqual(listed.prompts.map((p) => p.name), ["kode_gopher_system_prompt"]);
+    const list = answerTo("prompts/list").result;
+    assert.equal(list.resultType, "complete");
+    assert.equal(list.ttlMs, 3600000);
+    assert.equal(list.cacheScope, "public");
+    const prompt = await client.getPrompt({ name: "kode_gopher_system_prompt" });
+    assert.equal(prompt.messages.length, 1);
+    assert.equal(prompt.messages[0].role, "user");
+    for (const pkg of curatedPackages()) {
+      assert.ok(prompt.messages[0].content.text.includes(`  - ${pkg}\n`), pkg);
+    }
+    assert.equal(answerTo("prompts/get").result.resultType, "complete");
   }],
 
   ["tools/call runs a snippet, with progress and resultType", async () => {

@@ -1,6 +1,6 @@
 // `kode-gopher serve` driven by the official TypeScript SDK client (@modelcontextprotocol/sdk,
 // protocol 2025-11-25) over stdio: tools/list, outputSchema checks of every structuredContent
-// (the SDK's own and ajv's), progress, cancellation, and each tool's result.
+// (the SDK's own and ajv's), progress, cancellation, each tool's result, and the prompt.
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -39,6 +39,7 @@ await runChecks("typescript-sdk", [
     await client.connect(transport);
     assert.equal(client.getServerVersion().name, "kode-gopher");
     assert.deepEqual(client.getServerCapabilities().tools, { listChanged: false });
+    assert.deepEqual(client.getServerCapabilities().prompts, { listChanged: false });
     const initialize = wire.received.find((m) => m.id === wire.sent[0].id);
     assert.equal(initialize.result.protocolVersion, "2025-11-25");
     assert.match(client.getInstructions(), /execute_go_code/);
@@ -69,6 +70,23 @@ await runChecks("typescript-sdk", [
       assert.ok(tools.get("execute_go_code").description.includes(`  - ${pkg}\n`), pkg);
       assert.ok(tools.get("lookup_package_docs").description.includes(`  - ${pkg}\n`), pkg);
     }
+  }],
+
+  ["the system prompt: prompts/list and prompts/get, naming every curated package", async () => {
+    const listed = await client.listPrompts();
+    assert.deepEqual(listed.prompts.map((p) => [p.name, p.title]),
+      [["kode_gopher_system_prompt", "How to use kode-gopher"]]);
+    assert.equal(listed.prompts[0].arguments, undefined);
+    const prompt = await client.getPrompt({ name: "kode_gopher_system_prompt" });
+    assert.equal(prompt.description, listed.prompts[0].description);
+    assert.equal(prompt.messages.length, 1);
+    assert.equal(prompt.messages[0].role, "user");
+    assert.equal(prompt.messages[0].content.type, "text");
+    const text = prompt.messages[0].content.text;
+    assert.match(text, /func run\(ctx context\.Context\) \(any, error\)/);
+    for (const pkg of curatedPackages()) assert.ok(text.includes(`  - ${pkg}\n`), pkg);
+    await assert.rejects(client.getPrompt({ name: "no_such_prompt" }),
+      (error) => error.code === -32602 && /unknown prompt "no_such_prompt"/.test(error.message));
   }],
 
   ["a snippet runs, with progress for setup, build and run", async () => {

@@ -17,10 +17,10 @@ TEST_CASE("a one-shot request carries the files and client cli") {
 
 TEST_CASE("runtime and timeout are sent when given; a session call names no client") {
   ExecOptions options;
-  options.runtime = "yaegi";
+  options.runtime = "compiled-go";
   options.timeout_ms = 1500;
   options.session_id = "s-4f1c/x";
   CHECK(execute_request_body({{"main.go", std::string("a\0b", 3)}}, options) ==
-        R"({"files":{"main.go":"a\u0000b"},"runtime":"yaegi","timeout_ms":1500})");
+        R"({"files":{"main.go":"a\u0000b"},"runtime":"compiled-go","timeout_ms":1500})");
   CHECK(execute_target(options) == "/v1/sessions/s-4f1c%2Fx/execute");
 }

@@ -51,9 +51,9 @@ TEST_CASE("every key is read from the file") {
                                "[plugins]\n"
                                "dirs = /opt/kg/plugins::~/kg-plugins:\n"
                                "[runtime]\n"
-                               "default = yaegi\n"
+                               "default = compiled-go\n"
                                "[sandbox]\n"
-                               "provider = kubernetes\n"
+                               "provider = local\n"
                                "bwrap = /usr/local/bin/bwrap\n"
                                "server_binary = /opt/kg/kode-gopher-sandbox\n"
                                "cacheprog_binary = ~/bin/cacheprog\n"
@@ -92,8 +92,8 @@ TEST_CASE("every key is read from the file") {
   CHECK(config.max_request_bytes == 1024);
   CHECK(config.plugin_dirs ==
         std::vector<std::string>{"/opt/kg/plugins", "/home/tester/kg-plugins"});
-  CHECK(config.default_runtime == "yaegi");
-  CHECK(config.sandbox_provider == "kubernetes");
+  CHECK(config.default_runtime == "compiled-go");
+  CHECK(config.sandbox_provider == "local");
   CHECK(config.bwrap_path == "/usr/local/bin/bwrap");
   CHECK(config.sandbox_server_binary == "/opt/kg/kode-gopher-sandbox");
   CHECK(config.cacheprog_binary == "/home/tester/bin/cacheprog");
@@ -125,8 +125,8 @@ TEST_CASE("every key is read from the file") {
       {"daemon.queue_timeout_ms", "3600000"},
       {"daemon.max_request_bytes", "1024"},
       {"plugins.dirs", "/opt/kg/plugins:/home/tester/kg-plugins"},
-      {"runtime.default", "yaegi"},
-      {"sandbox.provider", "kubernetes"},
+      {"runtime.default", "compiled-go"},
+      {"sandbox.provider", "local"},
       {"sandbox.bwrap", "/usr/local/bin/bwrap"},
       {"sandbox.server_binary", "/opt/kg/kode-gopher-sandbox"},
       {"sandbox.cacheprog_binary", "/home/tester/bin/cacheprog"},
@@ -202,10 +202,24 @@ TEST_CASE("choices must be one of the allowed values, exactly") {
   auto env = isolated_env(dir.path());
   CHECK(one_issue(dir, "daemon", "log_level", "verbose") ==
         "<file>: daemon.log_level: must be one of error, warn, info, debug, got \"verbose\"");
-  CHECK(one_issue(dir, "runtime", "default", "Yaegi") ==
-        "<file>: runtime.default: must be one of compiled-go, yaegi, auto, got \"Yaegi\"");
+  CHECK(one_issue(dir, "runtime", "default", "Compiled-Go") ==
+        "<file>: runtime.default: must be one of compiled-go, got \"Compiled-Go\"");
   CHECK(one_issue(dir, "sandbox", "provider", "k8s") ==
-        "<file>: sandbox.provider: must be one of local, kubernetes, got \"k8s\"");
+        "<file>: sandbox.provider: must be one of local, got \"k8s\"");
+}
+
+TEST_CASE("runtimes and providers that are not built yet are refused, naming what is") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  CHECK(one_issue(dir, "runtime", "default", "yaegi") ==
+        "<file>: runtime.default: must be one of compiled-go, got \"yaegi\"");
+  CHECK(one_issue(dir, "runtime", "default", "auto") ==
+        "<file>: runtime.default: must be one of compiled-go, got \"auto\"");
+  CHECK(one_issue(dir, "sandbox", "provider", "kubernetes") ==
+        "<file>: sandbox.provider: must be one of local, got \"kubernetes\"");
+  // They are errors, so the daemon does not start with them.
+  const auto file = write_file(dir / "kg.ini", "[runtime]\ndefault = yaegi\n");
+  CHECK_THROWS_AS(load_config(file), ConfigError);
 }
 
 TEST_CASE("paths must be absolute") {

@@ -1,0 +1,36 @@
+// The runtimes and sandbox providers this build has: one list of each, and nothing offers a
+// name that is not on it. The config's key table accepts only these for [runtime] default and
+// [sandbox] provider, the daemon refuses a request naming another runtime, and
+// `kode-gopher exec --runtime` and the MCP tool `execute_go_code` (its input and output schemas
+// and its description) offer exactly these. yaegi, auto and kubernetes join the lists when they
+// are built. Static, immutable data; any thread.
+#pragma once
+
+#include <array>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace kg::config {
+
+inline constexpr std::array<std::string_view, 1> kAvailableRuntimes = {"compiled-go"};
+inline constexpr std::array<std::string_view, 1> kAvailableSandboxProviders = {"local"};
+
+// The names joined with ", " ("compiled-go"; "a, b"), for messages and help texts.
+inline std::string join_names(std::span<const std::string_view> names) {
+  std::string out;
+  for (const std::string_view name : names) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+inline bool is_available_runtime(std::string_view name) {
+  for (const std::string_view runtime : kAvailableRuntimes) {
+    if (runtime == name) return true;
+  }
+  return false;
+}
+
+}  // namespace kg::config
