@@ -161,7 +161,10 @@ std::unique_ptr<LocalSandbox> LocalSandboxProvider::open(BaseCacheAccess access)
                                  ": " + std::strerror(errno));
       }
     }
-    BwrapDescriptors descriptors{.seccomp = kSeccompFd, .info = kInfoFd, .listener = kListenerFd};
+    BwrapDescriptors descriptors;
+    descriptors.seccomp = kSeccompFd;
+    descriptors.info = kInfoFd;
+    descriptors.listener = kListenerFd;
     std::vector<OwnedFd> command_cgroup_fds;
     auto cgroup = cgroups_->create(id);
     if (cgroup) {

@@ -88,13 +88,18 @@ std::string stale_copy_of_shared_cache(const std::string& dir) {
   return copy;
 }
 
-const char* kHello = "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n";
+DaemonFixtureOptions with_base_cache(const std::string& dir) {
+  DaemonFixtureOptions options;
+  options.base_cache_dir = dir;
+  return options;
+}
+
 
 }  // namespace
 
 TEST_CASE("first run: a daemon without a prewarmed cache answers at once, idles and stops on SIGTERM") {
   const std::string empty_cache = unique_temp_dir("kg-empty-gocache-");
-  DaemonFixture daemon(DaemonFixtureOptions{.base_cache_dir = empty_cache});
+  DaemonFixture daemon(with_base_cache(empty_cache));
   const auto started = Clock::now();
   daemon.start();
   CHECK(ms_since(started) < 1000);
@@ -112,7 +117,7 @@ TEST_CASE("first run: a daemon without a prewarmed cache answers at once, idles 
 TEST_CASE("first run: a stale cache is rebuilt once by the first calls, with progress") {
   DaemonFixture probe;  // for a directory of its own
   const std::string stale = stale_copy_of_shared_cache(probe.dir());
-  DaemonFixture daemon(DaemonFixtureOptions{.base_cache_dir = stale});
+  DaemonFixture daemon(with_base_cache(stale));
   daemon.start();
   CHECK(cache_state(daemon) == "stale");
   // Two callers at once: one build, both wait for it and hear about it.
@@ -153,7 +158,7 @@ TEST_CASE("first run: a stale cache is rebuilt once by the first calls, with pro
 
 TEST_CASE("first run: SIGTERM during the prewarm stops the daemon in seconds, sandboxes and all") {
   const std::string empty_cache = unique_temp_dir("kg-empty-gocache-");
-  DaemonFixture daemon(DaemonFixtureOptions{.base_cache_dir = empty_cache});
+  DaemonFixture daemon(with_base_cache(empty_cache));
   daemon.start();
   std::atomic<bool> compiling{false};
   std::string last_line;
@@ -196,7 +201,9 @@ TEST_CASE("first run: a root daemon's default state dir keeps sandboxes on uid 6
   const std::string saved_home = old_home ? old_home : "";
   ::setenv("HOME", home.c_str(), 1);
   ::unsetenv("XDG_STATE_HOME");
-  DaemonFixture daemon(DaemonFixtureOptions{.default_state_dir = true});
+  DaemonFixtureOptions options;
+  options.default_state_dir = true;
+  DaemonFixture daemon(options);
   daemon.start();
   ::setenv("HOME", saved_home.c_str(), 1);
   const auto health = daemon.json(daemon.get("/v1/health"));
@@ -243,7 +250,9 @@ TEST_CASE("first run: host_uid = 0 is an explicit choice that /v1/health flags")
     MESSAGE("skipped: needs root");
     return;
   }
-  DaemonFixture daemon(DaemonFixtureOptions{.extra_sandbox_keys = "host_uid = 0\n"});
+  DaemonFixtureOptions options;
+  options.extra_sandbox_keys = "host_uid = 0\n";
+  DaemonFixture daemon(options);
   daemon.start();
   const auto health = daemon.json(daemon.get("/v1/health"));
   REQUIRE(health["warnings"].Size() == 1);
