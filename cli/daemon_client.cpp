@@ -1,6 +1,7 @@
 #include "daemon_client.hpp"
 
 #include "json_text.hpp"
+#include "utf8_text.hpp"
 
 #include <stdexcept>
 
@@ -41,9 +42,9 @@ rapidjson::Document DaemonClient::answer(const kg::net::HttpResponse& response,
 }
 
 DaemonApiError daemon_error_from_answer(int http_status, std::string_view body) {
-  rapidjson::Document document;
-  document.Parse(body.data(), body.size());
-  if (!document.HasParseError() && document.IsObject()) {
+  const auto parsed = sandbox_output::parse_bounded(body, kMaxAnswerDepth);
+  const rapidjson::Document& document = parsed.document;
+  if (document.IsObject()) {
     const auto error = document.FindMember("error");
     if (error != document.MemberEnd()) {
       const char* code = string_member(error->value, "code");
@@ -53,7 +54,8 @@ DaemonApiError daemon_error_from_answer(int http_status, std::string_view body) 
   }
   return DaemonApiError(http_status, "",
                         "daemon answered HTTP " + std::to_string(http_status) + ": " +
-                            std::string(body.substr(0, 200)));
+                            sandbox_output::to_valid_utf8(body.substr(
+                                0, sandbox_output::utf8_boundary_before(body, 200))));
 }
 
 std::string percent_encode_segment(std::string_view text) {

@@ -1,6 +1,5 @@
 #include "json_text.hpp"
 
-#include <rapidjson/error/en.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -30,15 +29,16 @@ std::pair<std::size_t, std::size_t> line_and_column(std::string_view text, std::
 }  // namespace
 
 rapidjson::Document parse_json(std::string_view text, std::string_view what) {
-  rapidjson::Document document;
-  document.Parse(text.data(), text.size());
-  if (document.HasParseError()) {
-    const auto [line, column] = line_and_column(text, document.GetErrorOffset());
-    throw std::runtime_error(std::string(what) + " is not valid JSON: " +
-                             rapidjson::GetParseError_En(document.GetParseError()) + " (line " +
-                             std::to_string(line) + ", column " + std::to_string(column) + ")");
+  auto parsed = sandbox_output::parse_bounded(text, kMaxAnswerDepth);
+  if (parsed.refused) {
+    const auto [line, column] = line_and_column(text, parsed.refused->offset);
+    const std::string where =
+        " (line " + std::to_string(line) + ", column " + std::to_string(column) + ")";
+    const std::string_view verdict = parsed.refused->too_deep ? " " : " is not valid JSON: ";
+    throw std::runtime_error(std::string(what) + std::string(verdict) + parsed.refused->reason +
+                             where);
   }
-  return document;
+  return std::move(parsed.document);
 }
 
 std::string pretty_json(const rapidjson::Value& value) {

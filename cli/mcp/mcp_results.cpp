@@ -19,7 +19,8 @@ rapidjson::Value text(std::string_view value, Allocator& allocator) {
 
 rapidjson::Value parsed(const std::string& json, Allocator& allocator) {
   rapidjson::Document part(&allocator);
-  part.Parse(json.c_str(), json.size());
+  // Iterative: a tool's structured result carries a program's result (depth-bounded already).
+  part.Parse<rapidjson::kParseIterativeFlag>(json.c_str(), json.size());
   rapidjson::Value value;
   value.Swap(part);  // part's values live in `allocator`
   return value;

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "utf8_text.hpp"
+
 namespace kg::api {
 
 // Arrays and objects nest at most this deep in a request body (the body itself is level 1).
@@ -22,8 +24,15 @@ rapidjson::Document parse_json_object(std::string_view body);
 
 using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
+// Every string the daemon answers is valid UTF-8, whatever a sandbox put in it (an error
+// message quoting a sandbox's answer, a session's close reason): invalid bytes become U+FFFD.
 inline void write_string(JsonWriter& w, std::string_view text) {
-  w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+  if (sandbox_output::is_valid_utf8(text)) {
+    w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+  } else {
+    const std::string valid = sandbox_output::to_valid_utf8(text);
+    w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+  }
 }
 
 }  // namespace kg::api

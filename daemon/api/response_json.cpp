@@ -1,5 +1,7 @@
 #include "response_json.hpp"
 
+#include "bounded_json.hpp"
+#include "checked_result.hpp"
 #include "json_body.hpp"
 
 namespace kg::api {
@@ -20,9 +22,9 @@ void write_session_fields(JsonWriter& w, const store::SessionRecord& s) {
 
 std::string result_kind(const std::optional<std::string>& result_json) {
   if (!result_json) return {};
-  rapidjson::Document doc;
-  doc.Parse(result_json->c_str(), result_json->size());
-  if (doc.HasParseError() || !doc.IsObject()) return "invalid";
+  const auto parsed = sandbox_output::parse_bounded(*result_json);
+  const auto& doc = parsed.document;
+  if (!doc.IsObject()) return "invalid";
   auto it = doc.FindMember("kind");
   return (it != doc.MemberEnd() && it->value.IsString()) ? it->value.GetString() : "invalid";
 }
@@ -36,7 +38,8 @@ bool result_is_error(const plugin::ExecuteResult& r) {
 }
 
 std::string call_result_json(const session::CallResult& call) {
-  const auto& r = call.result;
+  // Every string and the result below came from a sandbox.
+  const auto r = checked_for_response(call.result);
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
   w.StartObject();
@@ -92,12 +95,9 @@ std::string call_result_json(const session::CallResult& call) {
     w.EndArray();
   }
   if (r.result_json) {
-    rapidjson::Document doc;
-    doc.Parse(r.result_json->c_str(), r.result_json->size());
-    if (!doc.HasParseError()) {
-      w.Key("result");
-      doc.Accept(w);
-    }
+    // Checked JSON, copied as it is: never parsed into a DOM and written back recursively.
+    w.Key("result");
+    w.RawValue(r.result_json->data(), r.result_json->size(), rapidjson::kObjectType);
   }
   w.EndObject();
   return buffer.GetString();

@@ -11,34 +11,45 @@
 
 #include <sstream>
 
+#include "bounded_json.hpp"
 #include "error_chain.hpp"
 #include "tar_builder.hpp"
+#include "utf8_text.hpp"
 
 namespace kg::sandbox {
 namespace {
 
 using plugin::SandboxError;
 
+// Whatever a sandbox answers is hostile: its JSON is read without recursion and within the
+// depth bound, and every string taken from it is valid UTF-8 (sandbox_output/).
+
 // The sandbox answers errors as {"detail": ...} (ours) or {"message": ...} (other runtimes).
 std::string error_text(const net::HttpResponse& response) {
-  rapidjson::Document doc;
-  doc.Parse(response.body.c_str(), response.body.size());
-  if (!doc.HasParseError() && doc.IsObject()) {
+  const auto parsed = sandbox_output::parse_bounded(response.body);
+  const auto& doc = parsed.document;
+  if (doc.IsObject()) {
     for (const char* key : {"detail", "message"}) {
       auto it = doc.FindMember(key);
-      if (it != doc.MemberEnd() && it->value.IsString()) return it->value.GetString();
+      if (it != doc.MemberEnd() && it->value.IsString()) {
+        return {it->value.GetString(), it->value.GetStringLength()};
+      }
     }
   }
-  return "HTTP " + std::to_string(response.status) + ": " + response.body.substr(0, 200);
+  const std::string_view body = response.body;
+  const auto shown = body.substr(0, sandbox_output::utf8_boundary_before(body, 200));
+  return "HTTP " + std::to_string(response.status) + ": " + sandbox_output::to_valid_utf8(shown);
 }
 
 rapidjson::Document parse_json(const net::HttpResponse& response, std::string_view what) {
-  rapidjson::Document doc;
-  doc.Parse(response.body.c_str(), response.body.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
-    throw SandboxError(std::string(what) + ": the sandbox answered with invalid JSON");
+  auto parsed = sandbox_output::parse_bounded(response.body);
+  if (parsed.refused) {
+    throw SandboxError(std::string(what) + ": the sandbox's answer " + parsed.refused->describe());
   }
-  return doc;
+  if (!parsed.document.IsObject()) {
+    throw SandboxError(std::string(what) + ": the sandbox's answer is not a JSON object");
+  }
+  return std::move(parsed.document);
 }
 
 std::string decode_base64(const std::string& text) {

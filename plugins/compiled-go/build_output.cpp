@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "utf8_text.hpp"
+
 namespace kg::compiled_go {
 namespace {
 
@@ -58,10 +60,13 @@ std::vector<plugin::Diagnostic> parse_diagnostics(std::string_view output) {
 
 std::string elide_middle(std::string_view text, std::size_t keep) {
   if (text.size() <= 2 * keep) return std::string(text);
-  const auto elided = text.size() - 2 * keep;
-  std::string out(text.substr(0, keep));
-  out += "\n... [" + std::to_string(elided) + " bytes elided] ...\n";
-  out += text.substr(text.size() - keep);
+  // Cut between characters, never inside one: the sandbox sends valid UTF-8, and half a
+  // character at either cut would make the result's stdout invalid.
+  const auto head = sandbox_output::utf8_boundary_before(text, keep);
+  const auto tail = sandbox_output::utf8_boundary_after(text, text.size() - keep);
+  std::string out(text.substr(0, head));
+  out += "\n... [" + std::to_string(tail - head) + " bytes elided] ...\n";
+  out += text.substr(tail);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // Checks the result.json a run left (CONTRACTS.md §3): at most 256 KiB, one JSON object whose
-// "kind" is ok, error, panic or marshal_error. Anything else becomes a warning, never a silent
-// drop. Pure; called from call threads.
+// "kind" is ok, error, panic or marshal_error, nested at most 128 levels. Anything else becomes a
+// warning, never a silent drop. Strings that are not UTF-8 are repaired (U+FFFD) with a warning,
+// so the user's data survives. Pure; called from call threads.
 #pragma once
 
 #include <optional>
@@ -12,7 +13,7 @@ namespace kg::compiled_go {
 inline constexpr std::uint64_t kMaxResultBytes = 256 * 1024;
 
 struct CheckedResult {
-  std::optional<std::string> json;  // the object, when valid
+  std::optional<std::string> json;  // the object as compact JSON of valid UTF-8, when valid
   std::string kind;                 // its kind, when valid
 };
 

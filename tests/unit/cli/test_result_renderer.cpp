@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "daemon_client.hpp"
 #include "json_text.hpp"
 #include "result_renderer.hpp"
 
@@ -125,4 +126,29 @@ TEST_CASE("parse_json reports the parser's message with line and column") {
                        "The daemon's answer is not valid JSON: Missing a name for object member. "
                        "(line 3, column 3)",
                        std::runtime_error);
+}
+
+TEST_CASE("a daemon answer nested 120 000 levels deep is refused, not a stack overflow") {
+  // What a daemon without the result's depth bound would have sent for the hostile result.json.
+  const std::string answer = R"({"phase": "run", "status": "ok", "result": {"kind": "ok", "value": )" +
+                             std::string(120'000, '[') + std::string(120'000, ']') + "}}";
+  CHECK_THROWS_WITH_AS(parse_json(answer, "The daemon's answer"),
+                       "The daemon's answer nests deeper than 136 levels (line 1, column 202)",
+                       std::runtime_error);
+  // An error answer that deep is shown as the start of its text.
+  const std::string error = R"({"error": {"code": "x", "message": "y", "z": )" +
+                            std::string(120'000, '[') + std::string(120'000, ']') + "}}";
+  CHECK(std::string(kg::cli::daemon_error_from_answer(500, error).what()) ==
+        "daemon answered HTTP 500: " + error.substr(0, 200));
+}
+
+TEST_CASE("a result as deep as the daemon lets through renders, pretty-printed") {
+  // The result at its bound (128 levels), inside the call's object: 129 levels in all.
+  const std::string value = std::string(127, '[') + std::string(127, ']');
+  const std::string answer = R"({"phase": "run", "status": "ok", "result": {"kind": "ok", "value": )" +
+                             value + "}}";
+  const std::string text = render(answer);
+  CHECK(text.find("── result ──\n{\n  \"kind\": \"ok\",\n  \"value\": [\n") != std::string::npos);
+  CHECK(kg::cli::compact_json(parse_json(answer, "test input")["result"]) ==
+        R"({"kind":"ok","value":)" + value + "}");
 }

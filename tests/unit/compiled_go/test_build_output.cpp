@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "build_output.hpp"
+#include "utf8_text.hpp"
 #include "run_outcome.hpp"
 
 using namespace kg::compiled_go;
@@ -33,6 +34,15 @@ TEST_CASE("long streams keep head and tail") {
   CHECK(elide_middle("short", 8) == "short");
   const std::string text = std::string(10, 'a') + std::string(5, 'b') + std::string(10, 'c');
   CHECK(elide_middle(text, 10) == std::string(10, 'a') + "\n... [5 bytes elided] ...\n" + std::string(10, 'c'));
+}
+
+TEST_CASE("long streams are cut between characters, never inside one") {
+  // "é" (2 bytes) across the head's cut, "€" (3 bytes) across the tail's.
+  const std::string text = std::string(9, 'a') + "\xC3\xA9" + std::string(20, 'b') +
+                           "\xE2\x82\xAC" + std::string(8, 'c');
+  const std::string elided = elide_middle(text, 10);
+  CHECK(elided == std::string(9, 'a') + "\n... [25 bytes elided] ...\n" + std::string(8, 'c'));
+  CHECK(kg::sandbox_output::is_valid_utf8(elided));
 }
 
 TEST_CASE("run outcomes are classified") {

@@ -25,9 +25,10 @@ using kg::sandbox::testing::RunningSandboxServer;
 namespace {
 
 // Answers each connection's request by the first line's method and path, in order; records the
-// request lines it saw.
+// request lines it saw. An answer starting with kFailure is sent with status 500.
 class ScriptedPeer {
  public:
+  static constexpr std::string_view kFailure = "HTTP 500:";
   explicit ScriptedPeer(std::map<std::string, std::string> answers) : answers_(std::move(answers)) {
     path_ = (scratch_.path() / "peer.sock").string();
     fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -63,8 +64,12 @@ class ScriptedPeer {
       const std::string line = request.substr(0, request.find(" HTTP/1.1"));
       seen_.push_back(line);
       const auto found = answers_.find(line);
-      const std::string body = found == answers_.end() ? R"({"detail":"no"})" : found->second;
-      const std::string status = found == answers_.end() ? "404 Not Found" : "200 OK";
+      std::string body = found == answers_.end() ? R"({"detail":"no"})" : found->second;
+      std::string status = found == answers_.end() ? "404 Not Found" : "200 OK";
+      if (body.starts_with(kFailure)) {  // scripted as a failure: HTTP 500 with the rest as body
+        body.erase(0, kFailure.size());
+        status = "500 Internal Server Error";
+      }
       const std::string answer = "HTTP/1.1 " + status + "\r\nContent-Type: application/json\r\n"
                                  "Content-Length: " + std::to_string(body.size()) +
                                  "\r\nConnection: close\r\n\r\n" + body;
@@ -153,4 +158,39 @@ TEST_CASE("SandboxClient reports a file sent as invalid base64 with the file, ke
   CHECK(outcome.file_after->exists);
   CHECK(outcome.file_after->error.starts_with("the sandbox sent it as invalid base64"));
   CHECK(peer.seen() == std::vector<std::string>{"POST /execute"});
+}
+
+TEST_CASE("SandboxClient reads a hostile sandbox's answers without recursion, as valid UTF-8") {
+  const std::string fffd = "\xEF\xBF\xBD";
+  CommandSpec spec;
+  spec.command = "./prog";
+  spec.read_file_after = FileReadRequest{"r.json", 1024};
+
+  SUBCASE("an answer nested 120 000 levels deep is a SandboxError, not a stack overflow") {
+    ScriptedPeer peer({{"POST /execute", R"({"stdout":"","x":)" + std::string(120'000, '[') +
+                                             std::string(120'000, ']') + "}"}});
+    SandboxClient client(peer.path());
+    CHECK_THROWS_WITH_AS(client.run_command(spec),
+                         "Running a command: the sandbox's answer nests deeper than 128 levels "
+                         "(at offset 144)",
+                         kg::plugin::SandboxError);
+  }
+
+  SUBCASE("strings that are not UTF-8 are repaired: streams, a file's error, an error's text") {
+    ScriptedPeer peer(
+        {{"POST /execute", "{\"stdout\":\"out \xFF\",\"stderr\":\"err \xC0\x80\",\"exit_code\":1,"
+                           "\"file\":{\"path\":\"r.json\",\"exists\":true,"
+                           "\"error\":\"cannot \xED\xA0\x80\"}}"},
+         {"POST /upload-tar?replace=1", std::string(ScriptedPeer::kFailure) + "no \xFF\xFE json"}});
+    SandboxClient client(peer.path());
+    const auto outcome = client.run_command(spec);
+    CHECK(outcome.stdout_text == "out " + fffd);
+    CHECK(outcome.stderr_text == "err " + fffd + fffd);
+    REQUIRE(outcome.file_after.has_value());
+    CHECK(outcome.file_after->error == "cannot " + fffd + fffd + fffd);
+    const std::vector<SourceFile> files = {{"main.go", "package main\n"}};
+    CHECK_THROWS_WITH_AS(client.replace_workdir(files),
+                         ("Uploading the program failed: HTTP 500: no " + fffd + fffd + " json").c_str(),
+                         kg::plugin::SandboxError);
+  }
 }

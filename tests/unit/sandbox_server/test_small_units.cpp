@@ -1,14 +1,12 @@
-// The listen address parser and the UTF-8 repair used for JSON text.
+// The listen address parser.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "listen_address.hpp"
-#include "utf8_text.hpp"
 
 using kg::sandbox::ListenAddress;
 using kg::sandbox::parse_listen_address;
-using kg::sandbox::to_valid_utf8;
 
 TEST_CASE("parse_listen_address reads unix and tcp addresses") {
   const ListenAddress unix_address = parse_listen_address("unix:/run/kg/sandbox.sock");
@@ -52,13 +50,4 @@ TEST_CASE("parse_listen_address says what is wrong") {
                        "Invalid listen address \"unix:\": the socket path is empty (use "
                        "unix:/path/to/sock, tcp:HOST:PORT or fd:N)",
                        std::invalid_argument);
-}
-
-TEST_CASE("to_valid_utf8 keeps valid text and replaces each bad byte with U+FFFD") {
-  CHECK(to_valid_utf8("plain ascii") == "plain ascii");
-  CHECK(to_valid_utf8("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x90\xB9") == "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x90\xB9");
-  CHECK(to_valid_utf8("a\xFF" "b") == "a\xEF\xBF\xBD" "b");
-  CHECK(to_valid_utf8("\xC0\xAF") == "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong '/'
-  CHECK(to_valid_utf8("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
-  CHECK(to_valid_utf8("cut \xE2\x82") == "cut \xEF\xBF\xBD\xEF\xBF\xBD");  // truncated at the end
 }

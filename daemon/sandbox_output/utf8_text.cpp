@@ -1,12 +1,16 @@
 #include "utf8_text.hpp"
 
-namespace kg::sandbox {
+namespace kg::sandbox_output {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 
 bool in_range(unsigned char byte, unsigned char low, unsigned char high) {
   return byte >= low && byte <= high;
+}
+
+bool is_continuation(std::string_view text, std::size_t at) {
+  return at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80;
 }
 
 // Length of the well-formed sequence starting at bytes[at], or 0 (Unicode table 3-7).
@@ -33,6 +37,16 @@ std::size_t sequence_length(std::string_view bytes, std::size_t at) {
 
 }  // namespace
 
+bool is_valid_utf8(std::string_view bytes) noexcept {
+  std::size_t at = 0;
+  while (at < bytes.size()) {
+    const std::size_t length = sequence_length(bytes, at);
+    if (length == 0) return false;
+    at += length;
+  }
+  return true;
+}
+
 std::string to_valid_utf8(std::string_view bytes) {
   std::string text;
   text.reserve(bytes.size());
@@ -50,4 +64,16 @@ std::string to_valid_utf8(std::string_view bytes) {
   return text;
 }
 
-}  // namespace kg::sandbox
+std::size_t utf8_boundary_before(std::string_view text, std::size_t at) noexcept {
+  if (at >= text.size()) return text.size();
+  for (int step = 0; step < 3 && at > 0 && is_continuation(text, at); ++step) --at;
+  return at;
+}
+
+std::size_t utf8_boundary_after(std::string_view text, std::size_t at) noexcept {
+  if (at >= text.size()) return text.size();
+  for (int step = 0; step < 3 && is_continuation(text, at); ++step) ++at;
+  return at;
+}
+
+}  // namespace kg::sandbox_output
