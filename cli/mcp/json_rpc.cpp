@@ -36,7 +36,7 @@ const rapidjson::Value* find_member(const rapidjson::Value* object, std::string_
 IncomingMessage parse_message(std::string_view line) {
   IncomingMessage message;
   rapidjson::Document& doc = message.document;
-  doc.Parse<rapidjson::kParseValidateEncodingFlag>(line.data(), line.size());
+  doc.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag>(line.data(), line.size());
   if (doc.HasParseError()) {
     throw RpcError(RpcErrorCode::parse_error,
                    "Parse error at byte " + std::to_string(doc.GetErrorOffset()) + ": " +
