@@ -89,6 +89,9 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
   args.insert(args.end(), {"--ro-bind", layout.binary_cache_dir, kSandboxBinaryCachePath});
   args.insert(args.end(), {"--proc", "/proc", "--dev", "/dev"});
   add_private_tmpfs(args, "/dev/shm", layout.disk_bytes, "1777");
+  // No pseudo-terminals: a build or a program needs none, and each one comes from a pool the
+  // whole host shares. bubblewrap's devpts is covered by an empty, read-only folder.
+  add_private_tmpfs(args, "/dev/pts", 4096, "0755");
   add_private_tmpfs(args, "/app", layout.disk_bytes, "0755");
   add_private_tmpfs(args, home, layout.disk_bytes, "0700");
   add_private_tmpfs(args, kSandboxPersistPath, layout.disk_bytes, "0755");
@@ -101,7 +104,7 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
   }
   // Every writable place is one of the bounded tmpfs folders above: the root and /dev, which
   // bubblewrap makes as unbounded tmpfs, become read-only once everything is mounted.
-  args.insert(args.end(), {"--remount-ro", "/dev", "--remount-ro", "/"});
+  args.insert(args.end(), {"--remount-ro", "/dev/pts", "--remount-ro", "/dev", "--remount-ro", "/"});
   args.insert(args.end(), {"--clearenv", "--chdir", "/app"});
   add_env(args, "HOME", home);
   add_env(args, "USER", "gopher");

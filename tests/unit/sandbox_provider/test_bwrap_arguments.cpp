@@ -57,7 +57,8 @@ TEST_CASE("a sandbox gets fresh namespaces, read-only shared parts and private w
   CHECK(has(args, {"--perms", "1777", "--size", size, "--tmpfs", "/dev/shm"}));
   CHECK(has(args, {"--perms", "0755", "--size", size, "--tmpfs", "/persist"}));
   CHECK(std::count(args.begin(), args.end(), "--bind") == 0);
-  CHECK(has(args, {"--remount-ro", "/dev", "--remount-ro", "/"}));
+  CHECK(has(args, {"--remount-ro", "/dev/pts", "--remount-ro", "/dev", "--remount-ro", "/"}));
+  CHECK(has(args, {"--perms", "0755", "--size", "4096", "--tmpfs", "/dev/pts"}));
   // The server listens on the daemon's socket and puts commands in their own cgroup.
   CHECK(has(args, {"--listen", "fd:5"}));
   CHECK(has(args, {"--command-cgroup-fd", "6", "--command-cgroup-fd", "7"}));
