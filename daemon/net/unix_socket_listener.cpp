@@ -38,19 +38,33 @@ Poco::Net::ServerSocket listen_on_unix_socket(const std::string& path, mode_t mo
     }
     ::unlink(path.c_str());
   }
+  // Bound in a fresh private (0700) folder beside `path`, given its mode, then renamed into
+  // place: the socket is never open to others, and no process-wide umask is touched (other
+  // threads start sandboxes and write caches meanwhile, and would inherit it).
+  // (A short name, so the staged path is no longer than `path` for the usual socket names.)
+  const auto slash = path.rfind('/');
+  std::string staging = (slash == std::string::npos ? std::string(".") : path.substr(0, slash)) + "/.kXXXXXX";
+  if (::mkdtemp(staging.data()) == nullptr) {
+    throw std::runtime_error("Cannot listen on " + path + ": cannot make " + staging + ": " +
+                             std::strerror(errno));
+  }
+  const std::string staged = staging + "/s";
+  struct Cleanup {
+    const std::string& dir;
+    const std::string& file;
+    ~Cleanup() {
+      ::unlink(file.c_str());
+      ::rmdir(dir.c_str());
+    }
+  } cleanup{staging, staged};
   try {
     Poco::Net::ServerSocket socket;
-    // Bind under a restrictive umask so the socket is never briefly open to others.
-    const mode_t old_mask = ::umask(0177);
-    try {
-      socket.bind(Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, path), false);
-    } catch (...) {
-      ::umask(old_mask);
-      throw;
+    socket.bind(Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, staged), false);
+    if (::chmod(staged.c_str(), mode) != 0) {
+      throw std::runtime_error("chmod " + staged + ": " + std::strerror(errno));
     }
-    ::umask(old_mask);
-    if (::chmod(path.c_str(), mode) != 0) {
-      throw std::runtime_error("chmod " + path + ": " + std::strerror(errno));
+    if (::rename(staged.c_str(), path.c_str()) != 0) {
+      throw std::runtime_error("rename " + staged + " to " + path + ": " + std::strerror(errno));
     }
     socket.listen(backlog);
     return socket;

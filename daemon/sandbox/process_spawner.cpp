@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -71,6 +72,9 @@ struct ChildPlan {
   for (int signal_number = 1; signal_number < NSIG; ++signal_number) {
     ::sigaction(signal_number, &default_action, nullptr);
   }
+  // Whatever mask the daemon's threads have: sandboxes make files others (the daemon, the
+  // binary cache's readers) can read, and folders they can enter.
+  ::umask(022);
   const int log = ::open(plan.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (log < 0 || null < 0) fail(status_fd, open_log);

@@ -87,8 +87,8 @@ TEST_CASE("prompts/get returns one user message naming every curated package") {
   CHECK(text.find("no network") != std::string::npos);
   CHECK(text.find("extra_imports") != std::string::npos);
   CHECK(text.find("go.mod") != std::string::npos);
-  // Only what exists: no persistent folder, no runtime but compiled-go.
-  CHECK(text.find("/app/persist") == std::string::npos);
+  // Only what exists: the session's scratch folder, no runtime but compiled-go.
+  CHECK(text.find("/app/persist") != std::string::npos);
   CHECK(text.find("yaegi") == std::string::npos);
   // An empty arguments object is the same as none.
   const auto with_empty = serve.ask(
