@@ -47,7 +47,7 @@ struct DaemonConfig {
   std::string base_cache_dir;              // [sandbox] base_cache_dir; empty: <state_dir>/gocache-base
   std::string base_modcache_dir;           // [sandbox] base_modcache_dir; empty: <state_dir>/gomodcache-base
   std::uint32_t sandbox_host_uid = 65534;  // [sandbox] host_uid (root daemons; 0: root)
-  std::uint32_t warm_pool = 1;             // [sandbox] warm_pool: ready sandboxes, 0..8  // [sandbox] host_uid (root daemons; 0: root)
+  std::uint32_t warm_pool = 1;             // [sandbox] warm_pool: ready sandboxes, 0..8
   std::string sandbox_network = "none";    // [sandbox] network: none|egress|host (host: unsafe)
   std::string binary_cache_dir;            // [cache] binary_dir; empty: <state_dir>/bincache
   std::uint64_t binary_cache_max_bytes = 2ull << 30;  // [cache] binary_max_bytes, 0..1 TiB; 0: off

@@ -105,7 +105,7 @@ func main() {
   CHECK(string_member(r, "status") == "ok");
   CHECK(out.find("resolv: nameserver 10.0.2.3") != std::string::npos);
   CHECK(out.find("connected") == std::string::npos);
-  for (const std::string address : {"10.0.2.2:" + port, std::string("169.254.169.254:80"),
+  for (const std::string& address : {"10.0.2.2:" + port, std::string("169.254.169.254:80"),
                                     std::string("10.1.2.3:80"), std::string("172.16.0.1:80"),
                                     std::string("192.168.1.1:80"), std::string("100.64.0.1:80")}) {
     CAPTURE(address);
