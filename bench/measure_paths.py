@@ -129,7 +129,7 @@ def copy_app(session, target_rel, nonce_line):
 
 
 def _sandbox_socket(session):
-    return os.path.join(session.ensure_sandbox(), "run", "sandbox.sock")
+    return os.path.join(session.ensure_sandbox(), "sandbox.sock")
 
 
 def sandbox_build_exec(session, target_rel):
