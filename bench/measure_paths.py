@@ -111,7 +111,7 @@ def sandbox_root(session):
 
 def copy_app(session, target_rel, nonce_line):
     """Copies the sandbox's /app (the daemon's normalized program of the last call) to the
-    sandbox's /tmp/<target_rel>, without result.json, go.mod and go.sum, with `nonce_line`
+    sandbox's /tmp/<target_rel>, without result.json, the /app/persist link, go.mod and go.sum, with `nonce_line`
     appended to main.go (None: keep the copy unchanged if it exists). The copy runs inside the
     sandbox (its own /execute, not timed), so its files belong to the sandbox's user: the host's
     root cannot create files on the sandbox's tmpfs when that user maps to another host uid."""
@@ -119,7 +119,7 @@ def copy_app(session, target_rel, nonce_line):
     keep = "true" if nonce_line is None else "false"
     command = (f"if {keep} && [ -d {directory} ]; then exit 0; fi; "
                f"rm -rf {directory} && mkdir -p {directory} && cp -R /app/. {directory}/ && "
-               f"rm -rf {directory}/.kode-gopher {directory}/go.mod {directory}/go.sum")
+               f"rm -rf {directory}/.kode-gopher {directory}/persist {directory}/go.mod {directory}/go.sum")
     if nonce_line is not None:
         command += f" && printf '\\n// %s\\n' '{nonce_line}' >> {directory}/main.go"
     result = unix_http.expect(_sandbox_socket(session), "POST", "/execute",
