@@ -89,8 +89,7 @@ void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction
       ->check(CLI::Validator(
           [](const std::string& name) -> std::string {
             if (config::is_available_runtime(name)) return "";
-            return "runtime \"" + name + "\" is not available; available runtimes: " +
-                   config::join_names(config::kAvailableRuntimes);
+            return config::unavailable_runtime_message(name);
           },
           ""))
       ->type_name("NAME");

@@ -64,9 +64,7 @@ std::string execute_request_for(const rapidjson::Value* arguments) {
   const auto extra_imports = args.optional_string_list("extra_imports");
   const std::optional<std::string> runtime = args.optional_string("runtime");
   if (runtime && !config::is_available_runtime(*runtime)) {
-    throw ToolArgumentError(std::string(kTool) + ": runtime \"" + *runtime +
-                            "\" is not available; available runtimes: " +
-                            config::join_names(config::kAvailableRuntimes));
+    throw ToolArgumentError(std::string(kTool) + ": " + config::unavailable_runtime_message(*runtime));
   }
 
   rapidjson::StringBuffer buffer;

@@ -33,4 +33,10 @@ inline bool is_available_runtime(std::string_view name) {
   return false;
 }
 
+// What every boundary (daemon API, MCP tool, CLI) says about a runtime not on the list.
+inline std::string unavailable_runtime_message(std::string_view name) {
+  return "runtime \"" + std::string(name) + "\" is not available; available runtimes: " +
+         join_names(kAvailableRuntimes);
+}
+
 }  // namespace kg::config

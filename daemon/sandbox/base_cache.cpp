@@ -130,7 +130,9 @@ void BaseCache::ensure(const std::function<void(std::string_view)>& progress,
     if (state_ == State::current) return;
     if (stopping_) throw BaseCacheStoppedError("The daemon is stopping; the Go build cache was not finished");
     if (state_ == State::failed || builds_started_ != build) {
-      throw plugin::SandboxError("Failed to prewarm the Go build cache: " + failure_);
+      throw plugin::SandboxError("Failed to prewarm the Go build cache: " + failure_ +
+                                 " (the next call tries again; `kode-gopherd --prewarm` runs the "
+                                 "build in the foreground with its output)");
     }
     if (step_ != told) {
       told = step_;

@@ -49,9 +49,7 @@ plugin::RuntimePlugin& SessionManager::runtime_for(const std::string& name,
                                                    std::string& resolved_name) {
   resolved_name = name.empty() ? options_.default_runtime : name;
   if (!config::is_available_runtime(resolved_name)) {
-    throw UnknownRuntimeError("runtime \"" + resolved_name +
-                              "\" is not available; available runtimes: " +
-                              config::join_names(config::kAvailableRuntimes));
+    throw UnknownRuntimeError(config::unavailable_runtime_message(resolved_name));
   }
   if (auto* runtime = plugins_.runtime(resolved_name)) return *runtime;
   const auto* loaded = plugins_.find(resolved_name);
