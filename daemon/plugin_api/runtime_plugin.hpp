@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "credentials_plugin.hpp"
 #include "sandbox_handle.hpp"
 
 namespace kg::plugin {
@@ -47,6 +48,10 @@ struct ExecuteRequest {
   std::vector<SourceFile> files;  // path -> source, as the caller sent them
   std::vector<std::string> extra_imports;
   Limits limits;
+  // Minted by the daemon for this call from the configured credential plugin; nullopt: none.
+  // The runtime puts credentials.token on the command that runs the program (never on a
+  // build), credentials.env in its environment and credentials.files beside its files.
+  std::optional<RunCredentials> credentials;
 };
 
 struct Diagnostic {

@@ -49,6 +49,17 @@ struct FileAfterCommand {
   std::string error;    // why it was not read (larger than max_bytes, not a regular file, ...)
 };
 
+// A short-lived Google access token a command gets, served to it by the sandbox's metadata
+// emulator for the life of that command only (CONTRACTS.md §1 "credentials", §2). Only ever an
+// access token: never a refresh token, a private key or a credentials file.
+struct CommandCredentials {
+  std::string access_token;
+  std::string expiry_rfc3339;  // UTC, "2026-12-03T09:00:00Z"; the sandbox refuses an expired one
+  std::string email;           // empty: not sent (likewise below)
+  std::string project;
+  std::string quota_project;
+};
+
 struct CommandSpec {
   std::string command;  // run as `sh -c <command>` in /app
   std::vector<std::pair<std::string, std::string>> env;
@@ -61,6 +72,9 @@ struct CommandSpec {
   // persist folder, so the build reads only what this call uploaded and the read-only base.
   // store_binary() keeps only what such a command built.
   bool clean_state = false;
+  // Set only on the command that runs the user's program of a credentialed call, never on a
+  // build: the sandbox serves this token to that command alone.
+  std::optional<CommandCredentials> credentials;
 };
 
 struct CommandOutcome {

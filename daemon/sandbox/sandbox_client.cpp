@@ -97,6 +97,32 @@ std::string encode_path(std::string_view path) {
   return out;
 }
 
+void write_string(rapidjson::Writer<rapidjson::StringBuffer>& writer, const std::string& text) {
+  writer.String(text.c_str(), static_cast<rapidjson::SizeType>(text.size()));
+}
+
+// CONTRACTS.md §1: "credentials": {"access_token", "expiry" (RFC 3339), "email"?, "project"?,
+// "quota_project"?}; unknown members are left out rather than sent empty.
+void write_credentials(rapidjson::Writer<rapidjson::StringBuffer>& writer,
+                       const plugin::CommandCredentials& credentials) {
+  writer.Key("credentials");
+  writer.StartObject();
+  writer.Key("access_token");
+  write_string(writer, credentials.access_token);
+  writer.Key("expiry");
+  write_string(writer, credentials.expiry_rfc3339);
+  const std::pair<const char*, const std::string*> optional_members[] = {
+      {"email", &credentials.email},
+      {"project", &credentials.project},
+      {"quota_project", &credentials.quota_project}};
+  for (const auto& [key, value] : optional_members) {
+    if (value->empty()) continue;
+    writer.Key(key);
+    write_string(writer, *value);
+  }
+  writer.EndObject();
+}
+
 }  // namespace
 
 bool SandboxClient::healthy(std::chrono::milliseconds timeout) const noexcept {
@@ -175,6 +201,7 @@ plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spe
     writer.Uint64(spec.read_file_after->max_bytes);
     writer.EndObject();
   }
+  if (spec.credentials) write_credentials(writer, *spec.credentials);
   writer.Key("env");
   writer.StartObject();
   for (const auto& [name, value] : spec.env) {

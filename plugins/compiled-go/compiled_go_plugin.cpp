@@ -134,7 +134,11 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
       if (!built) return result;
       sandbox.store_binary(key, kBinaryPath);
     }
-    run(binary, request.limits, sandbox, progress, result);
+    // Credentials files (an opt-in) arrive after the build, so no build ever sees them.
+    if (request.credentials && !request.credentials->files.empty()) {
+      sandbox.upload_files(request.credentials->files);
+    }
+    run(binary, request, sandbox, progress, result);
     return result;
   }
 
@@ -207,9 +211,10 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     return build(ModuleSource::tidied, limits, sandbox, progress, result);
   }
 
-  static void run(const std::string& binary, const plugin::Limits& limits,
+  static void run(const std::string& binary, const plugin::ExecuteRequest& request,
                   plugin::SandboxHandle& sandbox, plugin::ProgressSink& progress,
                   plugin::ExecuteResult& result) {
+    const plugin::Limits& limits = request.limits;
     progress.phase_started(plugin::Phase::run, "running the program");
     result.phase = plugin::Phase::run;
     const auto started = Clock::now();
@@ -219,6 +224,10 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     spec.output_limit_bytes = limits.output_limit_bytes;
     spec.resources = limits.run;
     spec.read_file_after = plugin::FileReadRequest{kResultPath, kMaxResultBytes};
+    if (request.credentials) {
+      spec.credentials = request.credentials->token;
+      spec.env = request.credentials->env;
+    }
     const auto ran = sandbox.run_command(spec);
     result.run_us = us_since(started);
     result.exit_code = ran.exit_code;

@@ -11,6 +11,8 @@
 #include <map>
 #include <thread>
 
+#include <rapidjson/document.h>
+
 #include "running_sandbox_server.hpp"
 #include "sandbox_client.hpp"
 #include "scratch_directory.hpp"
@@ -47,8 +49,25 @@ class ScriptedPeer {
   }
   const std::string& path() const { return path_; }
   const std::vector<std::string>& seen() const { return seen_; }
+  const std::vector<std::string>& bodies() const { return bodies_; }
 
  private:
+  // The request's body, by its Content-Length.
+  static std::string read_body(int client, const std::string& request, std::size_t header_end) {
+    if (header_end == std::string::npos) return {};
+    const auto field = request.find("Content-Length: ");
+    if (field == std::string::npos || field > header_end) return {};
+    const std::size_t length = std::stoul(request.substr(field + 16));
+    std::string body = request.substr(header_end + 4);
+    char buffer[4096];
+    while (body.size() < length) {
+      const ssize_t got = ::read(client, buffer, sizeof buffer);
+      if (got <= 0) break;
+      body.append(buffer, static_cast<std::size_t>(got));
+    }
+    return body;
+  }
+
   void serve() {
     for (;;) {
       const int client = ::accept(fd_, nullptr, nullptr);
@@ -63,6 +82,7 @@ class ScriptedPeer {
       }
       const std::string line = request.substr(0, request.find(" HTTP/1.1"));
       seen_.push_back(line);
+      bodies_.push_back(read_body(client, request, header_end));
       const auto found = answers_.find(line);
       std::string body = found == answers_.end() ? R"({"detail":"no"})" : found->second;
       std::string status = found == answers_.end() ? "404 Not Found" : "200 OK";
@@ -84,6 +104,7 @@ class ScriptedPeer {
   int fd_ = -1;
   std::map<std::string, std::string> answers_;
   std::vector<std::string> seen_;
+  std::vector<std::string> bodies_;
   std::thread thread_;
 };
 
@@ -119,6 +140,34 @@ TEST_CASE("SandboxClient replaces /app and reads a file after a command, one req
   spec.command = "true";
   spec.read_file_after.reset();
   CHECK_FALSE(client.run_command(spec).file_after.has_value());
+}
+
+TEST_CASE("SandboxClient sends a command's credentials as CONTRACTS.md §1 says, unknown members left out") {
+  ScriptedPeer peer(std::map<std::string, std::string>{
+      {"POST /execute", R"({"stdout":"","stderr":"","exit_code":0})"}});
+  SandboxClient client(peer.path());
+  CommandSpec spec;
+  spec.command = "./prog";
+  client.run_command(spec);
+  spec.credentials = kg::plugin::CommandCredentials{"ya29.token", "2026-12-03T10:00:00Z",
+                                                    "dev@example.com", "my-project", ""};
+  client.run_command(spec);
+  REQUIRE(peer.bodies().size() == 2);
+  rapidjson::Document without;
+  without.Parse(peer.bodies()[0].c_str());
+  REQUIRE(without.IsObject());
+  CHECK_FALSE(without.HasMember("credentials"));
+  rapidjson::Document with;
+  with.Parse(peer.bodies()[1].c_str());
+  REQUIRE(with.IsObject());
+  REQUIRE(with.HasMember("credentials"));
+  const auto& credentials = with["credentials"];
+  CHECK(std::string(credentials["access_token"].GetString()) == "ya29.token");
+  CHECK(std::string(credentials["expiry"].GetString()) == "2026-12-03T10:00:00Z");
+  CHECK(std::string(credentials["email"].GetString()) == "dev@example.com");
+  CHECK(std::string(credentials["project"].GetString()) == "my-project");
+  CHECK_FALSE(credentials.HasMember("quota_project"));
+  CHECK(credentials.MemberCount() == 4);
 }
 
 TEST_CASE("SandboxClient reads the file with a second request when the sandbox lacks read_file") {
