@@ -1,0 +1,111 @@
+#include "token_answer.hpp"
+
+#include <rapidjson/error/en.h>
+
+#include "credentials_plugin.hpp"
+
+namespace kg::google_oauth {
+namespace {
+
+using plugin::CredentialsError;
+
+std::string shown_body(const std::string& body) {
+  std::string shown = body.substr(0, 300);
+  for (char& c : shown) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return shown;
+}
+
+MintedToken checked(const HttpCall& call, std::string value, SystemTime expiry, SystemTime now) {
+  if (value.empty()) {
+    throw CredentialsError(call.what + ": " + call.url + " answered an empty access token");
+  }
+  if (expiry <= now) {
+    throw CredentialsError(call.what + ": " + call.url +
+                           " answered a token that has already expired (expiry " +
+                           to_rfc3339(expiry) + ", now " + to_rfc3339(now) +
+                           "); check the clocks of this host and of the endpoint");
+  }
+  return {std::move(value), expiry, {}};
+}
+
+}  // namespace
+
+std::optional<std::string> string_member(const rapidjson::Value& object, const char* name) {
+  if (!object.IsObject()) return std::nullopt;
+  const auto it = object.FindMember(name);
+  if (it == object.MemberEnd() || !it->value.IsString()) return std::nullopt;
+  return std::string(it->value.GetString(), it->value.GetStringLength());
+}
+
+rapidjson::Document parse_answer_object(const HttpCall& call, const HttpAnswer& answer) {
+  rapidjson::Document doc;
+  doc.Parse(answer.body.c_str(), answer.body.size());
+  if (doc.HasParseError()) {
+    throw CredentialsError(call.what + ": " + call.url + " answered HTTP " +
+                           std::to_string(answer.status) + " with invalid JSON (" +
+                           rapidjson::GetParseError_En(doc.GetParseError()) + " at offset " +
+                           std::to_string(doc.GetErrorOffset()) + "): " + shown_body(answer.body));
+  }
+  if (!doc.IsObject()) {
+    throw CredentialsError(call.what + ": " + call.url + " answered JSON that is not an object: " +
+                           shown_body(answer.body));
+  }
+  return doc;
+}
+
+std::string refusal_message(const HttpCall& call, const HttpAnswer& answer) {
+  std::string message = call.what + ": " + call.url + " answered HTTP " + std::to_string(answer.status);
+  rapidjson::Document doc;
+  doc.Parse(answer.body.c_str(), answer.body.size());
+  if (!doc.HasParseError() && doc.IsObject()) {
+    const auto error = doc.FindMember("error");
+    if (error != doc.MemberEnd() && error->value.IsString()) {
+      message += std::string(": ") + error->value.GetString();
+      if (auto description = string_member(doc, "error_description")) message += ": " + *description;
+      return message;
+    }
+    if (error != doc.MemberEnd() && error->value.IsObject()) {
+      if (auto status = string_member(error->value, "status")) message += ": " + *status;
+      if (auto text = string_member(error->value, "message")) message += ": " + *text;
+      return message;
+    }
+  }
+  if (!answer.body.empty()) message += ": " + shown_body(answer.body);
+  return message;
+}
+
+MintedToken read_oauth_token_answer(const HttpCall& call, const HttpAnswer& answer, SystemTime now) {
+  if (answer.status != 200) throw CredentialsError(refusal_message(call, answer));
+  const auto doc = parse_answer_object(call, answer);
+  auto token = string_member(doc, "access_token");
+  if (!token) {
+    throw CredentialsError(call.what + ": " + call.url + " answered no \"access_token\"");
+  }
+  const auto expires_in = doc.FindMember("expires_in");
+  if (expires_in == doc.MemberEnd() || !expires_in->value.IsNumber()) {
+    throw CredentialsError(call.what + ": " + call.url + " answered no numeric \"expires_in\"");
+  }
+  const auto seconds = static_cast<std::int64_t>(expires_in->value.GetDouble());
+  auto minted = checked(call, std::move(*token), now + std::chrono::seconds(seconds), now);
+  minted.scope = string_member(doc, "scope").value_or("");
+  return minted;
+}
+
+MintedToken read_iam_token_answer(const HttpCall& call, const HttpAnswer& answer, SystemTime now) {
+  if (answer.status != 200) throw CredentialsError(refusal_message(call, answer));
+  const auto doc = parse_answer_object(call, answer);
+  auto token = string_member(doc, "accessToken");
+  if (!token) throw CredentialsError(call.what + ": " + call.url + " answered no \"accessToken\"");
+  const auto expire_text = string_member(doc, "expireTime");
+  const auto expiry = expire_text ? parse_rfc3339(*expire_text) : std::nullopt;
+  if (!expiry) {
+    throw CredentialsError(call.what + ": " + call.url +
+                           " answered no RFC 3339 \"expireTime\"" +
+                           (expire_text ? " (got \"" + *expire_text + "\")" : std::string()));
+  }
+  return checked(call, std::move(*token), *expiry, now);
+}
+
+}  // namespace kg::google_oauth
