@@ -8,6 +8,7 @@ namespace kg::config {
 namespace {
 
 constexpr std::string_view kLogLevels[] = {"error", "warn", "info", "debug"};
+constexpr std::string_view kCredentialPlugins[] = {"creds-adc", "creds-workload", "none"};
 constexpr std::string_view kSandboxNetworks[] = {"none", "egress", "host"};
 
 // sockaddr_un::sun_path holds 108 bytes including the terminating NUL.
@@ -81,6 +82,14 @@ constexpr ConfigKeySpec kKeySpecs[] = {
              "far.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.default_runtime = v.text; },
      .current = [](const DaemonConfig& c) { return c.default_runtime; }},
+    {.section = "credentials", .name = "plugin", .kind = ValueKind::choice,
+     .choices = kCredentialPlugins, .default_text = "creds-adc",
+     .help = "Whose Google identity programs run as, asked per call: creds-adc (the daemon "
+             "user's Application Default Credentials; without any, programs run without), "
+             "creds-workload (the metadata server's identity the daemon runs under), or none. "
+             "Sandboxes get only a short-lived access token (docs/credentials.md).",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.credentials_plugin = v.text; },
+     .current = [](const DaemonConfig& c) { return c.credentials_plugin; }},
     {.section = "sandbox", .name = "provider", .kind = ValueKind::choice,
      .choices = kAvailableSandboxProviders, .default_text = "local",
      .help = "Where sandboxes run. local (bubblewrap namespaces on this host) is the only "

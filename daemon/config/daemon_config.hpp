@@ -39,6 +39,9 @@ struct DaemonConfig {
   std::uint64_t max_request_bytes = 16ull << 20;  // [daemon] max_request_bytes, 1024..1073741824
   std::vector<std::string> plugin_dirs;    // [plugins] dirs, ':'-separated; empty: auto
   std::string default_runtime = "compiled-go";  // [runtime] default: kAvailableRuntimes
+  // [credentials] plugin: creds-adc | creds-workload | none. The daemon asks it for a
+  // short-lived token per call; when its plugin is not loaded, runs go without credentials.
+  std::string credentials_plugin = "creds-adc";
   std::string sandbox_provider = "local";  // [sandbox] provider: kAvailableSandboxProviders
   std::string bwrap_path = "bwrap";        // [sandbox] bwrap
   std::string sandbox_server_binary;       // [sandbox] server_binary; empty: auto

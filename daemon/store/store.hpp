@@ -34,6 +34,21 @@ struct SessionRecord {
   std::string closed_at;   // empty while open
   std::string close_reason;
   std::int64_t calls = 0;  // number of calls recorded for it (computed)
+  std::string identity;    // who its newest credentialed call ran as (computed); empty: none
+};
+
+// An access token handed to a sandbox for one call (the token itself is never stored).
+struct GrantRecord {
+  std::int64_t id = 0;  // set by the store
+  std::string session_id;
+  std::int64_t call_id = 0;
+  std::string plugin;           // creds-adc | creds-workload
+  std::string mode;             // access-token | forwarded | workload
+  std::string identity;         // the email, else the credential type and its source
+  std::string credential_type;  // authorized_user | service_account | ...
+  std::string scopes;           // space-separated
+  std::string expires_at;       // RFC 3339 UTC
+  std::string granted_at;       // RFC 3339 UTC, set by the store
 };
 
 struct CallStart {
@@ -109,6 +124,9 @@ class Store {
   void interrupt_call(std::int64_t call_id, const CallOutcome& outcome);
   std::optional<CallRecord> find_call(std::int64_t call_id);
   std::vector<CallRecord> list_calls(const std::string& session_id);
+
+  void record_grant(const GrantRecord& grant);  // granted_at set here
+  std::vector<GrantRecord> list_grants(const std::string& session_id);
 
   // After a crash: every open session becomes 'interrupted' (closed, reason "daemon stopped
   // unexpectedly") and every running call 'interrupted'. Returns what it changed.

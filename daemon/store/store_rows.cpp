@@ -22,6 +22,7 @@ SessionRecord read_session_row(const SqliteStatement& row) {
   session.closed_at = row.text(7);
   session.close_reason = row.text(8);
   session.calls = row.integer(9);
+  session.identity = row.text(10);
   return session;
 }
 

@@ -54,6 +54,23 @@ CREATE INDEX calls_by_session ON calls (session_id);
 -- reconcile_after_crash (state = 'running') and stats (state = 'done', grouped by runtime)
 CREATE INDEX calls_by_state_runtime ON calls (state, runtime);
 )sql",
+    // 2: every access token handed to a sandbox: whose, for what, until when. Never the token.
+    R"sql(
+CREATE TABLE credential_grants (
+  id              INTEGER PRIMARY KEY AUTOINCREMENT,
+  session_id      TEXT NOT NULL REFERENCES sessions (id),
+  call_id         INTEGER NOT NULL REFERENCES calls (id),
+  plugin          TEXT NOT NULL,
+  mode            TEXT NOT NULL,
+  identity        TEXT NOT NULL,
+  credential_type TEXT NOT NULL,
+  scopes          TEXT NOT NULL,
+  expires_at      TEXT NOT NULL,
+  granted_at      TEXT NOT NULL
+);
+-- list_grants, and the identity a session ran as (its newest grant)
+CREATE INDEX credential_grants_by_session ON credential_grants (session_id, id);
+)sql",
 };
 
 }  // namespace

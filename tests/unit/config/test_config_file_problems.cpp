@@ -48,8 +48,9 @@ TEST_CASE("an unknown section is one warning") {
   const auto loaded = load_config(file);
   REQUIRE(loaded.warnings.size() == 1);
   CHECK(loaded.warnings[0].to_string() ==
-        file + ": unknown section [network] (known sections: daemon, plugins, runtime, sandbox, "
-               "cache, limits; plugin sections: compiled-go, yaegi, creds-adc, creds-workload)");
+        file + ": unknown section [network] (known sections: daemon, plugins, runtime, "
+               "credentials, sandbox, cache, limits; plugin sections: compiled-go, yaegi, creds-adc, "
+               "creds-workload)");
 }
 
 TEST_CASE("a key outside any section is a warning that says where it belongs") {

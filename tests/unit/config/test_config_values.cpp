@@ -52,6 +52,8 @@ TEST_CASE("every key is read from the file") {
                                "dirs = /opt/kg/plugins::~/kg-plugins:\n"
                                "[runtime]\n"
                                "default = compiled-go\n"
+                               "[credentials]\n"
+                               "plugin = creds-workload\n"
                                "[sandbox]\n"
                                "provider = local\n"
                                "bwrap = /usr/local/bin/bwrap\n"
@@ -93,6 +95,7 @@ TEST_CASE("every key is read from the file") {
   CHECK(config.plugin_dirs ==
         std::vector<std::string>{"/opt/kg/plugins", "/home/tester/kg-plugins"});
   CHECK(config.default_runtime == "compiled-go");
+  CHECK(config.credentials_plugin == "creds-workload");
   CHECK(config.sandbox_provider == "local");
   CHECK(config.bwrap_path == "/usr/local/bin/bwrap");
   CHECK(config.sandbox_server_binary == "/opt/kg/kode-gopher-sandbox");
@@ -126,6 +129,7 @@ TEST_CASE("every key is read from the file") {
       {"daemon.max_request_bytes", "1024"},
       {"plugins.dirs", "/opt/kg/plugins:/home/tester/kg-plugins"},
       {"runtime.default", "compiled-go"},
+      {"credentials.plugin", "creds-workload"},
       {"sandbox.provider", "local"},
       {"sandbox.bwrap", "/usr/local/bin/bwrap"},
       {"sandbox.server_binary", "/opt/kg/kode-gopher-sandbox"},
