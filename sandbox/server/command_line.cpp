@@ -36,6 +36,13 @@ std::variant<ServerCommandLine, int> parse_command_line(int argc, char** argv) {
                  "the session's scratch folder, linked as <workdir>/persist for commands");
   app.add_option("--command-cgroup-fd", parsed.options.command_cgroup_fds,
                  "an inherited cgroup.procs descriptor every command joins (repeatable)");
+  std::string egress_proxy_socket;
+  app.add_option("--egress-proxy-socket", egress_proxy_socket,
+                 "the host's egress proxy (a Unix socket): bridge 127.0.0.1:3128 to it and point "
+                 "every command's HTTPS_PROXY/HTTP_PROXY there");
+  app.add_flag("--shares-host-network", parsed.options.shares_host_network,
+               "the sandbox uses the host's network namespace: refuse credentials (a metadata "
+               "emulator on this loopback would be reachable by the whole host)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -44,6 +51,7 @@ std::variant<ServerCommandLine, int> parse_command_line(int argc, char** argv) {
   parsed.options.workdir = workdir;
   for (const auto& dir : scratch_dirs) parsed.options.scratch_dirs.emplace_back(dir);
   parsed.options.persist_dir = persist_dir;
+  parsed.options.egress_proxy_socket = egress_proxy_socket;
   return parsed;
 }
 

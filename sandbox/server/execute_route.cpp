@@ -1,6 +1,7 @@
 // POST /execute: {"command", "env"?, "timeout_ms"?, "output_limit_bytes"?, "limits"?,
-// "read_file"?} → the command's outcome (and, with read_file, one file of the workdir as it was
-// when the command ended).
+// "read_file"?, "credentials"?} → the command's outcome (and, with read_file, one file of the
+// workdir as it was when the command ended). With credentials, a metadata emulator serves the
+// token to this command alone (metadata_emulator.hpp).
 #include <Poco/Net/HTTPServerRequestImpl.h>
 #include <Poco/Net/StreamSocket.h>
 #include <rapidjson/document.h>
@@ -14,6 +15,7 @@
 #include "command_runner.hpp"
 #include "command_state.hpp"
 #include "file_after_command.hpp"
+#include "metadata_emulator.hpp"
 #include "sandbox_routes.hpp"
 
 namespace kg::sandbox {
@@ -156,11 +158,6 @@ CommandRequest parse_command_request(const RouteContext& context, const rapidjso
   if (request.command.find('\0') != std::string::npos) {
     throw bad_request("\"command\" holds a NUL byte, which a shell command cannot hold");
   }
-  if (body.HasMember("credentials")) {
-    throw bad_request(
-        "\"credentials\" is not supported by this kode-gopher-sandbox (it has no metadata "
-        "emulator): pass the credentials another way or update the sandbox image");
-  }
   request.env = parse_env(body);
   request.timeout = std::chrono::milliseconds(
       integer_member(body, "timeout_ms", 60'000, 1, kMaxTimeoutMs));
@@ -185,6 +182,32 @@ CommandRequest parse_command_request(const RouteContext& context, const rapidjso
 int connection_socket(Poco::Net::HTTPServerRequest& request) {
   auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
   return impl == nullptr ? -1 : impl->socket().impl()->sockfd();
+}
+
+// "credentials": only for a sandbox whose loopback is its own.
+std::optional<MetadataIdentity> parse_credentials(const RouteContext& context,
+                                                  const rapidjson::Value& body) {
+  const auto member = body.FindMember("credentials");
+  if (member == body.MemberEnd() || member->value.IsNull()) return std::nullopt;
+  if (context.options.shares_host_network) {
+    throw bad_request(
+        "\"credentials\" refused: this sandbox shares the host's network ([sandbox] network = "
+        "host), so its metadata emulator would serve the token to every process on the host; "
+        "use network = allowlist, egress or none for credentialed runs");
+  }
+  return parse_command_credentials(member->value, std::chrono::system_clock::now());
+}
+
+// Sets name=value in env, replacing an earlier value.
+void set_variable(std::vector<std::pair<std::string, std::string>>& env, const std::string& name,
+                  const std::string& value) {
+  for (auto& [existing, old_value] : env) {
+    if (existing == name) {
+      old_value = value;
+      return;
+    }
+  }
+  env.emplace_back(name, value);
 }
 
 std::string base64(const std::string& bytes) {
@@ -249,6 +272,13 @@ void serve_execute(RouteContext& context, Exchange& exchange) {
   const rapidjson::Document document = parse_body(body);
   CommandRequest command = parse_command_request(context, document);
   const std::optional<FileRequest> file_request = parse_file_request(document);
+  std::optional<MetadataIdentity> credentials = parse_credentials(context, document);
+  if (context.egress_bridge) {
+    // The proxy variables come first, so a request may still name its own NO_PROXY.
+    auto env = context.egress_bridge->environment();
+    for (const auto& [name, value] : command.env) set_variable(env, name, value);
+    command.env = std::move(env);
+  }
   command.cancel_watch_fd = connection_socket(exchange.request);
   CommandResult result;
   std::optional<FileAfterCommand> file;
@@ -259,7 +289,16 @@ void serve_execute(RouteContext& context, Exchange& exchange) {
     } else {
       link_persist_folder(context.options);
     }
+    // Lives exactly as long as the command: no later command sees the token.
+    std::optional<MetadataEmulator> metadata;
+    if (credentials) {
+      metadata.emplace(std::move(*credentials));
+      for (const auto& [name, value] : metadata->environment()) {
+        set_variable(command.env, name, value);
+      }
+    }
     result = run_command(command);
+    metadata.reset();
     // Still under the lock: no other command can change the file in between.
     if (file_request && !result.cancelled) {
       file = read_file_after_command(context.confinement, file_request->path, file_request->max_bytes);

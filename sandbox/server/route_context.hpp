@@ -1,9 +1,12 @@
 // What the routes share for the life of one server: its options, the workdir confinement and
-// the lock that runs one /execute at a time. Owned by SandboxServer; routes on any server thread
+// the lock that runs one /execute at a time, and the egress bridge. Owned by SandboxServer; routes on any server thread
 // read it, and only execute_mutex is ever locked.
 #pragma once
 
+#include <memory>
 #include <mutex>
+
+#include "egress_bridge.hpp"
 
 #include "host_services.hpp"
 #include "path_confinement.hpp"
@@ -13,11 +16,18 @@ namespace kg::sandbox {
 
 struct RouteContext {
   RouteContext(const SandboxServerOptions& server_options, plugin::Logger& server_logger)
-      : options(server_options), confinement(server_options.workdir), logger(server_logger) {}
+      : options(server_options),
+        confinement(server_options.workdir),
+        logger(server_logger),
+        egress_bridge(options.egress_proxy_socket.empty()
+                          ? nullptr
+                          : std::make_unique<EgressBridge>(options.egress_proxy_socket.string())) {}
 
   const SandboxServerOptions options;
   const WorkdirConfinement confinement;
   plugin::Logger& logger;
+  // Relays to the host's egress proxy for the server's whole life; null without one.
+  const std::unique_ptr<EgressBridge> egress_bridge;
   std::mutex execute_mutex;
 };
 

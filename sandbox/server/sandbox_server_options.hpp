@@ -24,6 +24,13 @@ struct SandboxServerOptions {
   std::filesystem::path persist_dir;
   // cgroup.procs descriptors every command joins before exec (the host made and opened them).
   std::vector<int> command_cgroup_fds;
+  // [sandbox] network = allowlist: the daemon's egress proxy socket, bound into the sandbox;
+  // the server bridges 127.0.0.1:3128 to it (egress_bridge.hpp). Empty: no bridge.
+  std::filesystem::path egress_proxy_socket;
+  // The sandbox shares the host's network namespace ([sandbox] network = host), so its loopback
+  // is the host's: a metadata emulator there would serve the token to every host process, and
+  // /execute refuses credentials.
+  bool shares_host_network = false;
 };
 
 }  // namespace kg::sandbox

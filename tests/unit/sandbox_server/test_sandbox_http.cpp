@@ -128,8 +128,7 @@ TEST_CASE("POST /execute refuses bad requests with a message") {
   refused(R"({"command": "ls", "output_limit_bytes": -1})", 400,
           R"("output_limit_bytes" must be an integer from 0 to 9223372036854775807)");
   refused(R"({"command": "ls", "credentials": {"access_token": "x"}})", 400,
-          "\"credentials\" is not supported by this kode-gopher-sandbox (it has no metadata "
-          "emulator): pass the credentials another way or update the sandbox image");
+          "\"credentials\": \"expiry\" is required (RFC 3339, e.g. 2026-12-03T09:00:00Z)");
   refused(R"({"command": ")" + std::string(5000, 'x') + "\"}", 413,
           "The /execute body is larger than the limit of 4096 bytes: send less");
 }
