@@ -156,6 +156,11 @@ void Instance::start_parts() {
   sandbox_layout.sandboxes_dir = config_.state_dir + "/sandboxes";
   sandbox_layout.share_host_network = config_.sandbox_network == "host";
   sandbox_layout.egress_network = config_.sandbox_network == "egress";
+  // auto: the allowlist whenever credentials are configured, so a program's Google client reaches
+  // the APIs (and nothing else) with no network option set by hand.
+  sandbox_layout.egress_proxy =
+      config_.sandbox_network == "allowlist" ||
+      (config_.sandbox_network == "auto" && config_.credentials_plugin != "none");
   sandbox_layout.disk_bytes = config_.limits.disk_bytes;
   p.tidier = std::make_unique<sandbox::ModuleTidier>(
       p.layout.go_root + "/bin/go", p.layout.lockfile_dir, sandbox_layout.base_modcache_dir,
@@ -165,6 +170,9 @@ void Instance::start_parts() {
   sandbox::LocalSandboxPolicy sandbox_policy;
   sandbox_policy.memory_bytes = config_.limits.memory_bytes;
   sandbox_policy.pids = config_.limits.pids;
+  sandbox_policy.egress_allowlist.hosts = config_.sandbox_allowed_hosts;
+  sandbox_policy.egress_allowlist.ports.assign(config_.sandbox_allowed_ports.begin(),
+                                               config_.sandbox_allowed_ports.end());
   sandbox_policy.host_uid = config_.sandbox_host_uid == 0
                                 ? std::nullopt
                                 : std::optional<uid_t>(config_.sandbox_host_uid);

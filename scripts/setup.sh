@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(meson ninja-build g++ pkg-config cmake python3 libpoco-dev rapidjson-dev libarchive-dev
           libsqlite3-dev libcli11-dev doctest-dev bubblewrap libseccomp-dev
-          slirp4netns iproute2 ca-certificates openssl)
+          slirp4netns iproute2 ca-certificates openssl python3-venv)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -47,6 +47,19 @@ elif [ "$(configured_go_root)" != "$KG_GO_ROOT" ]; then
 fi
 echo "setup: building (meson compile -C build)" >&2
 meson compile -C build >/dev/null
+
+# Test peers and clients for the credentials and egress tests, pinned: fake-gcs-server (the
+# storage peer of the hostile egress suite) through the Go module proxy, and Python's
+# google-auth from PyPI (a client of the sandbox's metadata emulator).
+if [ ! -x build/tests/tools/fake-gcs-server ]; then
+  echo "setup: building fake-gcs-server for the egress tests (go install)" >&2
+  GOFLAGS= GOBIN="$PWD/build/tests/tools" go install github.com/fsouza/fake-gcs-server@v1.56.1
+fi
+if [ ! -x build/tests/tools/google-auth-venv/bin/python ]; then
+  echo "setup: installing google-auth for the metadata emulator tests (pip, into a venv)" >&2
+  python3 -m venv build/tests/tools/google-auth-venv
+  build/tests/tools/google-auth-venv/bin/pip install -q "google-auth==2.40.3" "requests==2.34.2"
+fi
 
 # The shared prewarmed Go build cache of the default config (a no-op when current). The tests
 # keep their own in the build tree, so test.sh passes --no-prewarm.

@@ -9,10 +9,16 @@ namespace {
 
 constexpr std::string_view kLogLevels[] = {"error", "warn", "info", "debug"};
 constexpr std::string_view kCredentialPlugins[] = {"creds-adc", "creds-workload", "none"};
-constexpr std::string_view kSandboxNetworks[] = {"none", "egress", "host"};
+constexpr std::string_view kSandboxNetworks[] = {"auto", "none", "allowlist", "egress", "host"};
 
 // sockaddr_un::sun_path holds 108 bytes including the terminating NUL.
 constexpr std::size_t kUnixSocketPathMax = 107;
+
+std::string join_items(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
 
 std::string join_paths(const std::vector<std::string>& paths) {
   std::string out;
@@ -127,8 +133,13 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.base_modcache_dir = v.text; },
      .current = [](const DaemonConfig& c) { return c.base_modcache_dir; }},
     {.section = "sandbox", .name = "network", .kind = ValueKind::choice,
-     .choices = kSandboxNetworks, .default_text = "none",
-     .help = "Network of local sandboxes: none (a private namespace without even loopback); "
+     .choices = kSandboxNetworks, .default_text = "auto",
+     .help = "Network of local sandboxes: auto (allowlist when credentials are configured, "
+             "i.e. `credentials.plugin` is not none; else none); none (a private namespace with nothing but its own loopback); "
+             "allowlist (no route out but the daemon's egress proxy, which admits only "
+             "`allowed_hosts` on `allowed_ports` and refuses names that resolve to loopback, "
+             "private, shared, link-local, multicast, metadata or host addresses; programs get "
+             "HTTPS_PROXY/HTTP_PROXY, see docs/egress.md); "
              "egress (outbound access through slirp4netns, with DNS; the host's loopback and "
              "own addresses, private, shared and link-local ranges and cloud metadata "
              "addresses are refused); or host (the host's network namespace, loopback services "
@@ -136,6 +147,28 @@ constexpr ConfigKeySpec kKeySpecs[] = {
              "it is unsafe for untrusted code.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.sandbox_network = v.text; },
      .current = [](const DaemonConfig& c) { return c.sandbox_network; }},
+    {.section = "sandbox", .name = "allowed_hosts", .kind = ValueKind::host_list,
+     .default_text = "*.googleapis.com, accounts.google.com",
+     .help = "With network = allowlist: the host names programs may reach through the egress "
+             "proxy. Exact names, `*.suffix` patterns (any name under the suffix) and IP "
+             "addresses (literals are refused unless listed exactly); the addresses a name "
+             "resolves to must still be public.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.sandbox_allowed_hosts = v.list; },
+     .current = [](const DaemonConfig& c) { return join_items(c.sandbox_allowed_hosts); }},
+    {.section = "sandbox", .name = "allowed_ports", .kind = ValueKind::port_list,
+     .default_text = "443",
+     .help = "With network = allowlist: the ports programs may reach through the egress proxy.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.sandbox_allowed_ports.clear();
+       for (const auto& port : v.list) {
+         c.sandbox_allowed_ports.push_back(static_cast<std::uint32_t>(std::stoul(port)));
+       }
+     },
+     .current = [](const DaemonConfig& c) {
+       std::vector<std::string> ports;
+       for (const auto port : c.sandbox_allowed_ports) ports.push_back(std::to_string(port));
+       return join_items(ports);
+     }},
     {.section = "sandbox", .name = "host_uid", .kind = ValueKind::integer, .min = 0,
      .max = 4294967294, .default_text = "65534",
      .help = "When the daemon runs as root: the unprivileged host uid a sandbox's user maps to "
@@ -287,6 +320,10 @@ std::string describe_allowed_values(const ConfigKeySpec& spec) {
       return "an absolute path or a program name looked up in PATH";
     case ValueKind::path_list:
       return "':'-separated absolute paths";
+    case ValueKind::host_list:
+      return "','-separated host names, IP addresses and `*.suffix` patterns";
+    case ValueKind::port_list:
+      return "','-separated ports from 1 to 65535";
   }
   return "a value";
 }

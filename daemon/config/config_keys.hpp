@@ -21,13 +21,15 @@ enum class ValueKind {
   absolute_path,  // absolute after "~/" expansion; empty means the default
   program,        // an absolute path (after "~/" expansion) or a bare name looked up in PATH
   path_list,      // ':'-separated absolute paths; empty means the default
+  host_list,      // ','-separated host names, IP addresses and "*.suffix" patterns
+  port_list,      // ','-separated ports from 1 to 65535
 };
 
 // A value that passed its key's checks, in the form its kind produces.
 struct ConfigValue {
   std::uint64_t number = 0;        // integer
   std::string text;                // choice, absolute_path, program
-  std::vector<std::string> list;   // path_list
+  std::vector<std::string> list;   // path_list, host_list, port_list (as written)
 };
 
 struct ConfigKeySpec {

@@ -4,6 +4,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "config_default_paths.hpp"
 
@@ -98,6 +99,48 @@ ConfigValue parse_path_list(const ConfigKeySpec& spec, std::string_view raw) {
   return value;
 }
 
+// Comma-separated, blanks around items ignored, at least one item.
+std::vector<std::string_view> comma_items(const ConfigKeySpec& spec, std::string_view raw) {
+  std::vector<std::string_view> items;
+  std::string_view rest = raw;
+  for (;;) {
+    const auto comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
+    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
+    if (item.empty()) reject(spec, raw, "an empty item");
+    items.push_back(item);
+    if (comma == std::string_view::npos) return items;
+    rest = rest.substr(comma + 1);
+  }
+}
+
+// A host name ("storage.googleapis.com"), an IP address ("199.36.153.8", "2001:db8::1") or a
+// "*.suffix" pattern; the egress proxy matches them (egress_allowlist.hpp).
+ConfigValue parse_host_list(const ConfigKeySpec& spec, std::string_view raw) {
+  ConfigValue value;
+  for (const auto item : comma_items(spec, raw)) {
+    const std::string_view name = item.starts_with("*.") ? item.substr(2) : item;
+    const bool valid = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             c == '.' || c == '-' || c == ':' || c == '_';
+    });
+    if (!valid) reject(spec, raw, "\"" + std::string(item) + "\" is not a host, address or *.suffix");
+    value.list.emplace_back(item);
+  }
+  return value;
+}
+
+ConfigValue parse_port_list(const ConfigKeySpec& spec, std::string_view raw) {
+  ConfigValue value;
+  for (const auto item : comma_items(spec, raw)) {
+    const auto port = parse_plain_decimal(item);
+    if (!port || *port < 1 || *port > 65535) reject(spec, raw, "\"" + std::string(item) + "\"");
+    value.list.emplace_back(item);
+  }
+  return value;
+}
+
 }  // namespace
 
 ConfigValue parse_config_value(const ConfigKeySpec& spec, std::string_view raw) {
@@ -107,6 +150,8 @@ ConfigValue parse_config_value(const ConfigKeySpec& spec, std::string_view raw) 
     case ValueKind::absolute_path: return parse_absolute_path(spec, raw);
     case ValueKind::program: return parse_program(spec, raw);
     case ValueKind::path_list: return parse_path_list(spec, raw);
+    case ValueKind::host_list: return parse_host_list(spec, raw);
+    case ValueKind::port_list: return parse_port_list(spec, raw);
   }
   reject(spec, raw);
 }

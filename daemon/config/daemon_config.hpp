@@ -51,7 +51,12 @@ struct DaemonConfig {
   std::string base_modcache_dir;           // [sandbox] base_modcache_dir; empty: <state_dir>/gomodcache-base
   std::uint32_t sandbox_host_uid = 65534;  // [sandbox] host_uid (root daemons; 0: root)
   std::uint32_t warm_pool = 1;             // [sandbox] warm_pool: ready sandboxes, 0..8
-  std::string sandbox_network = "none";    // [sandbox] network: none|egress|host (host: unsafe)
+  // [sandbox] network: auto|none|allowlist|egress|host (host: unsafe); auto: allowlist unless
+  // [credentials] plugin = none, else none (resolved by the daemon at start).
+  std::string sandbox_network = "auto";
+  // [sandbox] allowed_hosts / allowed_ports: what network = allowlist admits (egress_allowlist.hpp).
+  std::vector<std::string> sandbox_allowed_hosts = {"*.googleapis.com", "accounts.google.com"};
+  std::vector<std::uint32_t> sandbox_allowed_ports = {443};
   std::string binary_cache_dir;            // [cache] binary_dir; empty: <state_dir>/bincache
   std::uint64_t binary_cache_max_bytes = 2ull << 30;  // [cache] binary_max_bytes, 0..1 TiB; 0: off
   LimitsConfig limits;

@@ -72,6 +72,7 @@ void LocalSandbox::stop() noexcept {
     reaped_ = true;
   }
   network_.reset();
+  egress_proxy_.reset();
   // Whatever escaped the pid namespace's end (nothing should) dies with the cgroup.
   cgroup_.reset();
   if (!dir_.empty() && fs::exists(dir_)) {

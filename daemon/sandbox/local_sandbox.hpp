@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "egress_network.hpp"
+#include "egress_proxy.hpp"
 #include "host_services.hpp"
 #include "sandbox_cgroup.hpp"
 #include "sandbox_client.hpp"
@@ -36,6 +37,13 @@ class LocalSandbox {
   SandboxCgroup* cgroup() noexcept { return cgroup_.get(); }
   // Keeps the sandbox's outbound network (network = egress) until the sandbox stops.
   void keep_network(EgressNetwork network) { network_.emplace(std::move(network)); }
+  // Keeps the sandbox's egress proxy (network = allowlist) until the sandbox stops.
+  void keep_egress_proxy(std::unique_ptr<EgressProxy> proxy) { egress_proxy_ = std::move(proxy); }
+  // The egress proxy's refusals since the last call (none without a proxy), for the warnings
+  // of the call that caused them.
+  std::vector<std::string> take_egress_refusals() {
+    return egress_proxy_ ? egress_proxy_->take_refusals() : std::vector<std::string>{};
+  }
 
   // False once the bubblewrap process has exited (the sandbox died or was stopped).
   bool alive();
@@ -54,6 +62,7 @@ class LocalSandbox {
   pid_t init_pid_;
   std::unique_ptr<SandboxCgroup> cgroup_;
   std::optional<EgressNetwork> network_;
+  std::unique_ptr<EgressProxy> egress_proxy_;
   bool reaped_ = false;
   plugin::Logger& logger_;
   SandboxClient client_;

@@ -76,6 +76,11 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
     args.insert(args.end(), {"--ro-bind", sandbox_dir + "/resolv.conf", "/etc/resolv.conf"});
     args.insert(args.end(), {"--ro-bind-try", "/etc/ssl/certs", "/etc/ssl/certs"});
   }
+  if (layout.egress_proxy) {
+    // The proxy resolves names itself; HTTPS clients still need the CA certificates.
+    args.insert(args.end(), {"--ro-bind", sandbox_dir + "/egress.sock", kSandboxEgressProxySocket});
+    args.insert(args.end(), {"--ro-bind-try", "/etc/ssl/certs", "/etc/ssl/certs"});
+  }
   if (!layout.go_root.starts_with("/usr/")) {
     args.insert(args.end(), {"--ro-bind", layout.go_root, layout.go_root});
   }
@@ -130,6 +135,10 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
                            "fd:" + std::to_string(descriptors.listener), "--workdir", "/app",
                            "--reap-strays", "--scratch-dir", home, "--scratch-dir", "/tmp", "--scratch-dir", "/dev/shm",
                            "--persist-dir", kSandboxPersistPath});
+  if (layout.egress_proxy) {
+    args.insert(args.end(), {"--egress-proxy-socket", kSandboxEgressProxySocket});
+  }
+  if (layout.share_host_network) args.push_back("--shares-host-network");
   for (const int fd : descriptors.command_cgroups) {
     args.insert(args.end(), {"--command-cgroup-fd", std::to_string(fd)});
   }

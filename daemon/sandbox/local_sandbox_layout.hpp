@@ -21,6 +21,9 @@ inline constexpr const char* kSandboxHome = "/home/gopher";
 // A session's scratch folder, kept across its calls (a bounded tmpfs); /app/persist links to it
 // while a program runs (never while a cacheable build runs: see the server's clean_state).
 inline constexpr const char* kSandboxPersistPath = "/persist";
+// [sandbox] network = allowlist: the daemon's egress proxy socket (egress_proxy.hpp), bound from
+// <sandbox dir>/egress.sock; the server bridges 127.0.0.1:3128 to it.
+inline constexpr const char* kSandboxEgressProxySocket = "/opt/kode-gopher/egress.sock";
 
 struct LocalSandboxLayout {
   std::string bwrap_path;        // the bwrap executable
@@ -39,6 +42,9 @@ struct LocalSandboxLayout {
   // [sandbox] network = egress: a private network namespace with outbound access through
   // slirp4netns (egress_network.hpp); the sandbox gets its resolver file from sandbox_dir.
   bool egress_network = false;
+  // [sandbox] network = allowlist: a private network namespace with only its loopback, and the
+  // egress proxy's socket from sandbox_dir, which the server bridges to (egress_proxy.hpp).
+  bool egress_proxy = false;
   // Size of each private writable folder (/app, /tmp, the home): memory-backed tmpfs, so a full
   // disk is the sandbox's own ENOSPC and its pages count against its memory limit.
   std::uint64_t disk_bytes = 1ull << 30;

@@ -89,6 +89,14 @@ std::vector<PathAccess> host_paths_to_reach(const LocalSandboxLayout& layout) {
   return checks;
 }
 
+std::string allowlist_summary(const EgressAllowlist& allowlist) {
+  std::string text = "hosts";
+  for (const auto& host : allowlist.hosts) text += " " + host;
+  text += ", ports";
+  for (const int port : allowlist.ports) text += " " + std::to_string(port);
+  return text;
+}
+
 }  // namespace
 
 LocalSandboxProvider::LocalSandboxProvider(LocalSandboxLayout layout, plugin::Logger& logger,
@@ -133,6 +141,9 @@ std::vector<std::string> LocalSandboxProvider::isolation_summary() const {
                       : layout_.egress_network
                           ? ", net with outbound access through slirp4netns (network = egress; "
                             "no host loopback, link-local or private ranges)"
+                      : layout_.egress_proxy
+                          ? ", net with no route out but the daemon's egress proxy (network = "
+                            "allowlist: " + allowlist_summary(policy_.egress_allowlist) + ")"
                           : ", net (no network)"),
       "capabilities dropped, no_new_privs, seccomp filter (" +
           std::to_string(seccomp_program_.size() / 8) + " BPF instructions)",
@@ -188,12 +199,20 @@ std::unique_ptr<LocalSandbox> LocalSandboxProvider::open(BaseCacheAccess access)
     options.inherited_fds.push_back({seccomp.get(), kSeccompFd});
     options.inherited_fds.push_back({info_write.get(), kInfoFd});
     options.inherited_fds.push_back({listener.impl()->sockfd(), kListenerFd});
+    // Before bubblewrap starts, since it binds the socket into the sandbox.
+    std::unique_ptr<EgressProxy> egress_proxy;
+    if (layout_.egress_proxy) {
+      egress_proxy = std::make_unique<EgressProxy>(id, dir + "/egress.sock", options.uid,
+                                                   policy_.egress_allowlist, egress_threads_,
+                                                   logger_);
+    }
     const auto argv = bwrap_arguments(layout_, dir, access, descriptors, id);
     const pid_t pid = spawner_.spawn(argv, dir + "/sandbox.log", options);
     info_write.reset();
     std::ofstream(dir + "/bwrap.pid") << pid << '\n';
     const pid_t init_pid = read_init_pid(info_read.get(), std::chrono::seconds(15));
     auto sandbox = std::make_unique<LocalSandbox>(id, dir, pid, init_pid, std::move(cgroup), logger_);
+    if (egress_proxy) sandbox->keep_egress_proxy(std::move(egress_proxy));
     if (init_pid == 0) {
       sandbox->wait_until_ready(std::chrono::seconds(2));  // it exited: throws with its log
     }

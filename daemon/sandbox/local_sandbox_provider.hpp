@@ -15,6 +15,9 @@
 #include <string>
 #include <vector>
 
+#include <Poco/ThreadPool.h>
+
+#include "egress_allowlist.hpp"
 #include "host_services.hpp"
 #include "local_sandbox.hpp"
 #include "local_sandbox_layout.hpp"
@@ -29,6 +32,9 @@ struct LocalSandboxPolicy {
   // The host uid the sandbox's user maps to when the daemon runs as root (an unprivileged
   // daemon can only map to itself). nullopt: map to the daemon's own uid.
   std::optional<uid_t> host_uid = 65534;
+  // What sandboxes may reach through the egress proxy when the layout has egress_proxy
+  // ([sandbox] network = allowlist).
+  EgressAllowlist egress_allowlist;
 };
 
 class LocalSandboxProvider {
@@ -62,6 +68,8 @@ class LocalSandboxProvider {
   std::string host_uid_note_;
   std::vector<std::string> warnings_;
   ProcessSpawner spawner_;
+  // The egress proxies' connection threads, shared by every sandbox (network = allowlist).
+  Poco::ThreadPool egress_threads_{2, 256};
 };
 
 }  // namespace kg::sandbox

@@ -130,7 +130,12 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
       sandbox::SandboxWait wait;
       sandbox::LocalSandboxHandle handle(*session.sandbox, provider_.policy(), binary_cache_,
                                          tidier_, &session.canceller, logger_, &wait);
+      session.sandbox->take_egress_refusals();  // [egress hook] earlier ones are not this call's
       call.result = runtime.execute(request, handle, progress);
+      // [egress hook] Connections the egress proxy refused during this call (allowlist).
+      for (auto& refusal : session.sandbox->take_egress_refusals()) {
+        call.result.warnings.push_back(std::move(refusal));
+      }
       call.result.setup_us = setup_us;
       call.sandbox_us = wait.us;
       call.sandbox_requests = wait.requests;

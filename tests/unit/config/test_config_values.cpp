@@ -63,6 +63,8 @@ TEST_CASE("every key is read from the file") {
                                "base_cache_dir = /var/cache/kg\n"
                                "base_modcache_dir = /var/cache/kg-mod\n"
                                "network = host\n"
+                               "allowed_hosts = *.example.com , api.example.org,199.36.153.8\n"
+                               "allowed_ports = 443, 8443\n"
                                "host_uid = 0\n"
                                "warm_pool = 8\n"
                                "[cache]\n"
@@ -104,6 +106,9 @@ TEST_CASE("every key is read from the file") {
   CHECK(config.base_cache_dir == "/var/cache/kg");
   CHECK(config.base_modcache_dir == "/var/cache/kg-mod");
   CHECK(config.sandbox_network == "host");
+  CHECK(config.sandbox_allowed_hosts ==
+        std::vector<std::string>{"*.example.com", "api.example.org", "199.36.153.8"});
+  CHECK(config.sandbox_allowed_ports == std::vector<std::uint32_t>{443, 8443});
   CHECK(config.binary_cache_dir == "/var/cache/kg-bin");
   CHECK(config.binary_cache_max_bytes == 0);
   CHECK(config.limits.run_timeout_ms == 3600000);
@@ -138,6 +143,8 @@ TEST_CASE("every key is read from the file") {
       {"sandbox.base_cache_dir", "/var/cache/kg"},
       {"sandbox.base_modcache_dir", "/var/cache/kg-mod"},
       {"sandbox.network", "host"},
+      {"sandbox.allowed_hosts", "*.example.com, api.example.org, 199.36.153.8"},
+      {"sandbox.allowed_ports", "443, 8443"},
       {"cache.binary_dir", "/var/cache/kg-bin"},
       {"cache.binary_max_bytes", "0"},
       {"limits.run_timeout_ms", "3600000"},
@@ -210,6 +217,23 @@ TEST_CASE("choices must be one of the allowed values, exactly") {
         "<file>: runtime.default: must be one of compiled-go, got \"Compiled-Go\"");
   CHECK(one_issue(dir, "sandbox", "provider", "k8s") ==
         "<file>: sandbox.provider: must be one of local, got \"k8s\"");
+}
+
+TEST_CASE("allowed hosts and ports are comma-separated lists of valid items") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  CHECK(one_issue(dir, "sandbox", "allowed_hosts", "*.googleapis.com, http://x.example") ==
+        "<file>: sandbox.allowed_hosts: must be ','-separated host names, IP addresses and "
+        "`*.suffix` patterns, got \"*.googleapis.com, http://x.example\" (\"http://x.example\" is "
+        "not a host, address or *.suffix)");
+  CHECK(one_issue(dir, "sandbox", "allowed_hosts", "a.example,,b.example") ==
+        "<file>: sandbox.allowed_hosts: must be ','-separated host names, IP addresses and "
+        "`*.suffix` patterns, got \"a.example,,b.example\" (an empty item)");
+  CHECK(one_issue(dir, "sandbox", "allowed_ports", "443, 70000") ==
+        "<file>: sandbox.allowed_ports: must be ','-separated ports from 1 to 65535, got \"443, "
+        "70000\" (\"70000\")");
+  CHECK(one_issue(dir, "sandbox", "network", "open") ==
+        "<file>: sandbox.network: must be one of auto, none, allowlist, egress, host, got \"open\"");
 }
 
 TEST_CASE("runtimes and providers that are not built yet are refused, naming what is") {

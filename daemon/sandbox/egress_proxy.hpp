@@ -1,0 +1,69 @@
+// The daemon's egress proxy for one sandbox with [sandbox] network = allowlist (CONTRACTS.md
+// §8): an HTTP proxy on a Unix socket in the sandbox's folder, bound into the sandbox, where the
+// sandbox server's bridge (sandbox/server/egress_bridge.hpp) relays the programs' connections.
+// It admits CONNECT host:port (HTTPS, gRPC over HTTP/2) and absolute-URI http:// requests only
+// for names EgressAllowlist admits, resolves each name itself and connects only to the
+// addresses it checked (so a DNS answer cannot change between check and use), and refuses —
+// with 403, a log line and a recorded refusal naming the host asked for — names off the list,
+// IP literals, and names resolving to any loopback, private, shared, link-local, multicast,
+// metadata or host address.
+//
+// Owned by the LocalSandbox it serves; connections are handled on the provider's shared thread
+// pool, one thread per open connection. take_refusals() may be called from any thread.
+#pragma once
+
+#include <Poco/Net/TCPServer.h>
+#include <Poco/ThreadPool.h>
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "egress_allowlist.hpp"
+#include "host_services.hpp"
+
+namespace kg::sandbox {
+
+class EgressProxy {
+ public:
+  // Listens on socket_path (mode 0600; owned by `owner` when set, the sandbox's host uid, so
+  // bubblewrap and the sandbox can connect). Throws std::runtime_error naming the path when
+  // the socket cannot be made. `threads` and `logger` must outlive the proxy.
+  EgressProxy(std::string sandbox_id, const std::string& socket_path, std::optional<uid_t> owner,
+              EgressAllowlist allowlist, Poco::ThreadPool& threads, plugin::Logger& logger);
+  // Stops accepting and ends every open connection (within half a second).
+  ~EgressProxy();
+  EgressProxy(const EgressProxy&) = delete;
+  EgressProxy& operator=(const EgressProxy&) = delete;
+
+  // The refusals since the last call, one line each ("egress refused CONNECT 10.0.0.1:443: IP
+  // address literals are refused ..."), at most kMaxKeptRefusals plus a count of the rest.
+  std::vector<std::string> take_refusals();
+
+  // Records and logs one refusal (called by the connection handlers).
+  void refused(const std::string& what, const std::string& reason);
+
+  const std::string& sandbox_id() const noexcept { return sandbox_id_; }
+  const EgressAllowlist& allowlist() const noexcept { return allowlist_; }
+  const std::atomic<bool>& stopping() const noexcept { return stopping_; }
+  plugin::Logger& logger() noexcept { return logger_; }
+
+  static constexpr std::size_t kMaxKeptRefusals = 20;
+
+ private:
+  const std::string sandbox_id_;
+  const EgressAllowlist allowlist_;
+  plugin::Logger& logger_;
+  std::atomic<bool> stopping_{false};
+  std::mutex refusals_mutex_;
+  std::vector<std::string> refusals_;
+  std::size_t dropped_refusals_ = 0;
+  std::unique_ptr<Poco::Net::TCPServer> server_;
+};
+
+}  // namespace kg::sandbox

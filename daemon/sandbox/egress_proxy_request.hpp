@@ -1,0 +1,39 @@
+// The first request a program sends the egress proxy, read from its head: CONNECT host:port (a
+// tunnel, for HTTPS and gRPC) or an absolute-URI request (GET http://host/path, plain HTTP).
+// Pure parsing, so every malformed form is tested without sockets; EgressProxy acts on it.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace kg::sandbox {
+
+// A request the proxy answers with `status` and the message (400, 405, 501...).
+class ProxyRequestError : public std::runtime_error {
+ public:
+  ProxyRequestError(int status, const std::string& message)
+      : std::runtime_error(message), status_(status) {}
+  int status() const noexcept { return status_; }
+
+ private:
+  int status_;
+};
+
+struct ProxyRequest {
+  bool tunnel = false;  // CONNECT
+  std::string host;     // normalized (normalize_host): lowercase, no trailing dot or brackets
+  int port = 0;
+  // For an absolute-URI request: the head to send upstream, in origin form (GET /path HTTP/1.1),
+  // with the proxy's own headers (Proxy-Authorization, Proxy-Connection) dropped, Host set to
+  // the target and "Connection: close", so one connection carries one request to one host.
+  std::string upstream_head;
+};
+
+// `head` is everything up to and including the blank line ("\r\n\r\n"). Throws
+// ProxyRequestError: not HTTP (400), a CONNECT target without a port (400), a scheme other than
+// http in an absolute URI (400: HTTPS goes through CONNECT), an origin-form request (400: this
+// is a proxy), another method form (405).
+ProxyRequest parse_proxy_request(std::string_view head);
+
+}  // namespace kg::sandbox

@@ -1,0 +1,100 @@
+#include "egress_world.hpp"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "daemon_fixture.hpp"
+#include "test_network.hpp"
+
+namespace kg::test::egress {
+namespace {
+
+namespace fs = std::filesystem;
+using sandbox::testing::TestNetwork;
+
+void write_hosts_file(const fs::path& scratch) {
+  const auto file = scratch / "hosts";
+  std::ofstream(file) << "127.0.0.1 localhost\n::1 localhost\n"
+                      << "198.51.100.1 " << kStorageHost << " " << kUnlistedHost << "\n"
+                      << "127.0.0.1 " << kLoopbackHost << "\n"
+                      << "10.1.2.3 " << kPrivateHost << "\n"
+                      << "169.254.169.254 " << kMetadataHost << "\n"
+                      << "198.51.100.2 " << kHostSelfHost << "\n"
+                      << "198.51.100.1 " << kMixedHost << "\n"
+                      << "10.1.2.3 " << kMixedHost << "\n";
+  if (::mount(file.c_str(), "/etc/hosts", nullptr, MS_BIND, nullptr) != 0) {
+    throw std::runtime_error("bind-mounting the test's /etc/hosts failed");
+  }
+}
+
+// fake-gcs-server in the "internet" namespace, with one bucket holding one object; it dies with
+// this process (PR_SET_PDEATHSIG).
+void start_fake_gcs_server(TestNetwork& network) {
+  const std::string binary = required_env("KG_FAKE_GCS_SERVER");
+  if (!fs::exists(binary)) {
+    throw std::runtime_error(binary + " is missing: scripts/setup.sh builds it (go install "
+                                      "github.com/fsouza/fake-gcs-server)");
+  }
+  const auto data = network.scratch() / "gcs-data";
+  fs::create_directories(data / kBucket);
+  std::ofstream(data / kBucket / kObject) << kObjectText;
+  const std::string log = (network.scratch() / "fake-gcs-server.log").string();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork for fake-gcs-server failed");
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::setns(network.internet(), CLONE_NEWNET) != 0) ::_exit(126);
+    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(out, 1);
+    ::dup2(out, 2);
+    const std::string data_dir = data.string();
+    const std::string public_host = std::string(kStorageHost) + ":" + std::to_string(kStoragePort);
+    ::execl(binary.c_str(), binary.c_str(), "-scheme", "http", "-backend", "memory", "-host",
+            "0.0.0.0", "-port", std::to_string(kStoragePort).c_str(), "-data", data_dir.c_str(),
+            "-public-host", public_host.c_str(), "-log-level", "warn", nullptr);
+    ::_exit(127);
+  }
+  // Wait until it listens (from the host's side, through the veth: the path the proxy takes).
+  for (int i = 0; i < 200; ++i) {
+    auto socket = network.socket_in(network.host(), AF_INET, SOCK_STREAM);
+    const auto where = sandbox::testing::ipv4(sandbox::testing::kInternetAddress, kStoragePort);
+    if (::connect(socket.get(), reinterpret_cast<const sockaddr*>(&where), sizeof where) == 0) {
+      return;
+    }
+    ::usleep(50'000);
+  }
+  throw std::runtime_error("fake-gcs-server did not listen on 198.51.100.1:4443 within 10 s (see " +
+                           log + ")");
+}
+
+}  // namespace
+
+EgressWorld& world() {
+  static EgressWorld instance;
+  return instance;
+}
+
+void make_world() {
+  auto& made = world();
+  if (::geteuid() != 0) {
+    made.skip_reason = "needs root (network namespaces, a veth pair, a private /etc/hosts)";
+    return;
+  }
+  auto& network = TestNetwork::get();
+  write_hosts_file(network.scratch());
+  made.host_service_port = network.host_port();
+  made.host_service_fd = network.host_listener();
+  made.internet_port = network.web_port();
+  made.internet_fd = network.web_listener();
+  start_fake_gcs_server(network);
+}
+
+}  // namespace kg::test::egress
