@@ -31,6 +31,7 @@ int run_cli(int argc, char** argv) {
     add_sessions_command(app, globals, action);
     add_stats_command(app, globals, action);
     add_plugins_command(app, globals, action);
+    add_auth_command(app, globals, action);
     add_config_command(app, globals, action);
     DaemonCommandLine command_line = split_daemon_command_line(argc, argv);
     add_daemon_command(app, globals, action, std::move(command_line.passed_arguments));

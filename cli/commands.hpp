@@ -41,6 +41,12 @@ std::string render_sessions(const rapidjson::Value& answer, bool all);
 void add_stats_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 std::string render_stats(const rapidjson::Value& stats);
 
+// auth_command.cpp: `auth status [--json]` (GET /v1/auth).
+void add_auth_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+std::string render_auth_status(const rapidjson::Value& status);
+// Programs get working credentials: a mode other than none, and no problem.
+bool auth_usable(const rapidjson::Value& status);
+
 // plugins_command.cpp
 void add_plugins_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 std::string render_plugins(const rapidjson::Value& answer);

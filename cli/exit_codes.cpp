@@ -58,7 +58,8 @@ ExitCode exit_code_for_daemon_error(std::string_view code, int http_status) {
       code == "session_closed" || code == "payload_too_large") {
     return ExitCode::usage;
   }
-  if (code == "runtime_unavailable" || code == "queue_full" || code == "sandbox_error") {
+  if (code == "runtime_unavailable" || code == "queue_full" || code == "sandbox_error" ||
+      code == "credentials_unavailable") {
     return ExitCode::unavailable;
   }
   if (code == "internal") return ExitCode::internal;
@@ -107,9 +108,10 @@ std::string exit_code_help() {
          "  3   the program timed out\n"
          "  64  bad command line or unacceptable input (including the daemon's 4xx errors)\n"
          "  69  the daemon or its sandbox is unavailable (unreachable, sandbox_error,\n"
-         "      runtime_unavailable, queue_full)\n"
+         "      runtime_unavailable, queue_full, credentials_unavailable)\n"
          "  70  internal error in kode-gopher\n"
-         "`config check` exits 1 when the file has errors and 0 when it has only warnings.";
+         "`config check` exits 1 when the file has errors and 0 when it has only warnings.\n"
+         "`auth status` exits 1 when programs get no working Google credentials.";
 }
 
 }  // namespace kg::cli

@@ -81,6 +81,7 @@ struct Instance::Parts {
   std::unique_ptr<sandbox::ModuleTidier> tidier;
   std::unique_ptr<DaemonHostServices> host;
   std::unique_ptr<plugin_host::PluginRegistry> plugins;
+  std::unique_ptr<session::CallCredentials> credentials;
   std::unique_ptr<session::SessionManager> sessions;
   std::unique_ptr<api::ApiContext> api_context;
   std::unique_ptr<api::ApiServer> api_server;
@@ -98,6 +99,7 @@ Instance::~Instance() {
   parts_->api_server.reset();
   parts_->api_context.reset();
   parts_->sessions.reset();
+  parts_->credentials.reset();
   parts_->plugins.reset();  // plugin code stays mapped; only the objects go
   parts_->base_cache.reset();
   parts_->provider.reset();
@@ -192,6 +194,33 @@ void Instance::start_parts() {
   p.base_cache = std::make_unique<sandbox::BaseCache>(*p.provider, p.layout.go_version, logger_);
 }
 
+std::unique_ptr<session::CallCredentials> Instance::make_call_credentials(
+    plugin_host::PluginRegistry& plugins, store::Store& store) {
+  const std::string& name = config_.credentials_plugin;
+  plugin::CredentialsPlugin* plugin = nullptr;
+  std::string reason;
+  if (name != "none") {
+    plugin = plugins.credentials(name);
+    const auto* loaded = plugins.find(name);
+    if (loaded == nullptr) {
+      reason = "it was not found in the plugin directories, or it failed to start: the daemon's "
+               "log at start says which";
+    } else if (loaded->kind != plugin::PluginKind::credentials) {
+      reason = "it is a " + std::string(plugin_host::to_string(loaded->kind)) + " plugin";
+    } else if (plugin == nullptr) {
+      reason = loaded->reason;
+    }
+    if (plugin == nullptr) {
+      logger_.log(plugin::LogLevel::warn, "[credentials] plugin = " + name + ", but it is not "
+                                          "loaded (" + reason + "); programs run without Google "
+                                          "credentials");
+    } else {
+      logger_.log(plugin::LogLevel::info, "Calls get Google credentials from " + name);
+    }
+  }
+  return std::make_unique<session::CallCredentials>(name, plugin, reason, store, logger_);
+}
+
 int Instance::prewarm() {
   start_parts();
   parts_->base_cache->ensure([](std::string_view line) { std::cerr << line << std::endl; });
@@ -226,6 +255,7 @@ int Instance::run() {
                                           return dirs;
                                         }());
   }
+  p.credentials = make_call_credentials(*p.plugins, *p.store);
   session::SessionManagerOptions options;
   options.default_runtime = config_.default_runtime;
   options.warm_pool = config_.warm_pool;
@@ -235,10 +265,10 @@ int Instance::run() {
   options.limits = config_.limits;
   options.curated_packages = sandbox::read_curated_packages(p.layout.lockfile_dir);
   p.sessions = std::make_unique<session::SessionManager>(
-      options, *p.provider, *p.base_cache, p.binary_cache.get(), *p.tidier, *p.plugins, *p.store,
-      logger_);
+      options, *p.provider, *p.base_cache, p.binary_cache.get(), *p.tidier, *p.plugins,
+      *p.credentials, *p.store, logger_);
   p.api_context = std::make_unique<api::ApiContext>(api::ApiContext{
-      *p.sessions, *p.plugins, *p.store, logger_, kVersion, config_.socket_path,
+      *p.sessions, *p.plugins, *p.credentials, *p.store, logger_, kVersion, config_.socket_path,
       config_.state_dir, config_.max_request_bytes, config_.max_sessions, config_.max_queued,
       std::chrono::steady_clock::now(), p.provider->isolation_summary(), *p.base_cache,
       p.provider->warnings()});

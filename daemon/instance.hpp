@@ -11,6 +11,15 @@
 #include "stderr_logger.hpp"
 
 namespace kg {
+namespace plugin_host {
+class PluginRegistry;
+}
+namespace session {
+class CallCredentials;
+}
+namespace store {
+class Store;
+}
 
 struct InstanceOptions {
   std::optional<std::string> config_path;
@@ -34,6 +43,9 @@ class Instance {
  private:
   struct Parts;
   void start_parts();
+  // The credential plugin [credentials] plugin names, as the sessions ask it per call.
+  std::unique_ptr<session::CallCredentials> make_call_credentials(
+      plugin_host::PluginRegistry& plugins, store::Store& store);
 
   config::DaemonConfig config_;
   StderrLogger logger_;

@@ -165,6 +165,10 @@ rapidjson::Document DaemonSessionLink::plugins() {
   return reconnecting([&] { return connection().client.get("/v1/plugins"); });
 }
 
+rapidjson::Document DaemonSessionLink::auth_status() {
+  return reconnecting([&] { return connection().client.get("/v1/auth"); });
+}
+
 void DaemonSessionLink::cancel_running_call() noexcept {
   std::string socket_path;
   std::string id;

@@ -44,6 +44,8 @@ class DaemonSessionLink {
 
   // GET /v1/plugins (needs no session).
   rapidjson::Document plugins();
+  // GET /v1/auth: the identity programs run as (needs no session).
+  rapidjson::Document auth_status();
 
   // Forgets an earlier cancellation; the worker calls it before it takes the next call.
   void prepare_for_next_call() noexcept { canceller_.reset(); }

@@ -22,9 +22,13 @@ constexpr std::string_view kOutputSchema = R"json({
   "properties": {
     "mode": {"type": "string", "enum": ["forwarded", "access-token", "workload", "none"]},
     "credential_type": {"type": "string",
-                        "description": "e.g. authorized_user, service_account, impersonated_service_account"},
+                        "description": "e.g. authorized_user, service_account, impersonated_service_account, gce_metadata"},
     "email": {"type": "string"},
-    "project_id": {"type": "string"}
+    "project_id": {"type": "string"},
+    "quota_project_id": {"type": "string"},
+    "token_expiry": {"type": "string", "description": "RFC 3339 expiry of the current access token"},
+    "problem": {"type": "string", "description": "why programs get no working credentials"},
+    "login_hint": {"type": "string", "description": "how the user can log in or fix it"}
   },
   "additionalProperties": false
 })json";
@@ -36,6 +40,10 @@ constexpr std::string_view kAnnotations = R"json({
   "openWorldHint": false
 })json";
 
+constexpr const char* kFields[] = {"mode",          "credential_type",  "email",
+                                   "project_id",    "quota_project_id", "token_expiry",
+                                   "problem",       "login_hint"};
+
 std::string string_member(const rapidjson::Value& object, std::string_view name) {
   const rapidjson::Value* value = find_member(&object, name);
   return value != nullptr && value->IsString() ? value->GetString() : "";
@@ -43,31 +51,41 @@ std::string string_member(const rapidjson::Value& object, std::string_view name)
 
 }  // namespace
 
-ToolResult auth_status_from_plugins(const rapidjson::Value& plugins_answer) {
-  const rapidjson::Value* plugins = find_member(&plugins_answer, "plugins");
-  if (plugins == nullptr || !plugins->IsArray()) {
-    return ToolResult::error(std::string(kTool) + ": the daemon's GET /v1/plugins answer has no "
-                             "\"plugins\" array: " + to_json(plugins_answer));
+ToolResult auth_status_result(const rapidjson::Value& auth_answer) {
+  const std::string mode = string_member(auth_answer, "mode");
+  if (mode.empty()) {
+    return ToolResult::error(std::string(kTool) + ": the daemon's GET /v1/auth answer has no "
+                             "\"mode\": " + to_json(auth_answer));
   }
-  std::string ready;
-  for (const auto& plugin : plugins->GetArray()) {
-    if (string_member(plugin, "kind") == "credentials" &&
-        string_member(plugin, "state") == "ready") {
-      ready += (ready.empty() ? "" : ", ") + string_member(plugin, "name");
-    }
-  }
-  if (!ready.empty()) {
-    return ToolResult::error(std::string(kTool) + ": the daemon has the credential plugin(s) " +
-                             ready + " loaded, but this kode-gopher cannot ask them for their "
-                             "status yet; run `kode-gopher auth status` on the daemon's host");
+  rapidjson::Document structured(rapidjson::kObjectType);
+  auto& allocator = structured.GetAllocator();
+  for (const char* field : kFields) {
+    const std::string value = string_member(auth_answer, field);
+    if (value.empty()) continue;
+    structured.AddMember(rapidjson::Value(field, allocator),
+                         rapidjson::Value(value.c_str(), allocator), allocator);
   }
   ToolResult result;
-  result.structured = R"({"mode":"none"})";
-  result.text =
-      "mode=none: no credential plugin is configured in the kode-gopher daemon, so programs run "
-      "without Google credentials (Google Cloud API calls fail with an authentication error). "
-      "Enable a credential plugin (creds-adc on a workstation, creds-workload in a cluster) in "
-      "the daemon's configuration to give programs short-lived credentials.";
+  result.structured = to_json(structured);
+  const std::string problem = string_member(auth_answer, "problem");
+  const std::string email = string_member(auth_answer, "email");
+  const std::string type = string_member(auth_answer, "credential_type");
+  const std::string project = string_member(auth_answer, "project_id");
+  const std::string expiry = string_member(auth_answer, "token_expiry");
+  std::string text = "mode=" + mode + ": ";
+  if (mode == "none") {
+    text += "programs run without Google credentials (Google Cloud API calls fail with an "
+            "authentication error).";
+  } else {
+    text += "programs run as " + (email.empty() ? std::string("an identity of unknown email") : email) +
+            (type.empty() ? "" : " (" + type + ")") +
+            (project.empty() ? "" : ", project " + project) +
+            (expiry.empty() ? "" : "; the current token is valid until " + expiry) + ".";
+  }
+  if (!problem.empty()) text += " Problem: " + problem + ".";
+  const std::string hint = string_member(auth_answer, "login_hint");
+  if (!hint.empty()) text += " To fix it (the user, on the daemon's host): " + hint + ".";
+  result.text = text;
   return result;
 }
 
@@ -81,7 +99,7 @@ rapidjson::Document GcpAuthStatusTool::definition(const ProtocolFeatures& featur
 ToolResult GcpAuthStatusTool::call(const rapidjson::Value* arguments, ToolCallContext&) {
   try {
     const ToolArguments args(kTool, arguments, {});
-    return auth_status_from_plugins(daemon_.plugins());
+    return auth_status_result(daemon_.auth_status());
   } catch (...) {
     return tool_failure(kTool, std::current_exception());
   }

@@ -1,11 +1,7 @@
 // The gcp_auth_status tool: which Google credentials programs get, as
-// {mode, credential_type?, email?, project_id?} (CONTRACTS.md §4).
-//
-// Today the daemon has no credential plugin to ask (creds-adc and creds-workload are not
-// built yet), so the tool reads the daemon's plugin list and reports mode "none" when no
-// credential plugin is ready, which is the truth: programs run without Google credentials.
-// When a credential plugin is loaded but the daemon offers no way to ask it, the tool says so
-// as an error instead of guessing. This file is where the real status query will go.
+// {mode, credential_type?, email?, project_id?, quota_project_id?, token_expiry?, problem?,
+// login_hint?} (CONTRACTS.md §4, plus what the daemon's GET /v1/auth knows beyond it), and a
+// text line an agent can act on: who programs run as, or what is wrong and how to log in.
 // Called on the tool-call worker thread.
 #pragma once
 
@@ -26,7 +22,7 @@ class GcpAuthStatusTool final : public Tool {
   DaemonSessionLink& daemon_;
 };
 
-// The result for a GET /v1/plugins answer.
-ToolResult auth_status_from_plugins(const rapidjson::Value& plugins_answer);
+// The result for a GET /v1/auth answer.
+ToolResult auth_status_result(const rapidjson::Value& auth_answer);
 
 }  // namespace kg::mcp

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "base_cache.hpp"
+#include "call_credentials.hpp"
 #include "plugin_registry.hpp"
 #include "session_manager.hpp"
 #include "store/store.hpp"
@@ -16,6 +17,7 @@ namespace kg::api {
 struct ApiContext {
   session::SessionManager& sessions;
   plugin_host::PluginRegistry& plugins;
+  session::CallCredentials& credentials;  // GET /v1/auth
   store::Store& store;
   plugin::Logger& logger;
   std::string version;

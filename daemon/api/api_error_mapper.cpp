@@ -2,6 +2,7 @@
 
 #include "error_chain.hpp"
 #include "runtime_plugin.hpp"
+#include "call_credentials.hpp"
 #include "session_errors.hpp"
 #include "store/store.hpp"
 
@@ -35,6 +36,8 @@ ApiError map_exception(std::exception_ptr error) noexcept {
       return {502, "sandbox_error", describe_error_chain(e)};
     } catch (const session::RuntimeUnavailableError& e) {
       return {503, "runtime_unavailable", describe_error_chain(e)};
+    } catch (const session::CredentialsUnavailableError& e) {
+      return {503, "credentials_unavailable", describe_error_chain(e)};
     } catch (const session::QueueFullError& e) {
       return {503, "queue_full", describe_error_chain(e)};
     } catch (const session::ShuttingDownError& e) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "api_errors.hpp"
+#include "auth_status_json.hpp"
 #include "execute_request_parser.hpp"
 #include "json_body.hpp"
 #include "response_json.hpp"
@@ -186,6 +187,10 @@ ApiResponse route_request(ApiContext& context, const ApiRequest& request) {
     if (resource == "plugins") {
       require_method(request, "GET");
       return {200, plugins_json(context.plugins)};
+    }
+    if (resource == "auth") {
+      require_method(request, "GET");
+      return {200, auth_status_json(context.credentials.status())};
     }
     if (resource == "stats") {
       require_method(request, "GET");

@@ -18,6 +18,7 @@ void write_session_fields(JsonWriter& w, const store::SessionRecord& s) {
   if (!s.closed_at.empty()) { w.Key("closed_at"); write_string(w, s.closed_at); }
   if (!s.close_reason.empty()) { w.Key("close_reason"); write_string(w, s.close_reason); }
   w.Key("calls"); w.Int64(s.calls);
+  if (!s.identity.empty()) { w.Key("identity"); write_string(w, s.identity); }
 }
 
 std::string result_kind(const std::optional<std::string>& result_json) {

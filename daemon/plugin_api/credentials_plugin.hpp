@@ -50,6 +50,7 @@ struct RunContext {
 
 // What one run gets.
 struct RunCredentials {
+  CredentialMode mode = CredentialMode::access_token;  // never none
   CommandCredentials token;          // served by the sandbox's metadata emulator
   std::vector<std::string> scopes;   // the token's OAuth scopes
   std::string identity;              // who the token is for: the email, else type and source

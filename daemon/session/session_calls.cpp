@@ -29,6 +29,21 @@ class NullProgress final : public plugin::ProgressSink {
   void phase_started(plugin::Phase, std::string_view) noexcept override {}
 };
 
+// Passes progress on and notes whether the program's run began: a credentialed run that began
+// is never retried, so a program that acts as the user never runs twice for one call.
+class RunStartWatch final : public plugin::ProgressSink {
+ public:
+  explicit RunStartWatch(plugin::ProgressSink& next) : next_(next) {}
+  void phase_started(plugin::Phase phase, std::string_view detail) noexcept override {
+    if (phase == plugin::Phase::run) run_started = true;
+    next_.phase_started(phase, detail);
+  }
+  bool run_started = false;
+
+ private:
+  plugin::ProgressSink& next_;
+};
+
 // Name, or Type.Method: Go identifiers joined by dots.
 bool is_symbol_path(const std::string& symbol) {
   bool at_start = true;
@@ -121,6 +136,7 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
                                     plugin::ProgressSink& progress, CallResult& call) {
   const auto setup_started = Clock::now();
   bool retried = false;
+  RunStartWatch watch(progress);
   for (;;) {
     ensure_sandbox(session, progress);
     // A retry's setup includes the attempt that failed.
@@ -131,7 +147,7 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
       sandbox::LocalSandboxHandle handle(*session.sandbox, provider_.policy(), binary_cache_,
                                          tidier_, &session.canceller, logger_, &wait);
       session.sandbox->take_egress_refusals();  // [egress hook] earlier ones are not this call's
-      call.result = runtime.execute(request, handle, progress);
+      call.result = runtime.execute(request, handle, watch);
       // [egress hook] Connections the egress proxy refused during this call (allowlist).
       for (auto& refusal : session.sandbox->take_egress_refusals()) {
         call.result.warnings.push_back(std::move(refusal));
@@ -143,6 +159,11 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
     } catch (const plugin::SandboxError&) {
       // A sandbox that died under the call gets one fresh replacement and one retry.
       if (retried || shutting_down_ || session.sandbox->alive()) throw;
+      if (request.credentials && watch.run_started) {
+        std::throw_with_nested(plugin::SandboxError(
+            "The sandbox died while the program ran with Google credentials; it is not run "
+            "again, since it may have acted already"));
+      }
       retried = true;
       logger_.log(plugin::LogLevel::warn, "Sandbox of session " + session.record.id +
                                               " died during a call; retrying once");
@@ -228,15 +249,20 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   store::CallOutcome outcome;
   outcome.queue_ms = call.queue_us / 1000;
   try {
+    // Per call, never per sandbox start: the token is fresh for this run and recorded with it.
+    request.execute.credentials = credentials_.for_call(session_id, call.call_id);
     run_in_sandbox(session, runtime, request.execute, progress, call);
   } catch (const std::exception& e) {
     const bool cancelled = session.canceller.cancelled();
     const bool rejected = dynamic_cast<const plugin::InvalidInputError*>(&e) != nullptr;
+    const bool no_credentials = dynamic_cast<const CredentialsUnavailableError*>(&e) != nullptr;
     // The daemon's own shutdown stopped it: neither the caller's fault nor a bug.
     const bool interrupted = !cancelled && !rejected && shutting_down_;
     // Input the runtime refused is the caller's to fix; anything else is ours.
     outcome.status = cancelled ? "cancelled" : rejected ? "rejected"
-                                           : interrupted ? "interrupted" : "internal";
+                     : no_credentials ? "credentials_unavailable"
+                     : interrupted    ? "interrupted"
+                                      : "internal";
     outcome.phase = "setup";
     outcome.error_message = describe_error_chain(e);
     outcome.setup_ms = call.result.setup_us / 1000;

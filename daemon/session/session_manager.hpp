@@ -21,6 +21,7 @@
 #include "binary_cache.hpp"
 #include "module_tidier.hpp"
 #include "config/daemon_config.hpp"
+#include "call_credentials.hpp"
 #include "call_limits.hpp"
 #include "local_sandbox_provider.hpp"
 #include "warm_sandbox_pool.hpp"
@@ -67,7 +68,7 @@ class SessionManager {
   SessionManager(SessionManagerOptions options, sandbox::LocalSandboxProvider& provider,
                  sandbox::BaseCache& base_cache, sandbox::BinaryCache* binary_cache,
                  sandbox::ModuleTidier& tidier,
-                 plugin_host::PluginRegistry& plugins,
+                 plugin_host::PluginRegistry& plugins, CallCredentials& credentials,
                  store::Store& store, plugin::Logger& logger);
   ~SessionManager();
 
@@ -81,8 +82,10 @@ class SessionManager {
   store::SessionRecord close(const std::string& session_id, const std::string& reason);
   store::SessionRecord get(const std::string& session_id);  // throws SessionNotFoundError
 
-  // Runs one call. Throws SessionNotFoundError, SessionClosedError, UnknownRuntimeError,
-  // RuntimeUnavailableError, plugin::InvalidInputError, plugin::SandboxError (all recorded in the store first).
+  // Runs one call, with the credentials CallCredentials makes for it. Throws
+  // SessionNotFoundError, SessionClosedError, UnknownRuntimeError, RuntimeUnavailableError,
+  // CredentialsUnavailableError, plugin::InvalidInputError, plugin::SandboxError (all
+  // recorded in the store first).
   CallResult execute(const std::string& session_id, CallRequest request,
                      plugin::ProgressSink& progress);
 
@@ -137,6 +140,7 @@ class SessionManager {
   sandbox::BinaryCache* binary_cache_;
   sandbox::ModuleTidier& tidier_;
   plugin_host::PluginRegistry& plugins_;
+  CallCredentials& credentials_;
   store::Store& store_;
   plugin::Logger& logger_;
   std::atomic<bool> shutting_down_{false};

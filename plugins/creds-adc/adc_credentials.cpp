@@ -221,6 +221,8 @@ std::optional<plugin::RunCredentials> AdcCredentials::credentials_for_run(
                            location.path + ": " + e.what());
   }
   plugin::RunCredentials out;
+  out.mode = settings_.copy_adc_file ? plugin::CredentialMode::forwarded
+                                     : plugin::CredentialMode::access_token;
   out.credential_type = found.credential_type;
   out.token.access_token = token.value;
   out.token.expiry_rfc3339 = google_oauth::to_rfc3339(token.expiry);

@@ -158,6 +158,7 @@ std::optional<plugin::RunCredentials> WorkloadCredentials::credentials_for_run(
   } catch (const CredentialsError& e) {
     throw CredentialsError(std::string(e.what()) + "; " + std::string(kLoginHint));
   }
+  out.mode = plugin::CredentialMode::workload;
   out.credential_type = "gce_metadata";
   out.token.access_token = minted.value;
   out.token.expiry_rfc3339 = google_oauth::to_rfc3339(minted.expiry);

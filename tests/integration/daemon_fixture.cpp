@@ -53,14 +53,19 @@ DaemonFixture::DaemonFixture(DaemonFixtureOptions options)
   config << "[daemon]\nsocket = " << socket_path_
          << (options.default_state_dir ? "" : "\nstate_dir = " + state_dir_)
          << "\nlog_level = debug\nmax_sessions = 8\n"
-         << "[plugins]\ndirs = " << required_env("KG_PLUGIN_DIR") << "\n"
+         << "[plugins]\ndirs = " << required_env("KG_PLUGIN_DIR") << [&] {
+              std::string more;
+              for (const auto& dir : options.extra_plugin_dirs) more += ":" + dir;
+              return more;
+            }() << "\n"
          << "[sandbox]\nserver_binary = " << required_env("KG_SANDBOX_SERVER")
          << "\ncacheprog_binary = " << required_env("KG_CACHEPROG")
          << "\nbase_cache_dir = " << options.base_cache_dir.value_or(required_env("KG_BASE_CACHE"))
          << "\nbase_modcache_dir = " << required_env("KG_BASE_MODCACHE")
          // Tests count the sandboxes they cause; the warm pool has a test of its own.
          << "\nwarm_pool = 0\n" << options.extra_sandbox_keys
-         << "[limits]\nrun_timeout_ms = 20000\nbuild_timeout_ms = 300000\n";
+         << "[limits]\nrun_timeout_ms = 20000\nbuild_timeout_ms = 300000\n"
+         << options.extra_sections;
 }
 
 DaemonFixture::~DaemonFixture() {

@@ -25,6 +25,8 @@ struct DaemonFixtureOptions {
   // Leave [daemon] state_dir out of the config, so the daemon picks its default.
   bool default_state_dir = false;
   std::string extra_sandbox_keys;  // "key = value\n" lines appended to [sandbox]
+  std::vector<std::string> extra_plugin_dirs;  // after KG_PLUGIN_DIR in [plugins] dirs
+  std::string extra_sections;  // whole "[section]\nkey = value\n" blocks appended to the config
 };
 
 class DaemonFixture {

@@ -229,7 +229,8 @@ func exercise(t *testing.T, protocolVersion, wantVersion string) {
 		t.Fatalf("gcp_auth_status: %v", err)
 	}
 	validate(t, tools["gcp_auth_status"], result.StructuredContent)
-	if raw, _ := json.Marshal(result.StructuredContent); result.IsError || string(raw) != `{"mode":"none"}` {
+	if raw, _ := json.Marshal(result.StructuredContent); result.IsError ||
+		!strings.HasPrefix(string(raw), `{"mode":"none",`) || !strings.Contains(string(raw), `"login_hint":`) {
 		t.Fatalf("gcp_auth_status: isError %v, structured %s", result.IsError, raw)
 	}
 

@@ -90,7 +90,7 @@ await runChecks("modern-client", [
 
   ["gcp_auth_status and lookup_package_docs answer in the modern era too", async () => {
     const auth = await client.callTool({ name: "gcp_auth_status", arguments: {} });
-    assert.deepEqual(auth.structuredContent, { mode: "none" });
+    assert.equal(auth.structuredContent.mode, "none");
     const docs = await client.callTool({
       name: "lookup_package_docs",
       arguments: { package: "k8s.io/client-go/kubernetes", symbol: "NewForConfig" },

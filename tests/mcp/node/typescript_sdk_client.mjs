@@ -163,11 +163,13 @@ await runChecks("typescript-sdk", [
     assert.equal(after, before + 1);
   }],
 
-  ["gcp_auth_status reports mode none without a credential plugin", async () => {
+  ["gcp_auth_status reports mode none, and how to fix it, without a credential plugin", async () => {
     const result = await call("gcp_auth_status", {});
     assert.equal(result.isError, false);
-    assert.deepEqual(result.structuredContent, { mode: "none" });
-    assert.match(result.content[0].text, /^mode=none: no credential plugin is configured/);
+    assert.equal(result.structuredContent.mode, "none");
+    assert.match(result.structuredContent.problem, /programs run without Google credentials/);
+    assert.ok(result.structuredContent.login_hint);
+    assert.match(result.content[0].text, /^mode=none: programs run without Google credentials/);
   }],
 
   ["lookup_package_docs returns go doc output for a curated package", async () => {

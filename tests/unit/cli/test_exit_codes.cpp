@@ -83,6 +83,7 @@ TEST_CASE("each daemon error code maps to its exit code") {
   CHECK(exit_code_for_daemon_error("session_closed", 409) == ExitCode::usage);
   CHECK(exit_code_for_daemon_error("payload_too_large", 413) == ExitCode::usage);
   CHECK(exit_code_for_daemon_error("runtime_unavailable", 503) == ExitCode::unavailable);
+  CHECK(exit_code_for_daemon_error("credentials_unavailable", 503) == ExitCode::unavailable);
   CHECK(exit_code_for_daemon_error("queue_full", 503) == ExitCode::unavailable);
   CHECK(exit_code_for_daemon_error("sandbox_error", 502) == ExitCode::unavailable);
   CHECK(exit_code_for_daemon_error("internal", 500) == ExitCode::internal);

@@ -14,12 +14,38 @@ TEST_CASE("sessions are a table") {
        "state": "open", "opened_at": "2026-01-02T03:04:05Z", "calls": 3},
       {"id": "s-22", "client": "mcp", "provider": "local", "runtime": "yaegi",
        "state": "closed", "opened_at": "2026-01-02T03:05:00Z", "closed_at": "2026-01-02T03:06:00Z",
-       "calls": 12}]})",
+       "calls": 12, "identity": "dev@example.com"}]})",
                        "test"),
             true) ==
-        "ID    STATE   CLIENT  RUNTIME      CALLS  OPENED_AT\n"
-        "s-1   open    cli     compiled-go  3      2026-01-02T03:04:05Z\n"
-        "s-22  closed  mcp     yaegi        12     2026-01-02T03:05:00Z\n");
+        "ID    STATE   CLIENT  RUNTIME      CALLS  OPENED_AT             IDENTITY\n"
+        "s-1   open    cli     compiled-go  3      2026-01-02T03:04:05Z  -\n"
+        "s-22  closed  mcp     yaegi        12     2026-01-02T03:05:00Z  dev@example.com\n");
+}
+
+TEST_CASE("auth status: who programs run as, or what is wrong and how to log in") {
+  const auto working = parse_json(R"json({"plugin": "creds-adc", "plugin_loaded": true,
+      "mode": "access-token", "credential_type": "authorized_user", "email": "dev@example.com",
+      "project_id": "my-proj", "token_expiry": "2026-12-03T10:00:00Z",
+      "source": "/home/dev/.config/gcloud/application_default_credentials.json (gcloud's well-known file)"})json",
+                                  "test");
+  CHECK(kg::cli::render_auth_status(working) ==
+        "mode: access-token (creds-adc)\n"
+        "credential type: authorized_user\n"
+        "email: dev@example.com\n"
+        "project: my-proj\n"
+        "token expiry: 2026-12-03T10:00:00Z\n"
+        "source: /home/dev/.config/gcloud/application_default_credentials.json (gcloud's well-known file)\n");
+  CHECK(kg::cli::auth_usable(working));
+  const auto none = parse_json(R"({"plugin": "creds-adc", "plugin_loaded": true, "mode": "none",
+      "problem": "No Application Default Credentials", "login_hint": "run `gcloud auth application-default login`"})",
+                               "test");
+  CHECK(kg::cli::render_auth_status(none) ==
+        "mode: none (creds-adc)\n"
+        "problem: No Application Default Credentials\n"
+        "to log in: run `gcloud auth application-default login`\n");
+  CHECK_FALSE(kg::cli::auth_usable(none));
+  const auto broken = parse_json(R"({"mode": "access-token", "problem": "invalid_grant"})", "test");
+  CHECK_FALSE(kg::cli::auth_usable(broken));
 }
 
 TEST_CASE("no sessions says so") {

@@ -1,0 +1,81 @@
+#include "call_credentials.hpp"
+
+#include "error_chain.hpp"
+
+namespace kg::session {
+
+CallCredentials::CallCredentials(std::string plugin_name, plugin::CredentialsPlugin* plugin,
+                                 std::string not_loaded_reason, store::Store& store,
+                                 plugin::Logger& logger)
+    : plugin_name_(std::move(plugin_name)),
+      plugin_(plugin),
+      not_loaded_reason_(std::move(not_loaded_reason)),
+      store_(store),
+      logger_(logger) {}
+
+AuthStatus CallCredentials::status() const {
+  AuthStatus status;
+  status.plugin = plugin_name_;
+  status.plugin_loaded = plugin_ != nullptr;
+  if (plugin_name_ == "none") {
+    status.identity.problem = "No credential plugin is configured ([credentials] plugin = none), "
+                              "so programs run without Google credentials";
+    status.identity.login_hint = "set [credentials] plugin = creds-adc (your Application Default "
+                                 "Credentials) or creds-workload (the metadata server's identity) "
+                                 "in the daemon's config and restart it";
+    return status;
+  }
+  if (plugin_ == nullptr) {
+    status.identity.problem = "The credential plugin " + plugin_name_ + " is not loaded (" +
+                              not_loaded_reason_ + "), so programs run without Google credentials";
+    status.identity.login_hint = "install the " + plugin_name_ + " plugin in one of the daemon's "
+                                 "[plugins] dirs (build it with meson -Dplugin_" +
+                                 (plugin_name_ == "creds-adc" ? std::string("creds_adc")
+                                                              : std::string("creds_workload")) +
+                                 "=enabled) and restart the daemon, or set [credentials] plugin "
+                                 "= none";
+    return status;
+  }
+  try {
+    status.identity = plugin_->identity();
+  } catch (...) {
+    status.identity = {};
+    status.identity.problem = "The credential plugin " + plugin_name_ + " failed to report its "
+                              "identity: " + describe_error_chain(std::current_exception());
+  }
+  return status;
+}
+
+std::optional<plugin::RunCredentials> CallCredentials::for_call(const std::string& session_id,
+                                                                std::int64_t call_id) {
+  if (plugin_ == nullptr) return std::nullopt;
+  std::optional<plugin::RunCredentials> credentials;
+  try {
+    credentials = plugin_->credentials_for_run(plugin::RunContext{session_id, call_id});
+  } catch (...) {
+    std::throw_with_nested(CredentialsUnavailableError(
+        "No Google credentials for this call (" + plugin_name_ + "; `kode-gopher auth status` "
+        "shows the identity)"));
+  }
+  if (!credentials) return std::nullopt;
+  if (credentials->mode == plugin::CredentialMode::none || credentials->token.access_token.empty()) {
+    throw CredentialsUnavailableError("The credential plugin " + plugin_name_ +
+                                      " answered credentials without an access token");
+  }
+  store::GrantRecord grant;
+  grant.session_id = session_id;
+  grant.call_id = call_id;
+  grant.plugin = plugin_name_;
+  grant.mode = std::string(plugin::to_string(credentials->mode));
+  grant.identity = credentials->identity;
+  grant.credential_type = credentials->credential_type;
+  for (const auto& scope : credentials->scopes) grant.scopes += (grant.scopes.empty() ? "" : " ") + scope;
+  grant.expires_at = credentials->token.expiry_rfc3339;
+  store_.record_grant(grant);
+  logger_.log(plugin::LogLevel::info, "Call " + std::to_string(call_id) + " of session " +
+                                          session_id + " runs as " + grant.identity + " (" +
+                                          grant.mode + ", token until " + grant.expires_at + ")");
+  return credentials;
+}
+
+}  // namespace kg::session

@@ -1,0 +1,60 @@
+// The daemon's side of credentials: the one credential plugin the config picked
+// ([credentials] plugin), asked for a short-lived token per call (never per sandbox start),
+// with every token it hands out recorded in the store (whose, for which call, until when;
+// never the token). Also answers `auth status` (GET /v1/auth).
+//
+// Owned by Instance, used by SessionManager (call threads) and the API (status); thread-safe
+// as long as the plugin is, which the plugin interface requires.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "credentials_plugin.hpp"
+#include "host_services.hpp"
+#include "store/store.hpp"
+
+namespace kg::session {
+
+// The configured credential plugin could not make this call's token; the message says why
+// (from the plugin: the file, the endpoint and what it answered) and what to do.
+class CredentialsUnavailableError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct AuthStatus {
+  std::string plugin;  // as configured: creds-adc | creds-workload | none
+  bool plugin_loaded = false;
+  plugin::Identity identity;  // mode none (with problem and login_hint) when there is nothing
+};
+
+class CallCredentials {
+ public:
+  // plugin: the loaded plugin named plugin_name, or nullptr when it is "none" or not loaded
+  // (not_loaded_reason then says why: not found in the plugin directories, failed to start).
+  CallCredentials(std::string plugin_name, plugin::CredentialsPlugin* plugin,
+                  std::string not_loaded_reason, store::Store& store, plugin::Logger& logger);
+
+  // Never throws.
+  AuthStatus status() const;
+  // True when calls may carry credentials (a plugin is configured and loaded).
+  bool active() const noexcept { return plugin_ != nullptr; }
+
+  // The call's credentials, recorded as a grant of that call; nullopt when the call goes
+  // without (no plugin, or the plugin has no credentials at all). Throws
+  // CredentialsUnavailableError.
+  std::optional<plugin::RunCredentials> for_call(const std::string& session_id,
+                                                 std::int64_t call_id);
+
+ private:
+  std::string plugin_name_;
+  plugin::CredentialsPlugin* plugin_;
+  std::string not_loaded_reason_;
+  store::Store& store_;
+  plugin::Logger& logger_;
+};
+
+}  // namespace kg::session
