@@ -7,7 +7,9 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <stdexcept>
 
@@ -35,9 +37,20 @@ void write_hosts_file(const fs::path& scratch) {
   }
 }
 
-// fake-gcs-server in the "internet" namespace, with one bucket holding one object; it dies with
-// this process (PR_SET_PDEATHSIG).
-void start_fake_gcs_server(TestNetwork& network) {
+// A self-signed certificate for kStorageHost (openssl, which setup.sh installs).
+void make_certificate(const fs::path& scratch) {
+  const std::string command = "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout " +
+                              (scratch / "key.pem").string() + " -out " +
+                              (scratch / "cert.pem").string() + " -subj /CN=" + kStorageHost +
+                              " -addext subjectAltName=DNS:" + kStorageHost + " >/dev/null 2>&1";
+  if (std::system(command.c_str()) != 0) throw std::runtime_error("openssl failed: " + command);
+  std::ifstream in(scratch / "cert.pem");
+  world().certificate_pem.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// fake-gcs-server in the "internet" namespace, with one bucket holding one object, on `port`
+// with `scheme`; it dies with this process (PR_SET_PDEATHSIG).
+void start_fake_gcs_server(TestNetwork& network, const std::string& scheme, int port) {
   const std::string binary = required_env("KG_FAKE_GCS_SERVER");
   if (!fs::exists(binary)) {
     throw std::runtime_error(binary + " is missing: scripts/setup.sh builds it (go install "
@@ -46,7 +59,9 @@ void start_fake_gcs_server(TestNetwork& network) {
   const auto data = network.scratch() / "gcs-data";
   fs::create_directories(data / kBucket);
   std::ofstream(data / kBucket / kObject) << kObjectText;
-  const std::string log = (network.scratch() / "fake-gcs-server.log").string();
+  const std::string log = (network.scratch() / ("fake-gcs-server-" + scheme + ".log")).string();
+  const std::string certificate = (network.scratch() / "cert.pem").string();
+  const std::string key = (network.scratch() / "key.pem").string();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork for fake-gcs-server failed");
   if (pid == 0) {
@@ -56,23 +71,24 @@ void start_fake_gcs_server(TestNetwork& network) {
     ::dup2(out, 1);
     ::dup2(out, 2);
     const std::string data_dir = data.string();
-    const std::string public_host = std::string(kStorageHost) + ":" + std::to_string(kStoragePort);
-    ::execl(binary.c_str(), binary.c_str(), "-scheme", "http", "-backend", "memory", "-host",
-            "0.0.0.0", "-port", std::to_string(kStoragePort).c_str(), "-data", data_dir.c_str(),
-            "-public-host", public_host.c_str(), "-log-level", "warn", nullptr);
+    const std::string public_host = std::string(kStorageHost) + ":" + std::to_string(port);
+    ::execl(binary.c_str(), binary.c_str(), "-scheme", scheme.c_str(), "-backend", "memory",
+            "-host", "0.0.0.0", "-port", std::to_string(port).c_str(), "-data", data_dir.c_str(),
+            "-public-host", public_host.c_str(), "-cert-location", certificate.c_str(),
+            "-private-key-location", key.c_str(), "-log-level", "warn", nullptr);
     ::_exit(127);
   }
   // Wait until it listens (from the host's side, through the veth: the path the proxy takes).
   for (int i = 0; i < 200; ++i) {
     auto socket = network.socket_in(network.host(), AF_INET, SOCK_STREAM);
-    const auto where = sandbox::testing::ipv4(sandbox::testing::kInternetAddress, kStoragePort);
+    const auto where = sandbox::testing::ipv4(sandbox::testing::kInternetAddress, port);
     if (::connect(socket.get(), reinterpret_cast<const sockaddr*>(&where), sizeof where) == 0) {
       return;
     }
     ::usleep(50'000);
   }
-  throw std::runtime_error("fake-gcs-server did not listen on 198.51.100.1:4443 within 10 s (see " +
-                           log + ")");
+  throw std::runtime_error("fake-gcs-server did not listen on 198.51.100.1:" +
+                           std::to_string(port) + " within 10 s (see " + log + ")");
 }
 
 }  // namespace
@@ -94,7 +110,9 @@ void make_world() {
   made.host_service_fd = network.host_listener();
   made.internet_port = network.web_port();
   made.internet_fd = network.web_listener();
-  start_fake_gcs_server(network);
+  make_certificate(network.scratch());
+  start_fake_gcs_server(network, "http", kStoragePort);
+  start_fake_gcs_server(network, "https", kStorageTlsPort);
 }
 
 }  // namespace kg::test::egress

@@ -5,8 +5,10 @@
 //   - its own /etc/hosts (bind-mounted in the test's mount namespace), so the daemon's egress
 //     proxy resolves test names through the real system resolver — including names that point
 //     at loopback, private, metadata and the host's own addresses (the DNS trick);
-//   - fake-gcs-server (built by scripts/setup.sh) serving a bucket on 198.51.100.1:4443, the
-//     real peer for cloud.google.com/go/storage code in a sandbox.
+//   - fake-gcs-server (built by scripts/setup.sh) serving a bucket on 198.51.100.1: plain HTTP
+//     on port 4443 (the JSON API, for STORAGE_EMULATOR_HOST), and HTTPS on port 443 with a
+//     certificate for gcs.kg-test.example made here (the JSON API over HTTP/1.1, and gRPC over
+//     HTTP/2), the real peer for storage code in a sandbox.
 // Needs root (namespaces, veth): main() skips the suite with a message otherwise. Tests only.
 #pragma once
 
@@ -21,7 +23,8 @@ inline constexpr const char* kPrivateHost = "private.kg-test.example";    // →
 inline constexpr const char* kMetadataHost = "metadata.kg-test.example";  // → 169.254.169.254
 inline constexpr const char* kHostSelfHost = "self.kg-test.example";      // → 198.51.100.2
 inline constexpr const char* kMixedHost = "mixed.kg-test.example";  // → 198.51.100.1 and 10.1.2.3
-inline constexpr int kStoragePort = 4443;
+inline constexpr int kStoragePort = 4443;     // http
+inline constexpr int kStorageTlsPort = 443;   // https and gRPC
 inline constexpr const char* kBucket = "kg-bucket";
 inline constexpr const char* kObject = "hello.txt";
 inline constexpr const char* kObjectText = "hello from fake-gcs-server";
@@ -31,6 +34,7 @@ struct EgressWorld {
   int host_service_fd = -1;
   int internet_port = 0;       // a TCP listener on every "internet" address, 10.1.2.3 included
   int internet_fd = -1;
+  std::string certificate_pem;  // the HTTPS peer's self-signed certificate
   std::string skip_reason;     // non-empty: the suite cannot run here (not root)
 };
 

@@ -112,6 +112,84 @@ func run(ctx context.Context) (any, error) {
   CHECK(warnings_of(result).empty());
 }
 
+TEST_CASE("hostile egress: gRPC over HTTP/2 and HTTPS over HTTP/1.1 go through CONNECT tunnels") {
+  DaemonFixture daemon({.extra_sandbox_keys = allowlist_keys()});
+  daemon.start();
+  const std::string target = std::string(kStorageHost) + ":" + std::to_string(kStorageTlsPort);
+  const std::string snippet = R"(package snippet
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	pb "google.golang.org/genproto/googleapis/storage/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+)
+
+const peerCertificate = `)" + world().certificate_pem + R"(`
+
+func run(ctx context.Context) (any, error) {
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM([]byte(peerCertificate))
+	tlsConfig := &tls.Config{RootCAs: roots}
+
+	// gRPC-Go finds HTTPS_PROXY itself and asks the proxy to CONNECT by name (the sandbox has
+	// no resolver); HTTP/2 is negotiated inside the tunnel.
+	conn, err := grpc.NewClient(")" + target + R"(", grpc.WithTransportCredentials(credentials.NewTLS(tlsConfig)))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	listed, err := pb.NewStorageClient(conn).ListBuckets(ctx, &pb.ListBucketsRequest{Project: "kg-project"})
+	if err != nil {
+		return nil, fmt.Errorf("gRPC ListBuckets: %w", err)
+	}
+	var grpcBuckets []string
+	for _, bucket := range listed.Items {
+		grpcBuckets = append(grpcBuckets, bucket.Name)
+	}
+
+	// A custom TLS config keeps net/http on HTTP/1.1, through the same kind of tunnel.
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: tlsConfig}}
+	response, err := client.Get("https://)" + target + R"(/storage/v1/b?project=kg-project")
+	if err != nil {
+		return nil, err
+	}
+	defer response.Body.Close()
+	var body struct {
+		Items []struct{ Name string } `json:"items"`
+	}
+	if err := json.NewDecoder(response.Body).Decode(&body); err != nil {
+		return nil, err
+	}
+	var httpsBuckets []string
+	for _, bucket := range body.Items {
+		httpsBuckets = append(httpsBuckets, bucket.Name)
+	}
+	return map[string]any{"grpc": grpcBuckets, "https": httpsBuckets, "https_protocol": response.Proto}, nil
+}
+)";
+  const auto result = execute_once(daemon, snippet);
+  INFO("result: " << string_member(result, "stderr") << " " << joined(warnings_of(result)));
+  REQUIRE(string_member(result, "status") == "ok");
+  INFO("value: " << string_member(result["result"], "message"));
+  const auto& value = result["result"]["value"];
+  REQUIRE(value.IsObject());
+  REQUIRE(value["grpc"].IsArray());
+  REQUIRE(value["grpc"].Size() == 1);
+  CHECK(std::string(value["grpc"][0].GetString()) == kBucket);
+  REQUIRE(value["https"].IsArray());
+  REQUIRE(value["https"].Size() == 1);
+  CHECK(std::string(value["https"][0].GetString()) == kBucket);
+  CHECK(std::string(value["https_protocol"].GetString()) == "HTTP/1.1");
+  CHECK(warnings_of(result).empty());
+}
+
 TEST_CASE("hostile egress: the proxy refuses what is not listed, IP literals and non-public addresses") {
   DaemonFixture daemon({.extra_sandbox_keys = allowlist_keys()});
   daemon.start();
