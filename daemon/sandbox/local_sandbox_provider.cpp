@@ -107,6 +107,13 @@ LocalSandboxProvider::LocalSandboxProvider(LocalSandboxLayout layout, plugin::Lo
   fs::create_directories(layout_.base_modcache_dir);
   fs::create_directories(layout_.binary_cache_dir);
   fs::create_directories(layout_.extra_modcache_dir);
+  if (layout_.egress_proxy) {
+    try {
+      policy_.egress_allowlist.validate();
+    } catch (const std::invalid_argument& e) {
+      throw plugin::SandboxError(std::string("[sandbox] allowed_hosts/allowed_ports: ") + e.what());
+    }
+  }
   seccomp_program_ = sandbox_seccomp_program();
   cgroups_ = CgroupHierarchy::detect(logger_);
   if (!cgroups_->available()) logger_.log(plugin::LogLevel::warn, cgroups_->description());

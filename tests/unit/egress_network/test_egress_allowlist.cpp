@@ -1,0 +1,157 @@
+// The allowlist's policy as data (egress_allowlist.hpp) and the proxy's reading of a request
+// head (egress_proxy_request.hpp): what is admitted by name, which addresses are refused, and
+// how each malformed request is answered. The proxy end to end is in tests/hostile
+// (test_hostile_egress.cpp).
+#include <arpa/inet.h>
+#include <doctest/doctest.h>
+
+#include <cstring>
+
+#include "egress_allowlist.hpp"
+#include "egress_proxy_request.hpp"
+
+namespace kg::sandbox {
+namespace {
+
+EgressAllowlist google() {
+  return {.hosts = {"*.googleapis.com", "accounts.google.com", "199.36.153.8"}, .ports = {443}};
+}
+
+std::optional<std::string> refused(const std::string& text, std::vector<IpPrefix> host = {}) {
+  sockaddr_storage storage{};
+  if (text.find(':') == std::string::npos) {
+    auto* v4 = reinterpret_cast<sockaddr_in*>(&storage);
+    v4->sin_family = AF_INET;
+    REQUIRE(::inet_pton(AF_INET, text.c_str(), &v4->sin_addr) == 1);
+  } else {
+    auto* v6 = reinterpret_cast<sockaddr_in6*>(&storage);
+    v6->sin6_family = AF_INET6;
+    REQUIRE(::inet_pton(AF_INET6, text.c_str(), &v6->sin6_addr) == 1);
+  }
+  return refused_address(reinterpret_cast<const sockaddr*>(&storage), host);
+}
+
+}  // namespace
+
+TEST_CASE("allowlist: exact names and *.suffix patterns, on listed ports") {
+  const auto list = google();
+  CHECK_FALSE(list.refuse_name("storage.googleapis.com", 443));
+  CHECK_FALSE(list.refuse_name("oauth2.googleapis.com", 443));
+  CHECK_FALSE(list.refuse_name("a.b.googleapis.com", 443));
+  CHECK_FALSE(list.refuse_name("accounts.google.com", 443));
+  // The suffix itself and look-alikes are not under it.
+  CHECK(list.refuse_name("googleapis.com", 443));
+  CHECK(list.refuse_name("evilgoogleapis.com", 443));
+  CHECK(list.refuse_name("googleapis.com.evil.example", 443));
+  CHECK(list.refuse_name("www.google.com", 443).value() ==
+        "www.google.com is not in [sandbox] allowed_hosts (*.googleapis.com, accounts.google.com, "
+        "199.36.153.8)");
+  CHECK(list.refuse_name("storage.googleapis.com", 80).value() ==
+        "port 80 is not in [sandbox] allowed_ports (443)");
+}
+
+TEST_CASE("allowlist: IP literals only when listed exactly, never through a pattern or short form") {
+  const auto list = google();
+  CHECK_FALSE(list.refuse_name("199.36.153.8", 443));
+  CHECK(list.refuse_name("199.36.153.9", 443).value().starts_with("IP address literals are refused"));
+  CHECK(list.refuse_name("::1", 443));
+  for (const auto* shorthand : {"127.1", "2130706433", "0x7f.1", "0177.0.0.1"}) {
+    CAPTURE(shorthand);
+    CHECK(is_ip_literal(shorthand));
+    CHECK(list.refuse_name(shorthand, 443));
+  }
+  // A pattern never admits a literal, even one that "ends with" the suffix.
+  const EgressAllowlist numeric{.hosts = {"*.8"}, .ports = {443}};
+  CHECK(numeric.refuse_name("199.36.153.8", 443));
+}
+
+TEST_CASE("allowlist: names are compared lowercase without a trailing dot or brackets") {
+  CHECK(normalize_host("Storage.GoogleAPIs.com.") == "storage.googleapis.com");
+  CHECK(normalize_host("[2001:DB8::1]") == "2001:db8::1");
+  CHECK_FALSE(google().refuse_name(normalize_host("STORAGE.googleapis.com."), 443));
+}
+
+TEST_CASE("allowlist: malformed entries are refused when the proxy is made") {
+  CHECK_NOTHROW(google().validate());
+  CHECK_THROWS_WITH(EgressAllowlist({.hosts = {"*"}, .ports = {443}}).validate(),
+                    "\"*\" is not a host name, an IP address or a \"*.suffix\" pattern");
+  CHECK_THROWS_WITH(EgressAllowlist({.hosts = {"a.*.com"}, .ports = {443}}).validate(),
+                    "\"a.*.com\" is not a host name, an IP address or a \"*.suffix\" pattern");
+  CHECK_THROWS_WITH(EgressAllowlist({.hosts = {"x.com"}, .ports = {0}}).validate(),
+                    "0 is not a port (1 to 65535)");
+}
+
+TEST_CASE("allowlist: loopback, private, shared, link-local, multicast, metadata and host addresses are refused") {
+  for (const auto* address :
+       {"127.0.0.1", "127.255.0.9", "10.1.2.3", "172.16.0.1", "192.168.1.1", "100.64.0.1",
+        "100.100.100.200", "169.254.169.254", "192.0.0.192", "168.63.129.16", "0.0.0.0",
+        "224.0.0.1", "239.255.255.250", "255.255.255.255", "198.18.0.1", "::1", "::",
+        "fe80::1", "fd00:ec2::254", "ff02::1",
+        // IPv4 inside IPv6: mapped, NAT64, 6to4, compatible.
+        "::ffff:127.0.0.1", "::ffff:169.254.169.254", "64:ff9b::a01:203", "2002:a9fe:a9fe::1",
+        "::10.1.2.3"}) {
+    CAPTURE(address);
+    CHECK(refused(address).has_value());
+  }
+  CHECK(refused("169.254.169.254").value() ==
+        "link-local (cloud metadata servers: 169.254.169.254) (169.254.0.0/16)");
+  CHECK(refused("127.0.0.1").value() == "loopback (the host's own services) (127.0.0.0/8)");
+  CHECK(refused("203.0.113.7", {IpPrefix::parse("203.0.113.7/32")}).value() ==
+        "an address of the host itself (203.0.113.7/32)");
+  // Public addresses pass: Google's, Private Google Access VIPs, documentation ranges.
+  for (const auto* address : {"142.250.74.110", "199.36.153.8", "199.36.153.4", "198.51.100.1",
+                              "2607:f8b0:4004:c07::5f", "::ffff:142.250.74.110"}) {
+    CAPTURE(address);
+    CHECK_FALSE(refused(address).has_value());
+  }
+}
+
+TEST_CASE("proxy request: CONNECT host:port, [v6]:port") {
+  const auto tunnel = parse_proxy_request("CONNECT Storage.GoogleAPIs.com:443 HTTP/1.1\r\nHost: x\r\n\r\n");
+  CHECK(tunnel.tunnel);
+  CHECK(tunnel.host == "storage.googleapis.com");
+  CHECK(tunnel.port == 443);
+  const auto v6 = parse_proxy_request("CONNECT [2001:db8::1]:8443 HTTP/1.1\r\n\r\n");
+  CHECK(v6.host == "2001:db8::1");
+  CHECK(v6.port == 8443);
+}
+
+TEST_CASE("proxy request: an absolute URI is rewritten to origin form with Connection: close") {
+  const auto request = parse_proxy_request(
+      "GET http://gcs.example:4443/storage/v1/b?project=p HTTP/1.1\r\nHost: gcs.example:4443\r\n"
+      "Proxy-Authorization: Basic eDp5\r\nProxy-Connection: keep-alive\r\nAccept: */*\r\n\r\n");
+  CHECK_FALSE(request.tunnel);
+  CHECK(request.host == "gcs.example");
+  CHECK(request.port == 4443);
+  const auto& head = request.upstream_head;
+  CHECK(head.starts_with("GET /storage/v1/b?project=p HTTP/1.1\r\n"));
+  CHECK(head.find("Proxy-Authorization") == std::string::npos);
+  CHECK(head.find("Proxy-Connection") == std::string::npos);
+  CHECK(head.find("Connection: close\r\n") != std::string::npos);
+  CHECK(head.find("Host: gcs.example:4443\r\n") != std::string::npos);
+  CHECK(head.find("Accept: */*\r\n") != std::string::npos);
+  CHECK(head.ends_with("\r\n\r\n"));
+  CHECK(parse_proxy_request("GET http://gcs.example HTTP/1.1\r\n\r\n").port == 80);
+}
+
+TEST_CASE("proxy request: malformed requests are answered with a status that says why") {
+  const auto status_of = [](const std::string& head) {
+    try {
+      parse_proxy_request(head);
+    } catch (const ProxyRequestError& e) {
+      return e.status();
+    }
+    return 0;
+  };
+  CHECK(status_of("CONNECT storage.googleapis.com HTTP/1.1\r\n\r\n") == 400);      // no port
+  CHECK(status_of("CONNECT storage.googleapis.com:0 HTTP/1.1\r\n\r\n") == 400);
+  CHECK(status_of("CONNECT storage.googleapis.com:99999 HTTP/1.1\r\n\r\n") == 400);
+  CHECK(status_of("CONNECT :443 HTTP/1.1\r\n\r\n") == 400);
+  CHECK(status_of("CONNECT [::1 HTTP/1.1\r\n\r\n") == 400);
+  CHECK(status_of("GET https://storage.googleapis.com/ HTTP/1.1\r\n\r\n") == 400);  // use CONNECT
+  CHECK(status_of("GET /storage/v1/b HTTP/1.1\r\nHost: x\r\n\r\n") == 400);         // origin form
+  CHECK(status_of("OPTIONS * HTTP/1.1\r\n\r\n") == 405);
+  CHECK(status_of("\x16\x03\x01\x02\x00\r\n\r\n") == 400);                             // TLS, not HTTP
+}
+
+}  // namespace kg::sandbox
