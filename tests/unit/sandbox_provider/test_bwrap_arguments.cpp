@@ -111,5 +111,21 @@ TEST_CASE("the host's network is shared only on explicit opt-in, with its resolv
   for (const char* flag : {"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts"}) {
     CHECK(has(shared, {flag}));
   }
-  CHECK(shared.size() == isolated.size() - 1 + 3);
+  // ...and the server refuses credentials there (its loopback is the host's).
+  CHECK(has(shared, {"--shares-host-network"}));
+  CHECK_FALSE(has(isolated, {"--shares-host-network"}));
+  CHECK(shared.size() == isolated.size() - 1 + 3 + 1);
+}
+
+TEST_CASE("an allowlist sandbox gets the egress proxy's socket and the server bridges to it") {
+  const auto isolated = bwrap_arguments(layout(), "/s/sandboxes/sb-4", BaseCacheAccess::layered);
+  CHECK_FALSE(has(isolated, {"--egress-proxy-socket"}));
+  auto allowlist_layout = layout();
+  allowlist_layout.egress_proxy = true;
+  const auto allowlist = bwrap_arguments(allowlist_layout, "/s/sandboxes/sb-4", BaseCacheAccess::layered);
+  CHECK(has(allowlist, {"--unshare-net"}));  // no route out: only the proxy
+  CHECK(has(allowlist, {"--ro-bind", "/s/sandboxes/sb-4/egress.sock", kSandboxEgressProxySocket}));
+  CHECK(has(allowlist, {"--egress-proxy-socket", kSandboxEgressProxySocket}));
+  CHECK(has(allowlist, {"--ro-bind-try", "/etc/ssl/certs", "/etc/ssl/certs"}));
+  CHECK_FALSE(has(allowlist, {"--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"}));
 }
