@@ -55,12 +55,13 @@ std::string write_adc(const DaemonFixture& daemon, const LoopbackGoogle& google)
 }
 
 // Starts the daemon with HOME pointing at an empty folder and no Google variables, so that
-// only what the test configures can be found; the test process's own environment is restored.
-void start_isolated(DaemonFixture& daemon) {
+// only what the test configures can be found (and GCE_METADATA_HOST when given); the test
+// process's own environment is restored.
+void start_isolated(DaemonFixture& daemon, const std::string& metadata_host = "") {
   const std::string home = daemon.dir() + "/home";
   std::filesystem::create_directories(home);
   const char* names[] = {"HOME", "GOOGLE_APPLICATION_CREDENTIALS", "CLOUDSDK_CONFIG",
-                         "GOOGLE_CLOUD_PROJECT"};
+                         "GOOGLE_CLOUD_PROJECT", "GCE_METADATA_HOST"};
   std::vector<std::pair<std::string, std::optional<std::string>>> saved;
   for (const char* name : names) {
     const char* value = std::getenv(name);
@@ -68,6 +69,7 @@ void start_isolated(DaemonFixture& daemon) {
     ::unsetenv(name);
   }
   ::setenv("HOME", home.c_str(), 1);
+  if (!metadata_host.empty()) ::setenv("GCE_METADATA_HOST", metadata_host.c_str(), 1);
   daemon.start();
   for (const auto& [name, value] : saved) {
     if (value) ::setenv(name.c_str(), value->c_str(), 1);
@@ -339,5 +341,50 @@ TEST_CASE("copy_adc_file forwards the ADC file itself, and the scan sees it") {
   }
   CHECK(copied);
   CHECK_FALSE(found.host_adc_visible);  // a copy, not the host's file
+  daemon.stop_gracefully();
+}
+
+TEST_CASE("creds-workload: programs run as the metadata server's identity (GCE_METADATA_HOST)") {
+  LoopbackGoogle google;
+  DaemonFixtureOptions options;
+  options.extra_plugin_dirs = {kg::test::required_env("KG_CREDS_WORKLOAD_PLUGIN_DIR")};
+  options.extra_sandbox_keys = "network = none\n";
+  options.extra_sections = "[credentials]\nplugin = creds-workload\n";
+  DaemonFixture daemon(options);
+  start_isolated(daemon, google.metadata_host());
+
+  std::string out, err;
+  CHECK(kg::test::run_cli({"--config", daemon.config_path(), "auth", "status"}, out, err) == 0);
+  CHECK(contains(out, "mode: workload (creds-workload)\n"));
+  CHECK(contains(out, "credential type: gce_metadata\n"));
+  CHECK(contains(out, "email: " + google.metadata_email + "\n"));
+  CHECK(contains(out, "project: " + google.metadata_project + "\n"));
+
+  const auto session = daemon.open_session();
+  const auto r = daemon.execute(session, R"go(package snippet
+
+import (
+	"context"
+
+	"golang.org/x/oauth2/google"
+)
+
+func run(ctx context.Context) (any, error) {
+	creds, err := google.FindDefaultCredentials(ctx)
+	if err != nil {
+		return nil, err
+	}
+	token, err := creds.TokenSource.Token()
+	if err != nil {
+		return nil, err
+	}
+	return token.AccessToken, nil
+}
+)go");
+  INFO(json_string(r, "stderr"));
+  REQUIRE(json_string(r, "status") == "ok");
+  CHECK(google.subject_of(r["result"]["value"].GetString()) == google.metadata_email);
+  CHECK(json_string(daemon.json(daemon.get("/v1/sessions/" + session)), "identity") ==
+        google.metadata_email);
   daemon.stop_gracefully();
 }

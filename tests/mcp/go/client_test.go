@@ -229,8 +229,12 @@ func exercise(t *testing.T, protocolVersion, wantVersion string) {
 		t.Fatalf("gcp_auth_status: %v", err)
 	}
 	validate(t, tools["gcp_auth_status"], result.StructuredContent)
-	if raw, _ := json.Marshal(result.StructuredContent); result.IsError ||
-		!strings.HasPrefix(string(raw), `{"mode":"none",`) || !strings.Contains(string(raw), `"login_hint":`) {
+	raw, _ := json.Marshal(result.StructuredContent)
+	var auth struct {
+		Mode      string `json:"mode"`
+		LoginHint string `json:"login_hint"`
+	}
+	if err := json.Unmarshal(raw, &auth); err != nil || result.IsError || auth.Mode != "none" || auth.LoginHint == "" {
 		t.Fatalf("gcp_auth_status: isError %v, structured %s", result.IsError, raw)
 	}
 
