@@ -31,6 +31,8 @@ void write_hosts_file(const fs::path& scratch) {
                       << "169.254.169.254 " << kMetadataHost << "\n"
                       << "198.51.100.2 " << kHostSelfHost << "\n"
                       << "198.51.100.1 " << kMixedHost << "\n"
+                      // The real API name, so the default allowlist admits the fake's HTTPS.
+                      << "198.51.100.1 storage.googleapis.com\n"
                       << "10.1.2.3 " << kMixedHost << "\n";
   if (::mount(file.c_str(), "/etc/hosts", nullptr, MS_BIND, nullptr) != 0) {
     throw std::runtime_error("bind-mounting the test's /etc/hosts failed");
@@ -42,7 +44,8 @@ void make_certificate(const fs::path& scratch) {
   const std::string command = "openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout " +
                               (scratch / "key.pem").string() + " -out " +
                               (scratch / "cert.pem").string() + " -subj /CN=" + kStorageHost +
-                              " -addext subjectAltName=DNS:" + kStorageHost + " >/dev/null 2>&1";
+                              " -addext subjectAltName=DNS:" + kStorageHost +
+                              ",DNS:storage.googleapis.com >/dev/null 2>&1";
   if (std::system(command.c_str()) != 0) throw std::runtime_error("openssl failed: " + command);
   std::ifstream in(scratch / "cert.pem");
   world().certificate_pem.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -71,7 +74,9 @@ void start_fake_gcs_server(TestNetwork& network, const std::string& scheme, int 
     ::dup2(out, 1);
     ::dup2(out, 2);
     const std::string data_dir = data.string();
-    const std::string public_host = std::string(kStorageHost) + ":" + std::to_string(port);
+    const std::string public_host =
+        scheme == "https" ? std::string("storage.googleapis.com")
+                          : std::string(kStorageHost) + ":" + std::to_string(port);
     ::execl(binary.c_str(), binary.c_str(), "-scheme", scheme.c_str(), "-backend", "memory",
             "-host", "0.0.0.0", "-port", std::to_string(port).c_str(), "-data", data_dir.c_str(),
             "-public-host", public_host.c_str(), "-cert-location", certificate.c_str(),

@@ -8,7 +8,10 @@
 //   - fake-gcs-server (built by scripts/setup.sh) serving a bucket on 198.51.100.1: plain HTTP
 //     on port 4443 (the JSON API, for STORAGE_EMULATOR_HOST), and HTTPS on port 443 with a
 //     certificate for gcs.kg-test.example made here (the JSON API over HTTP/1.1, and gRPC over
-//     HTTP/2), the real peer for storage code in a sandbox.
+//     HTTP/2), the real peer for storage code in a sandbox. The test /etc/hosts also points
+//     storage.googleapis.com there, and the certificate names it too, so code using the real
+//     API name and the default allowlist reaches the fake (trusting its certificate is the
+//     only test-specific step).
 // Needs root (namespaces, veth): main() skips the suite with a message otherwise. Tests only.
 #pragma once
 
