@@ -64,12 +64,12 @@ HttpAnswer OAuthHttpClient::send(const HttpCall& call) const {
     std::istream& in = session->receiveResponse(response);
     HttpAnswer answer;
     answer.status = static_cast<int>(response.getStatus());
-    answer.body = read_capped(in, call.url);
+    answer.body = read_capped(in, call.shown_url());
     return answer;
   } catch (const Poco::Exception& e) {
-    throw plugin::CredentialsError(call.what + ": cannot reach " + call.url + ": " + e.displayText());
+    throw plugin::CredentialsError(call.what + ": cannot reach " + call.shown_url() + ": " + e.displayText());
   } catch (const std::exception& e) {
-    throw plugin::CredentialsError(call.what + ": cannot reach " + call.url + ": " + e.what());
+    throw plugin::CredentialsError(call.what + ": cannot reach " + call.shown_url() + ": " + e.what());
   }
 }
 

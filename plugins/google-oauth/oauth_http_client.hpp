@@ -22,6 +22,9 @@ struct HttpCall {
   std::string content_type;  // of the body
   // What the request is for, for error messages: "Refreshing the user's token".
   std::string what;
+
+  // The URL as messages show it: without its query, which may carry a token (tokeninfo).
+  std::string shown_url() const { return url.substr(0, url.find('?')); }
 };
 
 struct HttpAnswer {

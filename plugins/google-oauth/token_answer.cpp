@@ -19,10 +19,10 @@ std::string shown_body(const std::string& body) {
 
 MintedToken checked(const HttpCall& call, std::string value, SystemTime expiry, SystemTime now) {
   if (value.empty()) {
-    throw CredentialsError(call.what + ": " + call.url + " answered an empty access token");
+    throw CredentialsError(call.what + ": " + call.shown_url() + " answered an empty access token");
   }
   if (expiry <= now) {
-    throw CredentialsError(call.what + ": " + call.url +
+    throw CredentialsError(call.what + ": " + call.shown_url() +
                            " answered a token that has already expired (expiry " +
                            to_rfc3339(expiry) + ", now " + to_rfc3339(now) +
                            "); check the clocks of this host and of the endpoint");
@@ -43,20 +43,20 @@ rapidjson::Document parse_answer_object(const HttpCall& call, const HttpAnswer& 
   rapidjson::Document doc;
   doc.Parse(answer.body.c_str(), answer.body.size());
   if (doc.HasParseError()) {
-    throw CredentialsError(call.what + ": " + call.url + " answered HTTP " +
+    throw CredentialsError(call.what + ": " + call.shown_url() + " answered HTTP " +
                            std::to_string(answer.status) + " with invalid JSON (" +
                            rapidjson::GetParseError_En(doc.GetParseError()) + " at offset " +
                            std::to_string(doc.GetErrorOffset()) + "): " + shown_body(answer.body));
   }
   if (!doc.IsObject()) {
-    throw CredentialsError(call.what + ": " + call.url + " answered JSON that is not an object: " +
+    throw CredentialsError(call.what + ": " + call.shown_url() + " answered JSON that is not an object: " +
                            shown_body(answer.body));
   }
   return doc;
 }
 
 std::string refusal_message(const HttpCall& call, const HttpAnswer& answer) {
-  std::string message = call.what + ": " + call.url + " answered HTTP " + std::to_string(answer.status);
+  std::string message = call.what + ": " + call.shown_url() + " answered HTTP " + std::to_string(answer.status);
   rapidjson::Document doc;
   doc.Parse(answer.body.c_str(), answer.body.size());
   if (!doc.HasParseError() && doc.IsObject()) {
@@ -81,11 +81,11 @@ MintedToken read_oauth_token_answer(const HttpCall& call, const HttpAnswer& answ
   const auto doc = parse_answer_object(call, answer);
   auto token = string_member(doc, "access_token");
   if (!token) {
-    throw CredentialsError(call.what + ": " + call.url + " answered no \"access_token\"");
+    throw CredentialsError(call.what + ": " + call.shown_url() + " answered no \"access_token\"");
   }
   const auto expires_in = doc.FindMember("expires_in");
   if (expires_in == doc.MemberEnd() || !expires_in->value.IsNumber()) {
-    throw CredentialsError(call.what + ": " + call.url + " answered no numeric \"expires_in\"");
+    throw CredentialsError(call.what + ": " + call.shown_url() + " answered no numeric \"expires_in\"");
   }
   const auto seconds = static_cast<std::int64_t>(expires_in->value.GetDouble());
   auto minted = checked(call, std::move(*token), now + std::chrono::seconds(seconds), now);
@@ -97,11 +97,11 @@ MintedToken read_iam_token_answer(const HttpCall& call, const HttpAnswer& answer
   if (answer.status != 200) throw CredentialsError(refusal_message(call, answer));
   const auto doc = parse_answer_object(call, answer);
   auto token = string_member(doc, "accessToken");
-  if (!token) throw CredentialsError(call.what + ": " + call.url + " answered no \"accessToken\"");
+  if (!token) throw CredentialsError(call.what + ": " + call.shown_url() + " answered no \"accessToken\"");
   const auto expire_text = string_member(doc, "expireTime");
   const auto expiry = expire_text ? parse_rfc3339(*expire_text) : std::nullopt;
   if (!expiry) {
-    throw CredentialsError(call.what + ": " + call.url +
+    throw CredentialsError(call.what + ": " + call.shown_url() +
                            " answered no RFC 3339 \"expireTime\"" +
                            (expire_text ? " (got \"" + *expire_text + "\")" : std::string()));
   }

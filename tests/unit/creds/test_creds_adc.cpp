@@ -333,3 +333,25 @@ TEST_CASE("[creds-adc] settings: defaults, overrides and errors naming the key")
   values = {{"creds-adc.adc_file", "relative.json"}};
   CHECK_THROWS_WITH(read_adc_settings(lookup), "[creds-adc] adc_file must be an absolute path, got \"relative.json\"");
 }
+
+TEST_CASE("a failing email lookup is logged without the token it carried") {
+  LoopbackGoogle google;
+  FakeHome home;
+  write_text(home.well_known_adc(), authorized_user_json(google, google.refresh_token));
+  auto settings = loopback_settings(google);
+  settings.token_url = google.token_url();
+  settings.tokeninfo_url = google.base_url() + "/no-tokeninfo";
+  settings.userinfo_url = "http://127.0.0.1:1/userinfo";
+  KeptLogger logger;
+  AdcCredentials adc(settings, home.environment(), logger);
+  const auto run = adc.credentials_for_run(RunContext{"s", 1});
+  REQUIRE(run.has_value());
+  CHECK(run->token.email.empty());
+  CHECK(run->identity == "authorized_user from " + home.well_known_adc());
+  bool logged = false;
+  for (const auto& line : logger.lines()) {
+    CHECK(line.find(run->token.access_token) == std::string::npos);
+    logged = logged || line.find("the user's email is unknown") != std::string::npos;
+  }
+  CHECK(logged);
+}
