@@ -75,13 +75,14 @@ TEST_CASE("a good credentials plugin is loaded and answers through its interface
   CHECK(plugin.runtime == nullptr);
   REQUIRE(plugin.credentials != nullptr);
   const kg::plugin::Identity identity = plugin.credentials->identity();
-  CHECK(identity.mode == "access-token");
+  CHECK(identity.mode == kg::plugin::CredentialMode::access_token);
   CHECK(identity.credential_type == "authorized_user");
   CHECK(identity.email == "mock@example.com");
   CHECK(identity.project_id == "mock-project");
-  const kg::plugin::AccessToken token = plugin.credentials->mint_access_token();
-  CHECK(token.token == "mock-token");
-  CHECK(token.expiry_rfc3339 == "2026-12-02T10:00:00Z");
+  const auto run = plugin.credentials->credentials_for_run(kg::plugin::RunContext{"s-1", 7});
+  REQUIRE(run.has_value());
+  CHECK(run->token.access_token == "mock-token-s-1");
+  CHECK(run->token.expiry_rfc3339 == "2026-12-02T10:00:00Z");
 }
 
 TEST_CASE("the first directory that has the plugin wins") {

@@ -8,11 +8,20 @@ namespace {
 class FixedCredentials final : public kg::plugin::CredentialsPlugin {
  public:
   kg::plugin::Identity identity() override {
-    return kg::plugin::Identity{"access-token", "authorized_user", "mock@example.com",
-                                "mock-project"};
+    kg::plugin::Identity id;
+    id.mode = kg::plugin::CredentialMode::access_token;
+    id.credential_type = "authorized_user";
+    id.email = "mock@example.com";
+    id.project_id = "mock-project";
+    return id;
   }
-  kg::plugin::AccessToken mint_access_token() override {
-    return kg::plugin::AccessToken{"mock-token", "2026-12-02T10:00:00Z"};
+  std::optional<kg::plugin::RunCredentials> credentials_for_run(
+      const kg::plugin::RunContext& run) override {
+    kg::plugin::RunCredentials out;
+    out.token = {"mock-token-" + run.session_id, "2026-12-02T10:00:00Z", "mock@example.com",
+                 "mock-project", ""};
+    out.identity = "mock@example.com";
+    return out;
   }
 };
 
