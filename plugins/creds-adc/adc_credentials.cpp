@@ -4,6 +4,8 @@
 #include <Poco/SHA2Engine.h>
 #include <Poco/URI.h>
 
+#include "word_list.hpp"
+
 namespace kg::creds_adc {
 namespace {
 
@@ -11,20 +13,6 @@ using google_oauth::HttpCall;
 using google_oauth::MintedToken;
 using google_oauth::SystemTime;
 using plugin::CredentialsError;
-
-std::vector<std::string> split_scopes(const std::string& scope) {
-  std::vector<std::string> scopes;
-  std::string item;
-  for (char c : scope + " ") {
-    if (c == ' ') {
-      if (!item.empty()) scopes.push_back(item);
-      item.clear();
-    } else {
-      item += c;
-    }
-  }
-  return scopes;
-}
 
 const std::vector<std::string> kSourceScopes{std::string(kCloudPlatformScope)};
 
@@ -229,7 +217,7 @@ std::optional<plugin::RunCredentials> AdcCredentials::credentials_for_run(
   out.token.email = email_of(found, token.value);
   out.token.project = project(found.file);
   out.token.quota_project = quota_project(found.file);
-  out.scopes = split_scopes(token.scope);
+  out.scopes = google_oauth::split_words(token.scope);
   if (out.scopes.empty()) out.scopes = settings_.scopes;
   out.identity = !out.token.email.empty() ? out.token.email
                                           : found.credential_type + " from " + location.path;

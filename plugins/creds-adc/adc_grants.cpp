@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "credentials_plugin.hpp"
+#include "word_list.hpp"
 
 namespace kg::creds_adc {
 namespace {
@@ -18,15 +19,6 @@ using google_oauth::HttpCall;
 using plugin::CredentialsError;
 
 constexpr auto kJwtLifetime = std::chrono::hours(1);
-
-std::string joined(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += separator;
-    out += item;
-  }
-  return out;
-}
 
 std::string signed_assertion(const std::string& token_url, const ServiceAccountKey& key,
                              const std::vector<std::string>& scopes,
@@ -45,7 +37,7 @@ std::string signed_assertion(const std::string& token_url, const ServiceAccountK
   if (!key.private_key_id.empty()) jwt.header().set("kid", key.private_key_id);
   jwt.setIssuer(key.client_email);
   jwt.setAudience(token_url);
-  jwt.payload().set("scope", joined(scopes, " "));
+  jwt.payload().set("scope", google_oauth::join_words(scopes, " "));
   const auto seconds = std::chrono::system_clock::to_time_t(now);
   jwt.setIssuedAt(Poco::Timestamp::fromEpochTime(seconds));
   jwt.setExpiration(Poco::Timestamp::fromEpochTime(
@@ -103,7 +95,7 @@ google_oauth::MintedToken service_account_token(const google_oauth::OAuthHttpCli
                            "disabled; download a new key file)");
   }
   auto minted = google_oauth::read_oauth_token_answer(call, answer, now);
-  if (minted.scope.empty()) minted.scope = joined(scopes, " ");
+  if (minted.scope.empty()) minted.scope = google_oauth::join_words(scopes, " ");
   return minted;
 }
 
@@ -147,7 +139,7 @@ google_oauth::MintedToken impersonated_token(const google_oauth::OAuthHttpClient
                            "that service account)");
   }
   auto minted = google_oauth::read_iam_token_answer(call, answer, now);
-  minted.scope = joined(scopes, " ");
+  minted.scope = google_oauth::join_words(scopes, " ");
   return minted;
 }
 

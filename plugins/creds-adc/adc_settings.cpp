@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "word_list.hpp"
+
 namespace kg::creds_adc {
 namespace {
 
@@ -19,22 +21,6 @@ std::string trimmed(std::string_view text) {
   if (first == std::string_view::npos) return {};
   const auto last = text.find_last_not_of(" \t");
   return std::string(text.substr(first, last - first + 1));
-}
-
-// Items separated by commas and/or spaces.
-std::vector<std::string> list_of(std::string_view text) {
-  std::vector<std::string> items;
-  std::string item;
-  for (char c : text) {
-    if (c == ',' || c == ' ' || c == '\t') {
-      if (!item.empty()) items.push_back(std::move(item));
-      item.clear();
-    } else {
-      item += c;
-    }
-  }
-  if (!item.empty()) items.push_back(std::move(item));
-  return items;
 }
 
 void require_url(const std::string& key, const std::string& value) {
@@ -93,7 +79,7 @@ AdcSettings read_adc_settings(
     }
   }
   if (auto v = text("impersonate_service_account")) {
-    s.impersonate = list_of(*v);
+    s.impersonate = google_oauth::split_words(*v);
     for (const auto& email : s.impersonate) {
       if (email.find('@') == std::string::npos) {
         throw std::runtime_error("[creds-adc] impersonate_service_account must list service "
@@ -102,7 +88,7 @@ AdcSettings read_adc_settings(
     }
   }
   if (auto v = text("scopes")) {
-    s.scopes = list_of(*v);
+    s.scopes = google_oauth::split_words(*v);
     if (s.scopes.empty()) {
       throw std::runtime_error("[creds-adc] scopes must name at least one OAuth scope, e.g. " +
                                std::string(kCloudPlatformScope));

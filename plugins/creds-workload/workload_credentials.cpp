@@ -2,6 +2,8 @@
 
 #include <Poco/URI.h>
 
+#include "word_list.hpp"
+
 namespace kg::creds_workload {
 namespace {
 
@@ -12,26 +14,6 @@ constexpr std::string_view kLoginHint =
     "creds-workload needs a metadata server serving the daemon's identity (GKE Workload "
     "Identity, a GCE VM); set GCE_METADATA_HOST (or [creds-workload] metadata_host) to reach "
     "another one, or use [credentials] plugin = creds-adc on a workstation";
-
-std::vector<std::string> list_of(std::string_view text) {
-  std::vector<std::string> items;
-  std::string item;
-  for (char c : std::string(text) + ",") {
-    if (c == ',' || c == ' ' || c == '\t') {
-      if (!item.empty()) items.push_back(item);
-      item.clear();
-    } else {
-      item += c;
-    }
-  }
-  return items;
-}
-
-std::string joined(const std::vector<std::string>& items, const char* separator) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : separator) + item;
-  return out;
-}
 
 }  // namespace
 
@@ -53,7 +35,7 @@ WorkloadSettings read_workload_settings(
     }
     s.service_account = *v;
   }
-  if (auto v = value("creds-workload.scopes")) s.scopes = list_of(*v);
+  if (auto v = value("creds-workload.scopes")) s.scopes = google_oauth::split_words(*v);
   if (auto v = value("creds-workload.timeout_ms")) {
     char* end = nullptr;
     const long ms = std::strtol(v->c_str(), &end, 10);
@@ -92,7 +74,7 @@ google_oauth::MintedToken WorkloadCredentials::token() {
     call.url = url("instance/service-accounts/" + settings_.service_account + "/token");
     if (!settings_.scopes.empty()) {
       std::string encoded;
-      Poco::URI::encode(joined(settings_.scopes, ","), "!#$&'()*+,/:;=?@[]% ", encoded);
+      Poco::URI::encode(google_oauth::join_words(settings_.scopes, ","), "!#$&'()*+,/:;=?@[]% ", encoded);
       call.url += "?scopes=" + encoded;
     }
     call.what = "Getting the workload's access token from the metadata server";
@@ -163,7 +145,7 @@ std::optional<plugin::RunCredentials> WorkloadCredentials::credentials_for_run(
   out.token.access_token = minted.value;
   out.token.expiry_rfc3339 = google_oauth::to_rfc3339(minted.expiry);
   out.token.project = project();
-  out.scopes = list_of(minted.scope);
+  out.scopes = google_oauth::split_words(minted.scope);
   if (out.scopes.empty()) out.scopes = settings_.scopes;
   out.identity = out.token.email;
   logger_.log(plugin::LogLevel::debug, "creds-workload: a token for " + out.identity + " (until " +
