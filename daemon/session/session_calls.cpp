@@ -132,13 +132,16 @@ void SessionManager::warm_up(sandbox::LocalSandbox& sandbox) {
 }
 
 void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& runtime,
-                                    const plugin::ExecuteRequest& request,
+                                    plugin::ExecuteRequest& request,
                                     plugin::ProgressSink& progress, CallResult& call) {
   const auto setup_started = Clock::now();
   bool retried = false;
   RunStartWatch watch(progress);
   for (;;) {
     ensure_sandbox(session, progress);
+    // Per call, never per sandbox start, and once the sandbox is ready (starting one may wait
+    // for the Go build cache): the token is fresh for this run and recorded with this call.
+    if (!retried) request.credentials = credentials_.for_call(session.record.id, call.call_id);
     // A retry's setup includes the attempt that failed.
     const std::uint64_t setup_us = us_since(setup_started);
     call.result.setup_us = setup_us;
@@ -249,8 +252,6 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   store::CallOutcome outcome;
   outcome.queue_ms = call.queue_us / 1000;
   try {
-    // Per call, never per sandbox start: the token is fresh for this run and recorded with it.
-    request.execute.credentials = credentials_.for_call(session_id, call.call_id);
     run_in_sandbox(session, runtime, request.execute, progress, call);
   } catch (const std::exception& e) {
     const bool cancelled = session.canceller.cancelled();

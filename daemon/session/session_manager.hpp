@@ -129,9 +129,10 @@ class SessionManager {
   plugin::RuntimePlugin& runtime_for(const std::string& name, std::string& resolved_name);
   // Runs one command in a fresh sandbox (the warm pool's check that it works).
   void warm_up(sandbox::LocalSandbox& sandbox);
-  // Fills call.result, its setup_us (also when it throws) and call's sandbox tally.
+  // Gets the call's credentials into request, then fills call.result, its setup_us (also when
+  // it throws) and call's sandbox tally.
   void run_in_sandbox(Session& session, plugin::RuntimePlugin& runtime,
-                      const plugin::ExecuteRequest& request, plugin::ProgressSink& progress,
+                      plugin::ExecuteRequest& request, plugin::ProgressSink& progress,
                       CallResult& call);
 
   SessionManagerOptions options_;
