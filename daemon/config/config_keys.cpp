@@ -262,11 +262,21 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .current = [](const DaemonConfig& c) { return std::to_string(c.limits.disk_bytes); }},
 };
 
+// The keys plugins/creds-adc/creds_adc_plugin.cpp and plugins/creds-workload/ read.
+constexpr std::string_view kCredsAdcKeys[] = {
+    "adc_file", "impersonate_service_account", "scopes", "project", "quota_project",
+    "copy_adc_file", "token_url", "iam_credentials_url", "tokeninfo_url", "userinfo_url",
+    "timeout_ms"};
+constexpr std::string_view kCredsWorkloadKeys[] = {"metadata_host", "service_account", "scopes",
+                                                   "timeout_ms"};
+
 constexpr PluginSectionSpec kPluginSections[] = {
     {"compiled-go", "the compiled-go runtime plugin (see plugins/compiled-go)"},
     {"yaegi", "the yaegi runtime plugin (see plugins/yaegi)"},
-    {"creds-adc", "the Application Default Credentials plugin (see plugins/creds-adc)"},
-    {"creds-workload", "the in-cluster identity plugin (see plugins/creds-workload)"},
+    {"creds-adc", "the Application Default Credentials plugin (see docs/credentials.md)",
+     kCredsAdcKeys},
+    {"creds-workload", "the in-cluster identity plugin (see docs/credentials.md)",
+     kCredsWorkloadKeys},
 };
 
 std::string join_choices(std::span<const std::string_view> choices, std::string_view quote) {

@@ -54,6 +54,8 @@ struct ConfigKeySpec {
 struct PluginSectionSpec {
   std::string_view name;
   std::string_view help;
+  // The keys the plugin reads; another key in its section is a warning. Empty: unchecked.
+  std::span<const std::string_view> keys = {};
 };
 
 std::span<const ConfigKeySpec> config_key_specs();

@@ -70,10 +70,11 @@ bool is_key_section(std::string_view section) {
   return std::find(names.begin(), names.end(), section) != names.end();
 }
 
-bool is_plugin_section(std::string_view section) {
-  const auto plugins = plugin_section_specs();
-  return std::any_of(plugins.begin(), plugins.end(),
-                     [&](const PluginSectionSpec& plugin) { return plugin.name == section; });
+const PluginSectionSpec* find_plugin_section(std::string_view section) {
+  for (const auto& plugin : plugin_section_specs()) {
+    if (plugin.name == section) return &plugin;
+  }
+  return nullptr;
 }
 
 std::string known_keys_in(std::string_view section) {
@@ -117,7 +118,8 @@ std::string outside_section_warning(const std::string& name) {
   return message + "keys belong under a section such as [daemon])";
 }
 
-// Warns about names the daemon does not know and copies plugin sections through unchecked.
+// Warns about names the daemon does not know (in plugin sections too, where the plugin lists
+// its keys) and copies plugin sections through for the plugins to read.
 void check_names(const AbstractConfiguration& values, const std::string& path,
                  DaemonConfig& config, std::vector<ConfigIssue>& issues) {
   for (const auto& name : child_names(values, "")) {
@@ -135,10 +137,20 @@ void check_names(const AbstractConfiguration& values, const std::string& path,
                           "unknown key \"" + name + "." + key + "\" (known keys in [" + section +
                               "]: " + known_keys_in(section) + ")"});
       }
-    } else if (is_plugin_section(section)) {
+    } else if (const PluginSectionSpec* plugin = find_plugin_section(section)) {
       auto& plugin_keys = config.plugin_sections[section];
       for (const auto& key : keys) {
-        plugin_keys[lowercase(key)] = values.getRawString(name + "." + key);
+        const auto lower = lowercase(key);
+        plugin_keys[lower] = values.getRawString(name + "." + key);
+        if (plugin->keys.empty() ||
+            std::find(plugin->keys.begin(), plugin->keys.end(), lower) != plugin->keys.end()) {
+          continue;
+        }
+        std::string known;
+        for (const auto known_key : plugin->keys) known += (known.empty() ? "" : ", ") + std::string(known_key);
+        issues.push_back({Severity::warning, path, "",
+                          "unknown key \"" + name + "." + key + "\" (known keys in [" + section +
+                              "]: " + known + ")"});
       }
     } else {
       issues.push_back({Severity::warning, path, "",

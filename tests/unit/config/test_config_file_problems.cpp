@@ -67,19 +67,24 @@ TEST_CASE("a key outside any section is a warning that says where it belongs") {
         file + ": unknown key \"max_sessions\" outside any section (put it under [daemon])");
 }
 
-TEST_CASE("plugin sections pass through unchecked") {
+TEST_CASE("plugin sections pass through; a key the plugin does not read is a warning") {
   TempDir dir;
   auto env = isolated_env(dir.path());
   const auto file = write_file(dir / "kg.ini",
                                "[compiled-go]\nwarm_pool = 2\nAnything Goes = some value ; x\n"
-                               "[Creds-ADC]\ncopy_adc_file = true\n"
-                               "[yaegi]\n[creds-workload]\naudience = //iam\n");
+                               "[Creds-ADC]\ncopy_adc_file = true\nadc_fil = /x.json\n"
+                               "[yaegi]\n[creds-workload]\nmetadata_host = 10.0.0.1\n");
   const auto loaded = load_config(file);
-  CHECK(loaded.warnings.empty());
+  // compiled-go lists no keys, so its section is not checked; creds-adc lists its own.
+  REQUIRE(loaded.warnings.size() == 1);
+  CHECK(loaded.warnings[0].to_string() ==
+        file + ": unknown key \"Creds-ADC.adc_fil\" (known keys in [creds-adc]: adc_file, "
+               "impersonate_service_account, scopes, project, quota_project, copy_adc_file, "
+               "token_url, iam_credentials_url, tokeninfo_url, userinfo_url, timeout_ms)");
   const std::map<std::string, std::map<std::string, std::string>> expected = {
       {"compiled-go", {{"warm_pool", "2"}, {"anything goes", "some value ; x"}}},
-      {"creds-adc", {{"copy_adc_file", "true"}}},
-      {"creds-workload", {{"audience", "//iam"}}},
+      {"creds-adc", {{"copy_adc_file", "true"}, {"adc_fil", "/x.json"}}},
+      {"creds-workload", {{"metadata_host", "10.0.0.1"}}},
   };
   CHECK(loaded.config.plugin_sections == expected);
 }
