@@ -8,6 +8,7 @@
 #include <sstream>
 #include <thread>
 
+#include "egress_proxy.hpp"
 #include "local_sandbox_layout.hpp"
 
 namespace kg::sandbox {
@@ -24,6 +25,14 @@ LocalSandbox::LocalSandbox(std::string id, std::string dir, pid_t bwrap_pid, pid
       client_(dir_ + "/sandbox.sock") {}
 
 LocalSandbox::~LocalSandbox() { stop(); }
+
+void LocalSandbox::keep_egress_proxy(std::unique_ptr<EgressProxy> proxy) {
+  egress_proxy_ = std::move(proxy);
+}
+
+std::vector<std::string> LocalSandbox::take_egress_refusals() {
+  return egress_proxy_ ? egress_proxy_->take_refusals() : std::vector<std::string>{};
+}
 
 bool LocalSandbox::alive() {
   if (reaped_) return false;

@@ -6,16 +6,18 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <sys/types.h>
 
 #include "egress_network.hpp"
-#include "egress_proxy.hpp"
 #include "host_services.hpp"
 #include "sandbox_cgroup.hpp"
 #include "sandbox_client.hpp"
 
 namespace kg::sandbox {
+
+class EgressProxy;  // egress_proxy.hpp (kept out of this header: it brings Poco::Net's server)
 
 class LocalSandbox {
  public:
@@ -38,12 +40,10 @@ class LocalSandbox {
   // Keeps the sandbox's outbound network (network = egress) until the sandbox stops.
   void keep_network(EgressNetwork network) { network_.emplace(std::move(network)); }
   // Keeps the sandbox's egress proxy (network = allowlist) until the sandbox stops.
-  void keep_egress_proxy(std::unique_ptr<EgressProxy> proxy) { egress_proxy_ = std::move(proxy); }
+  void keep_egress_proxy(std::unique_ptr<EgressProxy> proxy);
   // The egress proxy's refusals since the last call (none without a proxy), for the warnings
   // of the call that caused them.
-  std::vector<std::string> take_egress_refusals() {
-    return egress_proxy_ ? egress_proxy_->take_refusals() : std::vector<std::string>{};
-  }
+  std::vector<std::string> take_egress_refusals();
 
   // False once the bubblewrap process has exited (the sandbox died or was stopped).
   bool alive();

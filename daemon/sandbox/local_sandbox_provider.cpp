@@ -15,6 +15,7 @@
 #include <fstream>
 #include <random>
 
+#include "egress_proxy.hpp"
 #include "owned_fd.hpp"
 #include "unix_socket_listener.hpp"
 #include "sandbox_host_user.hpp"
