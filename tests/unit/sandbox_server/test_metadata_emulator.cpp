@@ -8,8 +8,13 @@
 #include <Poco/Net/HTTPResponse.h>
 #include <doctest/doctest.h>
 
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <sstream>
+#include <thread>
 
 #include "metadata_answers.hpp"
 #include "metadata_emulator.hpp"
@@ -24,6 +29,8 @@ using kg::sandbox::testing::detail_of;
 using kg::sandbox::testing::parse_json;
 using kg::sandbox::testing::RunningSandboxServer;
 using namespace std::chrono_literals;
+
+extern char** environ;
 
 namespace {
 
@@ -306,4 +313,69 @@ TEST_CASE("/execute credentials: Python google-auth finds the project and the to
   REQUIRE_MESSAGE(result["exit_code"].GetInt() == 0, result["stderr"].GetString());
   CHECK(result["stdout"].GetString() ==
         std::string("google.auth.compute_engine.credentials py-project ya29.python me@example.com\n"));
+}
+
+TEST_CASE("/execute credentials: in its own network namespace the emulator is out of the host's reach") {
+  const char* bwrap = std::getenv("KG_BWRAP");
+  const char* binary = std::getenv("KG_SANDBOX_SERVER_BINARY");
+  if (bwrap == nullptr || binary == nullptr) {
+    MESSAGE("KG_BWRAP or KG_SANDBOX_SERVER_BINARY is not set (meson sets both when bwrap is installed): test not run");
+    return;
+  }
+  // The real server in a network namespace of its own, as in a local sandbox (bubblewrap
+  // brings up its loopback); the workdir is a host folder, so the test sees what it writes.
+  kg::sandbox::testing::ScratchDirectory scratch;
+  const auto workdir = scratch.path() / "app";
+  std::filesystem::create_directory(workdir);
+  const std::string socket = (scratch.path() / "s.sock").string();
+  std::vector<std::string> arguments{bwrap, "--unshare-net", "--unshare-pid", "--die-with-parent",
+                                     "--dev-bind", "/", "/", "--proc", "/proc", binary,
+                                     "--listen", "unix:" + socket, "--workdir", workdir.string()};
+  std::vector<char*> argv;
+  for (auto& argument : arguments) argv.push_back(argument.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  REQUIRE(::posix_spawn(&pid, bwrap, nullptr, nullptr, argv.data(), environ) == 0);
+  struct Reap {
+    pid_t pid;
+    ~Reap() {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  } reap{pid};
+  const kg::net::UnixHttpClient client(socket);
+  bool up = false;
+  for (int tries = 0; tries < 500 && !up; ++tries) {
+    try {
+      up = client.get("/").status == 200;
+    } catch (const kg::net::HttpTransportError&) {
+      std::this_thread::sleep_for(20ms);
+    }
+  }
+  REQUIRE(up);
+
+  // The command publishes the emulator's address, reads its token, and waits while the test
+  // knocks on that address from the host's namespace.
+  const std::string command =
+      "echo $GCE_METADATA_HOST > host.txt; curl -sS -H 'Metadata-Flavor: Google' "
+      "http://$GCE_METADATA_HOST/computeMetadata/v1/instance/service-accounts/default/token "
+      "> token.txt; touch ready; sleep 3";
+  std::thread call([&] {
+    client.request("POST", "/execute",
+                   R"({"command":")" + command + R"(","credentials":)" +
+                       credentials_json("ya29.private", std::chrono::system_clock::now() + 3600s) +
+                       "}",
+                   {});
+  });
+  for (int tries = 0; tries < 250 && !std::filesystem::exists(workdir / "ready"); ++tries) {
+    std::this_thread::sleep_for(20ms);
+  }
+  const std::string host = kg::sandbox::testing::file_contents(workdir / "host.txt");
+  const std::string token = kg::sandbox::testing::file_contents(workdir / "token.txt");
+  CHECK(host.starts_with("127.0.0.1:"));
+  CHECK(token.find("\"access_token\":\"ya29.private\"") != std::string::npos);  // inside: served
+  if (host.size() > 10) {
+    CHECK_THROWS(get(host.substr(0, host.find('\n')), "/"));  // the host's 127.0.0.1: nothing there
+  }
+  call.join();
 }
