@@ -1,5 +1,6 @@
 #include "egress_proxy.hpp"
 
+#include <Poco/Exception.h>
 #include <Poco/Net/DNS.h>
 #include <Poco/Net/HTTPResponse.h>
 #include <Poco/Net/SocketAddress.h>
@@ -16,6 +17,7 @@
 
 #include "egress_proxy_request.hpp"
 #include "socket_relay.hpp"
+#include "tls_client_hello.hpp"
 #include "unix_socket_listener.hpp"
 
 namespace kg::sandbox {
@@ -113,6 +115,43 @@ Poco::Net::StreamSocket connect_to_first(const std::vector<Poco::Net::SocketAddr
   throw ProxyRequestError(502, "Cannot connect to " + host + " (" + failures + ")");
 }
 
+// The first bytes a client sends into a tunnel, read far enough to check the TLS server name it
+// asks for: it must be the CONNECT host, or one allowed name would carry requests for any other
+// name its front end serves (domain fronting). Throws Refused; returns what was read, which goes
+// upstream first. A client that sends nothing for kHeadTimeout (a protocol where the server
+// speaks first) or does not speak TLS is not checked.
+std::string check_tunnel_server_name(Poco::Net::StreamSocket& client, std::string first,
+                                     const std::string& host) {
+  char buffer[4096];
+  const auto read_more = [&] {
+    const int got = client.receiveBytes(buffer, sizeof buffer);
+    if (got > 0) first.append(buffer, static_cast<std::size_t>(got));
+    return got > 0;
+  };
+  try {
+    while (first.size() < 5) {
+      if (!read_more()) return first;
+    }
+    if (!starts_tls_handshake(first)) return first;
+    const std::size_t size = tls_record_size(first);
+    while (first.size() < size) {
+      if (!read_more()) return first;
+    }
+    std::optional<std::string> name;
+    try {
+      name = tls_server_name(std::string_view(first).substr(0, size));
+    } catch (const std::invalid_argument& e) {
+      throw Refused{std::string("its TLS ClientHello could not be read (") + e.what() + ")"};
+    }
+    if (name && normalize_host(*name) != host) {
+      throw Refused{"the TLS server name " + *name + " inside the tunnel is not " + host};
+    }
+  } catch (const Poco::TimeoutException&) {
+    // Nothing sent yet: no name to check.
+  }
+  return first;
+}
+
 class ProxyConnection final : public Poco::Net::TCPServerConnection {
  public:
   ProxyConnection(const Poco::Net::StreamSocket& socket, EgressProxy& proxy)
@@ -133,11 +172,10 @@ class ProxyConnection final : public Poco::Net::TCPServerConnection {
         throw Refused{*reason};
       }
       auto upstream = connect_to_first(checked_addresses(request.host, request.port), request.host);
-      client.setReceiveTimeout(Poco::Timespan());
       answered_ = true;
       if (request.tunnel) {
         send_all(client, "HTTP/1.1 200 Connection established\r\n\r\n");
-        send_all(upstream, rest);
+        send_all(upstream, check_tunnel_server_name(client, rest, request.host));
       } else {
         // Upstream was told "Connection: close", so it closes after its answer (RFC 9112 §9.6)
         // and the relay ends there: a next request, perhaps for another host, never goes

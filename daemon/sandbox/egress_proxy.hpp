@@ -3,7 +3,8 @@
 // sandbox server's bridge (sandbox/server/egress_bridge.hpp) relays the programs' connections.
 // It admits CONNECT host:port (HTTPS, gRPC over HTTP/2) and absolute-URI http:// requests only
 // for names EgressAllowlist admits, resolves each name itself and connects only to the
-// addresses it checked (so a DNS answer cannot change between check and use), and refuses —
+// addresses it checked (so a DNS answer cannot change between check and use), checks that a
+// TLS ClientHello inside a tunnel asks for the CONNECT host (no domain fronting), and refuses —
 // with 403, a log line and a recorded refusal naming the host asked for — names off the list,
 // IP literals, and names resolving to any loopback, private, shared, link-local, multicast,
 // metadata or host address.

@@ -199,6 +199,8 @@ TEST_CASE("hostile egress: the proxy refuses what is not listed, IP literals and
   const std::string program = R"(package main
 
 import (
+	"bufio"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -206,6 +208,30 @@ import (
 	"os"
 	"time"
 )
+
+// Domain fronting: a tunnel to an allowed host whose TLS hello asks for another name.
+func front(connectTo, serverName string) {
+	proxy, _ := url.Parse(os.Getenv("HTTPS_PROXY"))
+	conn, err := net.DialTimeout("tcp", proxy.Host, 5*time.Second)
+	if err != nil {
+		fmt.Println("front: no proxy:", err)
+		return
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", connectTo, connectTo)
+	response, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil || response.StatusCode != 200 {
+		fmt.Println("front: CONNECT refused:", err)
+		return
+	}
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
+	client := tls.Client(conn, &tls.Config{ServerName: serverName, InsecureSkipVerify: true})
+	if err := client.Handshake(); err != nil {
+		fmt.Printf("front %s as %s: handshake failed\n", connectTo, serverName)
+		return
+	}
+	fmt.Printf("front %s as %s: HANDSHAKE DONE\n", connectTo, serverName)
+}
 
 func try(url string) { tryWith(url, http.ProxyFromEnvironment) }
 
@@ -242,6 +268,8 @@ func main() {
 	try("http://169.254.169.254/computeMetadata/v1/")
 	try("https://)" + std::string(kMixedHost) + ":" + internet_port + R"(/")
 	try("https://)" + std::string(kStorageHost) + R"(:22/")
+	front(")" + std::string(kStorageHost) + R"(:443", "www.example.com")
+	front(")" + std::string(kStorageHost) + R"(:443", ")" + std::string(kStorageHost) + R"(")
 	// No route but the proxy: a direct connection fails at once.
 	if _, err := net.DialTimeout("tcp", "198.51.100.1:)" + storage_port + R"(", 3*time.Second); err != nil {
 		fmt.Println("direct: refused")
@@ -256,7 +284,7 @@ func main() {
   INFO("stdout:\n" << out << "stderr:\n" << string_member(result, "stderr") << "warnings:\n"
                    << joined(warnings));
   REQUIRE(string_member(result, "status") == "ok");
-  CHECK(out.find("CONNECTED") == std::string::npos);
+  CHECK(out.find("CONNECTED\n") == std::string::npos);
   CHECK(out.find("direct: refused") != std::string::npos);
   // Every plain-HTTP attempt got the proxy's 403; every HTTPS one failed its CONNECT.
   CHECK(out.find("status 200") == std::string::npos);
@@ -286,6 +314,14 @@ func main() {
   CHECK(has_warning(warnings, std::string(kMixedHost) + " resolves to 10.1.2.3: private network"));
   CHECK(has_warning(warnings, std::string("egress refused CONNECT ") + kStorageHost +
                                   ":22: port 22 is not in [sandbox] allowed_ports"));
+  // A tunnel to an allowed host that asks TLS for another name is cut; its own name passes.
+  CHECK(out.find(std::string("front ") + kStorageHost + ":443 as www.example.com: handshake failed") !=
+        std::string::npos);
+  CHECK(has_warning(warnings, std::string("egress refused CONNECT ") + kStorageHost +
+                                  ":443: the TLS server name www.example.com inside the tunnel is not " +
+                                  kStorageHost));
+  CHECK(out.find(std::string("front ") + kStorageHost + ":443 as " + kStorageHost +
+                 ": HANDSHAKE DONE") != std::string::npos);
   // Nothing reached the host's loopback service or the private address's listener.
   CHECK(sandbox::testing::TestNetwork::drain(world().host_service_fd, 200ms).empty());
   CHECK(sandbox::testing::TestNetwork::drain(world().internet_fd, 200ms).empty());

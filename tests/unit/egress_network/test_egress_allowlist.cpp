@@ -9,6 +9,7 @@
 
 #include "egress_allowlist.hpp"
 #include "egress_proxy_request.hpp"
+#include "tls_client_hello.hpp"
 
 namespace kg::sandbox {
 namespace {
@@ -152,6 +153,49 @@ TEST_CASE("proxy request: malformed requests are answered with a status that say
   CHECK(status_of("GET /storage/v1/b HTTP/1.1\r\nHost: x\r\n\r\n") == 400);         // origin form
   CHECK(status_of("OPTIONS * HTTP/1.1\r\n\r\n") == 405);
   CHECK(status_of("\x16\x03\x01\x02\x00\r\n\r\n") == 400);                             // TLS, not HTTP
+}
+
+}  // namespace kg::sandbox
+
+namespace kg::sandbox {
+namespace {
+
+std::string be(std::size_t value, int width) {
+  std::string bytes;
+  for (int i = width - 1; i >= 0; --i) bytes.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+  return bytes;
+}
+
+// A ClientHello record, with a server_name extension when `name` is not empty, after another
+// extension (so the parser must skip one).
+std::string client_hello(const std::string& name) {
+  std::string extensions = be(0x000a, 2) + be(4, 2) + be(2, 2) + be(0x001d, 2);  // groups: x25519
+  if (!name.empty()) {
+    const std::string entry = be(0, 1) + be(name.size(), 2) + name;
+    const std::string list = be(entry.size(), 2) + entry;
+    extensions += be(0, 2) + be(list.size(), 2) + list;
+  }
+  const std::string hello = be(0x0303, 2) + std::string(32, 'r') + be(0, 1) +
+                            be(2, 2) + be(0x1301, 2) + be(1, 1) + be(0, 1) +
+                            be(extensions.size(), 2) + extensions;
+  const std::string handshake = be(1, 1) + be(hello.size(), 3) + hello;
+  return be(22, 1) + be(0x0301, 2) + be(handshake.size(), 2) + handshake;
+}
+
+}  // namespace
+
+TEST_CASE("TLS ClientHello: the server name a tunnel's client asks for") {
+  const auto record = client_hello("Storage.GoogleAPIs.com");
+  CHECK(starts_tls_handshake(record));
+  CHECK(tls_record_size(record) == record.size());
+  CHECK(tls_record_size(record.substr(0, 4)) == 0);
+  CHECK(tls_server_name(record).value() == "storage.googleapis.com");
+  CHECK_FALSE(tls_server_name(client_hello("")).has_value());
+  CHECK_FALSE(starts_tls_handshake("GET / HTTP/1.1\r\n"));
+  CHECK_THROWS_AS(tls_server_name(record.substr(0, record.size() - 3)), std::invalid_argument);
+  std::string not_hello = record;
+  not_hello[5] = 2;  // a ServerHello
+  CHECK_THROWS_AS(tls_server_name(not_hello), std::invalid_argument);
 }
 
 }  // namespace kg::sandbox

@@ -1,0 +1,85 @@
+#include "tls_client_hello.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+namespace kg::sandbox {
+namespace {
+
+// Reads big-endian fields off the front of a byte range, refusing to run past its end.
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+  std::size_t number(std::size_t width) {
+    need(width);
+    std::size_t value = 0;
+    for (std::size_t i = 0; i < width; ++i) {
+      value = (value << 8) | static_cast<unsigned char>(bytes_[i]);
+    }
+    bytes_.remove_prefix(width);
+    return value;
+  }
+  std::string_view take(std::size_t size) {
+    need(size);
+    const auto part = bytes_.substr(0, size);
+    bytes_.remove_prefix(size);
+    return part;
+  }
+  // A field prefixed with its length in `width` bytes.
+  std::string_view vector(std::size_t width) { return take(number(width)); }
+  bool empty() const { return bytes_.empty(); }
+
+ private:
+  void need(std::size_t size) const {
+    if (bytes_.size() < size) throw std::invalid_argument("truncated TLS ClientHello");
+  }
+  std::string_view bytes_;
+};
+
+}  // namespace
+
+bool starts_tls_handshake(std::string_view bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 22 &&
+         static_cast<unsigned char>(bytes[1]) == 3;
+}
+
+std::size_t tls_record_size(std::string_view bytes) {
+  if (bytes.size() < 5) return 0;
+  return 5 + ((static_cast<std::size_t>(static_cast<unsigned char>(bytes[3])) << 8) |
+              static_cast<unsigned char>(bytes[4]));
+}
+
+std::optional<std::string> tls_server_name(std::string_view record) {
+  Reader outer(record);
+  if (outer.number(1) != 22) throw std::invalid_argument("not a TLS handshake record");
+  outer.number(2);  // record version
+  Reader handshake(outer.vector(2));
+  if (handshake.number(1) != 1) throw std::invalid_argument("not a ClientHello");
+  // The whole hello must sit in this first record (clients send it so; a split hello is refused).
+  Reader hello(handshake.take(handshake.number(3)));
+  hello.take(2 + 32);  // version, random
+  hello.vector(1);     // session id
+  hello.vector(2);     // cipher suites
+  hello.vector(1);     // compression methods
+  if (hello.empty()) return std::nullopt;  // no extensions
+  Reader extensions(hello.vector(2));
+  while (!extensions.empty()) {
+    const std::size_t type = extensions.number(2);
+    Reader data(extensions.vector(2));
+    if (type != 0) continue;  // server_name
+    Reader names(data.vector(2));
+    while (!names.empty()) {
+      const std::size_t kind = names.number(1);
+      const std::string_view name = names.vector(2);
+      if (kind != 0) continue;  // host_name
+      std::string text(name);
+      std::transform(text.begin(), text.end(), text.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      return text;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace kg::sandbox
