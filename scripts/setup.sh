@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(meson ninja-build g++ pkg-config cmake python3 libpoco-dev rapidjson-dev libarchive-dev
           libsqlite3-dev libcli11-dev doctest-dev bubblewrap libseccomp-dev
-          slirp4netns iproute2 ca-certificates openssl)
+          slirp4netns iproute2 ca-certificates openssl
+          patch)  # patch: the yaegi runner's build applies sandbox/yaegi-runner/patches
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
