@@ -2,7 +2,7 @@
 
 #include "result_file.hpp"
 
-using kg::compiled_go::check_result_file;
+using kg::go_program::check_result_file;
 
 TEST_CASE("result.json: every valid kind is kept") {
   for (const char* kind : {"ok", "error", "panic", "marshal_error"}) {

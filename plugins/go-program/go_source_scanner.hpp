@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kg::compiled_go {
+namespace kg::go_program {
 
 struct TopLevelFunc {
   std::string name;
@@ -27,4 +27,4 @@ struct GoFileOutline {
 
 GoFileOutline outline_go_file(std::string_view source);
 
-}  // namespace kg::compiled_go
+}  // namespace kg::go_program

@@ -2,7 +2,7 @@
 
 #include "program_normalizer.hpp"
 
-using kg::compiled_go::normalize_program;
+using kg::go_program::normalize_program;
 using kg::plugin::InvalidInputError;
 using kg::plugin::SourceFile;
 

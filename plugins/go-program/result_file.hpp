@@ -8,9 +8,10 @@
 #include <string>
 #include <vector>
 
-namespace kg::compiled_go {
+namespace kg::go_program {
 
 inline constexpr std::uint64_t kMaxResultBytes = 256 * 1024;
+inline constexpr const char* kResultPath = ".kode-gopher/result.json";  // relative to /app
 
 struct CheckedResult {
   std::optional<std::string> json;  // the object as compact JSON of valid UTF-8, when valid
@@ -20,4 +21,4 @@ struct CheckedResult {
 CheckedResult check_result_file(const std::optional<std::string>& text,
                                 std::vector<std::string>& warnings);
 
-}  // namespace kg::compiled_go
+}  // namespace kg::go_program

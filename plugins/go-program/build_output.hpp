@@ -8,7 +8,7 @@
 
 #include "runtime_plugin.hpp"
 
-namespace kg::compiled_go {
+namespace kg::go_program {
 
 // Lines of the form `[./|/app/]file.go:LINE:COL: message` (and `file.go:LINE: message`).
 std::vector<plugin::Diagnostic> parse_diagnostics(std::string_view compiler_output);
@@ -16,8 +16,10 @@ std::vector<plugin::Diagnostic> parse_diagnostics(std::string_view compiler_outp
 // Removes the sandbox's own directories from compiler output, so paths read as the caller's.
 std::string strip_sandbox_paths(std::string_view text);
 
+inline constexpr std::size_t kStreamKeep = 8 * 1024;  // head and tail of each stream in a result
+
 // Keeps the first and last `keep` bytes, replacing the middle with
 // "\n... [N bytes elided] ...\n" (CONTRACTS.md §3). Shorter text is returned as it is.
 std::string elide_middle(std::string_view text, std::size_t keep);
 
-}  // namespace kg::compiled_go
+}  // namespace kg::go_program

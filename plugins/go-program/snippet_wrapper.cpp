@@ -2,7 +2,7 @@
 
 #include "runtime_plugin.hpp"
 
-namespace kg::compiled_go {
+namespace kg::go_program {
 namespace {
 
 // Identifiers are prefixed so they cannot collide with the snippet's own (package-level names
@@ -100,4 +100,4 @@ std::string extra_imports_source(const std::vector<std::string>& import_paths) {
   return source + ")\n";
 }
 
-}  // namespace kg::compiled_go
+}  // namespace kg::go_program

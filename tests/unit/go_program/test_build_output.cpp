@@ -4,7 +4,7 @@
 #include "utf8_text.hpp"
 #include "run_outcome.hpp"
 
-using namespace kg::compiled_go;
+using namespace kg::go_program;
 
 TEST_CASE("compiler output becomes diagnostics with the caller's paths") {
   const auto diagnostics = parse_diagnostics(

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace kg::compiled_go {
+namespace kg::go_program {
 
 inline constexpr const char* kWrapperFileName = "kg_wrapper.go";
 inline constexpr const char* kExtraImportsFileName = "kg_extra_imports.go";
@@ -16,4 +16,4 @@ std::string snippet_wrapper_source();
 // Throws plugin::InvalidInputError for an import path that is not a plain Go import path.
 std::string extra_imports_source(const std::vector<std::string>& import_paths);
 
-}  // namespace kg::compiled_go
+}  // namespace kg::go_program

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-namespace kg::compiled_go {
+namespace kg::go_program {
 namespace {
 
 // A token stream over Go source that yields identifiers and single punctuation characters and
@@ -140,4 +140,4 @@ GoFileOutline outline_go_file(std::string_view source) {
   return outline;
 }
 
-}  // namespace kg::compiled_go
+}  // namespace kg::go_program

@@ -2,7 +2,7 @@
 
 #include "go_source_scanner.hpp"
 
-using kg::compiled_go::outline_go_file;
+using kg::go_program::outline_go_file;
 
 TEST_CASE("package clause after comments, build tags, BOM and CRLF") {
   const auto outline = outline_go_file(

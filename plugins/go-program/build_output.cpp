@@ -4,7 +4,7 @@
 
 #include "utf8_text.hpp"
 
-namespace kg::compiled_go {
+namespace kg::go_program {
 namespace {
 
 bool parse_int(std::string_view text, int& value) {
@@ -70,4 +70,4 @@ std::string elide_middle(std::string_view text, std::size_t keep) {
   return out;
 }
 
-}  // namespace kg::compiled_go
+}  // namespace kg::go_program

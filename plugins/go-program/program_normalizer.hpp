@@ -9,7 +9,7 @@
 
 #include "runtime_plugin.hpp"
 
-namespace kg::compiled_go {
+namespace kg::go_program {
 
 struct NormalizedProgram {
   plugin::Mode mode = plugin::Mode::verbatim;
@@ -25,4 +25,4 @@ NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files
 // Throws plugin::InvalidInputError.
 void check_source_path(const std::string& path);
 
-}  // namespace kg::compiled_go
+}  // namespace kg::go_program

@@ -6,7 +6,7 @@
 #include "go_source_scanner.hpp"
 #include "snippet_wrapper.hpp"
 
-namespace kg::compiled_go {
+namespace kg::go_program {
 namespace {
 
 using plugin::InvalidInputError;
@@ -170,4 +170,4 @@ NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files
   return program;
 }
 
-}  // namespace kg::compiled_go
+}  // namespace kg::go_program

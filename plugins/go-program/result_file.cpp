@@ -3,7 +3,7 @@
 #include "bounded_json.hpp"
 #include "utf8_text.hpp"
 
-namespace kg::compiled_go {
+namespace kg::go_program {
 
 CheckedResult check_result_file(const std::optional<std::string>& text,
                                 std::vector<std::string>& warnings) {
@@ -42,4 +42,4 @@ CheckedResult check_result_file(const std::optional<std::string>& text,
   return checked;
 }
 
-}  // namespace kg::compiled_go
+}  // namespace kg::go_program
