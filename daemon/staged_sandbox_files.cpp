@@ -56,6 +56,9 @@ void stage_sandbox_files(InstallLayout& layout, const std::string& staging_dir) 
     }
     copy_if_changed(layout.sandbox_server_binary, root / "bin" / "kode-gopher-sandbox", kExecutable);
     copy_if_changed(layout.cacheprog_binary, root / "bin" / "kode-gopher-cacheprog", kExecutable);
+    if (!layout.yaegi_runner_binary.empty()) {
+      copy_if_changed(layout.yaegi_runner_binary, root / "bin" / "kode-gopher-yaegi", kExecutable);
+    }
     for (const auto& entry : fs::directory_iterator(layout.lockfile_dir)) {
       const auto name = entry.path().filename().string();
       if (!entry.is_regular_file() || !(name == "go.mod" || name == "go.sum" || name.ends_with(".go"))) {
@@ -68,6 +71,9 @@ void stage_sandbox_files(InstallLayout& layout, const std::string& staging_dir) 
   }
   layout.sandbox_server_binary = (root / "bin" / "kode-gopher-sandbox").string();
   layout.cacheprog_binary = (root / "bin" / "kode-gopher-cacheprog").string();
+  if (!layout.yaegi_runner_binary.empty()) {
+    layout.yaegi_runner_binary = (root / "bin" / "kode-gopher-yaegi").string();
+  }
   layout.lockfile_dir = (root / "lockfile").string();
 }
 

@@ -54,6 +54,11 @@ CREATE INDEX calls_by_session ON calls (session_id);
 -- reconcile_after_crash (state = 'running') and stats (state = 'done', grouped by runtime)
 CREATE INDEX calls_by_state_runtime ON calls (state, runtime);
 )sql",
+    // 2: runtime auto. calls.runtime is what was asked for while the call runs and the runtime
+    // that ran it once it ended; runtime_reason says why auto chose it.
+    R"sql(
+ALTER TABLE calls ADD COLUMN runtime_reason TEXT;
+)sql",
 };
 
 }  // namespace

@@ -16,6 +16,7 @@
 namespace kg::test {
 
 std::string required_env(const char* name);
+
 std::string unique_temp_dir(const std::string& prefix);
 
 // What a test may change about its daemon's config.
@@ -25,6 +26,9 @@ struct DaemonFixtureOptions {
   // Leave [daemon] state_dir out of the config, so the daemon picks its default.
   bool default_state_dir = false;
   std::string extra_sandbox_keys;  // "key = value\n" lines appended to [sandbox]
+  std::string extra_sections;      // whole sections appended to the config ("[runtime]\n...")
+  // [sandbox] yaegi_runner_binary; nullopt: KG_YAEGI_RUNNER (the build's runner), if any.
+  std::optional<std::string> yaegi_runner_binary;
 };
 
 class DaemonFixture {
