@@ -1,5 +1,5 @@
-// Fuzzes the Go program normalizer of plugins/go-program (normalize_program and the Go source outline under
-// it), which turns a caller's file map into the tree that is built in /app.
+// Fuzzes the Go program normalizer of plugins/go-program (normalize_program and the Go source
+// outline under it), which turns a caller's file map into the tree that is built in /app.
 //
 // Input: a file map in a readable text form, so seeds are easy to write by hand —
 //   === <path>            starts a file; the lines up to the next "=== " line are its content

@@ -231,12 +231,15 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
       const AutoVerdict verdict = after_yaegi(call.result);
       call.runtime_reason = verdict.reason;
       if (verdict.run_compiled) {
-        progress.phase_started(plugin::Phase::setup, "auto: compiled-go runs it (" + verdict.reason + ")");
+        progress.phase_started(plugin::Phase::setup,
+                               "auto: compiled-go runs it (" + verdict.reason + ")");
         call.runtime = "compiled-go";
         request.execute.auto_select = false;
         run_in_sandbox(session, plugin_for(call.runtime, plan.requested), request.execute,
                        progress, call);
-        if (verdict.warning) call.result.warnings.insert(call.result.warnings.begin(), *verdict.warning);
+        if (verdict.warning) {
+          call.result.warnings.insert(call.result.warnings.begin(), *verdict.warning);
+        }
       }
     }
   } catch (const std::exception& e) {

@@ -55,7 +55,8 @@ plugin::RuntimePlugin& SessionManager::plugin_for(const std::string& name,
                                : "Runtime '" + requested + "' needs runtime '" + name + "', which";
   const auto* loaded = plugins_.find(name);
   if (loaded) throw RuntimeUnavailableError(what + " is disabled: " + loaded->reason);
-  throw RuntimeUnavailableError(what + " is not loaded; `kode-gopher plugins` lists the loaded ones");
+  throw RuntimeUnavailableError(what +
+                                " is not loaded; `kode-gopher plugins` lists the loaded ones");
 }
 
 RuntimePlan SessionManager::plan_for(const std::string& requested,

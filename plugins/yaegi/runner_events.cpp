@@ -30,9 +30,9 @@ RunnerEvent parse_event(std::string_view json) {
   rapidjson::Document doc;
   doc.Parse(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject()) {
-    return internal_event("the runner wrote an unreadable event (" +
-                          std::string(doc.HasParseError() ? rapidjson::GetParseError_En(doc.GetParseError())
-                                                          : "not a JSON object") +
+    const std::string why = doc.HasParseError() ? rapidjson::GetParseError_En(doc.GetParseError())
+                                                 : "not a JSON object";
+    return internal_event("the runner wrote an unreadable event (" + why +
                           "): " + std::string(json.substr(0, 200)));
   }
   const std::string name = string_member(doc, "event");

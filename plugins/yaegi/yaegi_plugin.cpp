@@ -81,9 +81,10 @@ class YaegiRuntime final : public plugin::RuntimePlugin {
     }
     sandbox.replace_workdir(go_program::workdir_files(program, host_.toolchain()));
 
-    progress.phase_started(plugin::Phase::run, request.auto_select
-                                                   ? "checking the program for Yaegi, then interpreting it"
-                                                   : "interpreting the program with Yaegi");
+    progress.phase_started(plugin::Phase::run,
+                           request.auto_select
+                               ? "checking the program for Yaegi, then interpreting it"
+                               : "interpreting the program with Yaegi");
     const std::string token = new_token();
     plugin::CommandSpec spec;
     spec.command = "exec " + host_.toolchain().yaegi_runner +

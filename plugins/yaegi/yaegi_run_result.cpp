@@ -56,7 +56,8 @@ void fill_result(const YaegiRun& run, plugin::ExecuteResult& result) {
     result.runtime_reason = declined->text;
     return;
   }
-  if (const auto* failed = verdict(split, ran, RunnerEventKind::compile_error, kCompileErrorExitCode)) {
+  if (const auto* failed =
+          verdict(split, ran, RunnerEventKind::compile_error, kCompileErrorExitCode)) {
     result.phase = plugin::Phase::build;
     result.status = plugin::Status::compile_error;
     result.build_us = run.elapsed_us;
