@@ -32,6 +32,19 @@ std::string missing_import(const plugin::Diagnostic& d) {
   return close == std::string::npos ? std::string() : d.message.substr(start, close - start);
 }
 
+// A Go runtime fatal error inside the interpreter that the runner could not catch (e.g. Yaegi's
+// select deadlocking where compiled Go does not): "fatal error: ..." with Yaegi's own frames in
+// the trace. A program's panic (in a goroutine its trace shows Yaegi's frames too) is the
+// program's. Returns the fatal error's line, or empty.
+std::string interpreter_crash(const std::string& user_stderr) {
+  if (user_stderr.find("github.com/traefik/yaegi/interp.") == std::string::npos) return {};
+  const auto at =
+      user_stderr.starts_with("fatal error: ") ? 0 : user_stderr.find("\nfatal error: ");
+  if (at == std::string::npos) return {};
+  const auto start = at == 0 ? 0 : at + 1;
+  return user_stderr.substr(start, user_stderr.find('\n', start) - start);
+}
+
 void set_streams(const plugin::CommandOutcome& ran, const RunnerStderr& split,
                  plugin::ExecuteResult& result) {
   result.stdout_text = elide_middle(ran.stdout_text, kStreamKeep);
@@ -120,6 +133,16 @@ void fill_result(const YaegiRun& run, plugin::ExecuteResult& result) {
   result.status = go_program::classify_run(program);
   go_program::add_run_warnings(ran, run.spec, result.warnings);
   go_program::take_result_file(ran, result);
+  if (const std::string crash = interpreter_crash(split.user_stderr);
+      !crash.empty() && result.status != plugin::Status::ok) {
+    result.warnings.push_back("the program stopped with a Go runtime error inside the Yaegi "
+                              "interpreter's own code (" + crash + "); compiled Go may behave "
+                              "differently: run it with runtime compiled-go to be sure");
+    if (run.auto_select) {
+      result.handoff = plugin::Handoff::limitation;
+      result.runtime_reason = "the interpreter crashed: " + crash;
+    }
+  }
 }
 
 }  // namespace kg::yaegi

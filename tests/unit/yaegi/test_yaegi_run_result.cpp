@@ -153,3 +153,41 @@ TEST_CASE("an import Yaegi has no symbols for says so and names the runtime that
         "\"github.com/google/uuid\" is neither; run this program with runtime compiled-go (or "
         "auto), which builds any module");
 }
+
+TEST_CASE("a crash inside the interpreter (Yaegi's frames in the trace) is not the program's") {
+  CommandOutcome ran;
+  ran.exit_code = 2;
+  ran.stderr_text = line(R"({"event":"accepted","reason":"ok"})") +
+                    line(R"({"event":"compiled","elapsed_us":1})") +
+                    "fatal error: all goroutines are asleep - deadlock!\n\ngoroutine 1 [select]:\n"
+                    "reflect.rselect({0x2e0d457113e8, 0x3, 0x7f95239cd8c0?})\n"
+                    "github.com/traefik/yaegi/interp._select.func4(0x2e0d445b5290)\n";
+  const auto automatic = result_of(ran, true);
+  CHECK(automatic.handoff == Handoff::limitation);
+  CHECK(automatic.runtime_reason ==
+        "the interpreter crashed: fatal error: all goroutines are asleep - deadlock!");
+  const auto explicit_run = result_of(ran, false);
+  CHECK(explicit_run.handoff == Handoff::none);
+  CHECK(explicit_run.status == Status::runtime_error);
+  REQUIRE(explicit_run.warnings.size() == 1);
+  CHECK(explicit_run.warnings[0] ==
+        "the program stopped with a Go runtime error inside the Yaegi interpreter's own code "
+        "(fatal error: all goroutines are asleep - deadlock!); compiled Go may behave "
+        "differently: run it with runtime compiled-go to be sure");
+  // A program's own deadlock, compiled or interpreted, names no Yaegi frame: its own result.
+  CommandOutcome own;
+  own.exit_code = 2;
+  own.stderr_text = line(R"({"event":"accepted","reason":"ok"})") +
+                    "fatal error: all goroutines are asleep - deadlock!\n\ngoroutine 1 [chan receive]:\nmain.main()\n";
+  CHECK(result_of(own, true).handoff == Handoff::none);
+  // A panic in a goroutine shows Yaegi's frames as well; it is still the program's panic.
+  CommandOutcome goroutine_panic;
+  goroutine_panic.exit_code = 2;
+  goroutine_panic.stderr_text = line(R"({"event":"accepted","reason":"ok"})") +
+                                "panic: in goroutine [recovered, repanicked]\n\ngoroutine 9 [running]:\n"
+                                "github.com/traefik/yaegi/interp.runCfg.func1()\n";
+  const auto p = result_of(goroutine_panic, true);
+  CHECK(p.handoff == Handoff::none);
+  CHECK(p.status == Status::panic);
+  CHECK(p.warnings.empty());
+}
