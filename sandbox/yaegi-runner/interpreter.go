@@ -42,8 +42,21 @@ func newInterpreter(dir string, rewritten fstest.MapFS, trace *panicTrace) (*int
 // and runs package initialization (as a compiled program does before main). It does not run
 // main. yaegi's test mode is what compiles a main package without running it; programFS keeps
 // _test.go files out.
-func compileProgram(i *interp.Interpreter) error {
+func compileProgram(i *interp.Interpreter) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = interpreterCrash{fmt.Sprint(r)}
+		}
+	}()
 	return i.EvalTest(entryPackagePath)
+}
+
+// interpreterCrash: the interpreter panicked while compiling (yaegi reports some unsupported
+// constructs that way, e.g. "nil type" for a range over an int).
+type interpreterCrash struct{ what string }
+
+func (c interpreterCrash) Error() string {
+	return "the interpreter crashed compiling the program: " + c.what
 }
 
 // entryFunction returns the entry package's function name (main or run) as a Go value.

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"testing/fstest"
@@ -22,9 +23,19 @@ func main() {
 		say.internal(err.Error())
 		os.Exit(exitInternal)
 	}
+	program, err := loadProgram(dir)
+	if err != nil {
+		say.internal(err.Error())
+		os.Exit(exitInternal)
+	}
+	if needsCloudRunner(program) {
+		err := execCloudRunner(os.Args[1:], token)
+		say.internal(err.Error())
+		os.Exit(exitInternal)
+	}
 	// The program sees an os.Args like a compiled binary's: its path, no runner arguments.
 	os.Args = os.Args[:1]
-	os.Exit(runProgram(dir, auto, say))
+	os.Exit(runProgram(program, auto, say))
 }
 
 func parseArguments(args []string) (auto bool, dir string, err error) {
@@ -48,22 +59,28 @@ func parseArguments(args []string) (auto bool, dir string, err error) {
 
 // runProgram returns the process's exit code; a program that calls os.Exit ends the process
 // itself.
-func runProgram(dir string, auto bool, say messenger) int {
-	program, err := loadProgram(dir)
-	if err != nil {
-		say.internal(err.Error())
-		return exitInternal
-	}
+func runProgram(program *program, auto bool, say messenger) int {
+	dir := program.dir
+	var err error
+	// --auto: the static check first; "accepted" is said once the interpreter has compiled the
+	// program too, so that a program gets exactly one of accepted and declined.
+	accept := func() {}
 	if auto {
 		verdict := checkProgram(program)
 		if !verdict.accepted {
 			say.declined(verdict.reason)
 			return exitDeclined
 		}
-		say.accepted(verdict.reason)
+		accept = func() { say.accepted(verdict.reason) }
 	}
 
 	start := time.Now()
+	if !auto {
+		if rejected := compilerRejections(program); len(rejected) > 0 {
+			say.compileError(rejected)
+			return exitCompileError
+		}
+	}
 	trace := &panicTrace{}
 	entryName, rewritten := "run", fstest.MapFS(nil)
 	if !program.wrapped {
@@ -82,6 +99,15 @@ func runProgram(dir string, auto bool, say messenger) int {
 	if err := compileProgram(i); err != nil {
 		if p, ok := isPanic(err); ok { // package initialization panicked: user code ran
 			return reportPanic(dir, p.Value, trace)
+		}
+		var crash interpreterCrash
+		if errors.As(err, &crash) {
+			if auto {
+				say.declined("the interpreter cannot compile this program (" + crash.Error() + ")")
+				return exitDeclined
+			}
+			say.limitation(crash.Error())
+			return exitLimitation
 		}
 		if auto {
 			say.declined("the interpreter cannot compile this program (" + firstLine(err.Error()) + "); the compiler will give the authoritative diagnostics")
@@ -105,6 +131,7 @@ func runProgram(dir string, auto bool, say messenger) int {
 			say.compileError([]diagnostic{program.runDiagnostic(err.Error())})
 			return exitCompileError
 		}
+		accept()
 		say.compiled(time.Since(start).Microseconds())
 		return runWrapped(dir, run, trace, say)
 	}
@@ -113,6 +140,7 @@ func runProgram(dir string, auto bool, say messenger) int {
 		say.limitation("the interpreter gave main as a " + entry.Type().String())
 		return exitLimitation
 	}
+	accept()
 	say.compiled(time.Since(start).Microseconds())
 	return runVerbatim(dir, main, trace, say)
 }
