@@ -160,6 +160,16 @@ func (c *constructCheck) checkNode(n ast.Node) string {
 		if n.Tok == token.GOTO {
 			return "goto at " + c.at(n) + " (the interpreter's control flow for goto is not trusted)"
 		}
+	case *ast.SelectStmt:
+		return c.checkLabeledBranches(n.Body, "select")
+	case *ast.SwitchStmt:
+		return c.checkLabeledBranches(n.Body, "switch")
+	case *ast.TypeSwitchStmt:
+		return c.checkLabeledBranches(n.Body, "type switch")
+	case *ast.CompositeLit:
+		return c.checkCompositeElements(n)
+	case *ast.ReturnStmt:
+		return c.checkReturn(n)
 	}
 	return ""
 }
@@ -256,6 +266,13 @@ func (c *constructCheck) checkCall(call *ast.CallExpr) string {
 			return "builtin " + b.Name() + " at " + c.at(call) + " (the interpreter does not have it)"
 		}
 	}
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && (sel.Sel.Name == "Marshal" || sel.Sel.Name == "MarshalIndent" || sel.Sel.Name == "Encode" || sel.Sel.Name == "Execute") {
+		for _, arg := range call.Args {
+			if problem := c.interfaceHolder(arg, "encoded by "+sel.Sel.Name); problem != "" {
+				return problem
+			}
+		}
+	}
 	pkg, name := c.packageFunc(call.Fun)
 	switch pkg {
 	case "fmt":
@@ -284,6 +301,90 @@ func (c *constructCheck) packageFunc(fun ast.Expr) (string, string) {
 	return "", ""
 }
 
+// checkLabeledBranches: break or continue with a label from inside a select or switch (the
+// interpreter left only the select, and the program deadlocked).
+func (c *constructCheck) checkLabeledBranches(body *ast.BlockStmt, what string) string {
+	var problem string
+	ast.Inspect(body, func(n ast.Node) bool {
+		if problem != "" {
+			return false
+		}
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		if b, ok := n.(*ast.BranchStmt); ok && b.Label != nil && (b.Tok == token.BREAK || b.Tok == token.CONTINUE) {
+			problem = b.Tok.String() + " " + b.Label.Name + " inside a " + what + " at " + c.at(b) + " (the interpreter does not leave the labeled statement)"
+		}
+		return true
+	})
+	return problem
+}
+
+// A slice, map, array, pointer or struct holding values of the program's interface types keeps
+// them as the interpreter's wrappers: fmt and encoding/json print the wrappers. (A single
+// interface value is unwrapped and prints right.)
+func (c *constructCheck) holdsUserInterface(t types.Type, depth int, seen map[types.Type]bool) bool {
+	if t == nil || seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch u := t.(type) {
+	case *types.Named:
+		if iface, ok := u.Underlying().(*types.Interface); ok && c.isUser(u.Obj()) && iface.NumMethods() > 0 {
+			return depth > 0
+		}
+		if c.isUser(u.Obj()) {
+			return c.holdsUserInterface(u.Underlying(), depth, seen)
+		}
+		return false
+	case *types.Pointer:
+		return c.holdsUserInterface(u.Elem(), depth+1, seen)
+	case *types.Slice:
+		return c.holdsUserInterface(u.Elem(), depth+1, seen)
+	case *types.Array:
+		return c.holdsUserInterface(u.Elem(), depth+1, seen)
+	case *types.Map:
+		return c.holdsUserInterface(u.Key(), depth+1, seen) || c.holdsUserInterface(u.Elem(), depth+1, seen)
+	case *types.Struct:
+		for i := 0; i < u.NumFields(); i++ {
+			if c.holdsUserInterface(u.Field(i).Type(), depth+1, seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (c *constructCheck) interfaceHolder(e ast.Expr, where string) string {
+	if t := c.info.TypeOf(e); c.holdsUserInterface(t, 0, map[types.Type]bool{}) {
+		return "a " + types.TypeString(t, types.RelativeTo(nil)) + " " + where + " at " + c.at(e) + " (containers of the program's interface values hold the interpreter's wrappers, which fmt and encoding/json print)"
+	}
+	return ""
+}
+
+// checkCompositeElements: such containers stored into any-typed slots.
+func (c *constructCheck) checkCompositeElements(lit *ast.CompositeLit) string {
+	for _, elt := range lit.Elts {
+		if kv, ok := elt.(*ast.KeyValueExpr); ok {
+			elt = kv.Value
+		}
+		if problem := c.interfaceHolder(elt, "stored in a composite literal"); problem != "" {
+			return problem
+		}
+	}
+	return ""
+}
+
+// checkReturn: such containers returned (a snippet's run result is JSON-encoded).
+func (c *constructCheck) checkReturn(r *ast.ReturnStmt) string {
+	for _, e := range r.Results {
+		if problem := c.interfaceHolder(e, "returned"); problem != "" {
+			return problem
+		}
+	}
+	return ""
+}
+
 func (c *constructCheck) checkFmtCall(call *ast.CallExpr, name string) string {
 	formatArg := -1
 	switch name {
@@ -304,7 +405,11 @@ func (c *constructCheck) checkFmtCall(call *ast.CallExpr, name string) string {
 	if strings.HasPrefix(name, "Fprint") && formatArg < 0 {
 		first = 1
 	}
-	_ = first
+	for _, arg := range call.Args[min(first, len(call.Args)):] {
+		if problem := c.interfaceHolder(arg, "printed by fmt."+name); problem != "" {
+			return problem
+		}
+	}
 	return ""
 }
 

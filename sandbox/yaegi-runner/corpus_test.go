@@ -163,10 +163,11 @@ func runCase(caseDir, work, runner, wrapper, lockfile string) caseResult {
 	build := exec.Command("go", "build", "-o", filepath.Join(work, "prog"), ".")
 	build.Dir = compiledDir
 	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return fail("go build: %v\n%s", err, out)
+	buildOutput, buildErr := build.CombinedOutput()
+	var compiled runOutcome
+	if buildErr == nil {
+		compiled = runIn(compiledDir, r.expected.Env, filepath.Join(work, "prog"))
 	}
-	compiled := runIn(compiledDir, r.expected.Env, filepath.Join(work, "prog"))
 	yaegi := runIn(interpDir, r.expected.Env, runner, interpDir)
 	os.RemoveAll(filepath.Join(interpDir, ".kode-gopher"))
 	auto := runIn(interpDir, r.expected.Env, runner, "--auto", interpDir)
@@ -185,6 +186,14 @@ func runCase(caseDir, work, runner, wrapper, lockfile string) caseResult {
 	// What yaegi does with it.
 	difference := compare(compiled, yaegi)
 	switch {
+	case buildErr != nil && runnerEvent(yaegi.stderr, "compile_error") != nil:
+		// The compiler rejects it (a case about what go build rejects): so must the runner.
+		r.observed.Yaegi = "works"
+		r.observed.Reason = "go build and the runner both reject it: " + eventText(runnerEvent(yaegi.stderr, "compile_error"))
+	case buildErr != nil:
+		r.observed.Yaegi = "diverges"
+		r.observed.Reason = "go build rejects it but the interpreter runs it: " + firstLine(string(buildOutput))
+		difference = r.observed.Reason
 	case runnerEvent(yaegi.stderr, "compile_error") != nil:
 		r.observed.Yaegi = "fails"
 		r.observed.Reason = "the interpreter rejects it: " + eventText(runnerEvent(yaegi.stderr, "compile_error"))
@@ -207,7 +216,10 @@ func runCase(caseDir, work, runner, wrapper, lockfile string) caseResult {
 
 	// The contract: where auto picks yaegi, nothing may differ. A run that ends in
 	// "declined" (the interpreter could not compile it) or "limitation" goes to the compiler.
-	if r.observed.Auto == "yaegi" && runnerEvent(auto.stderr, "limitation") == nil && runnerEvent(auto.stderr, "declined") == nil {
+	if buildErr != nil && r.observed.Auto == "yaegi" {
+		r.problems = append(r.problems, "--auto accepted a program go build rejects: "+firstLine(string(buildOutput)))
+	}
+	if buildErr == nil && r.observed.Auto == "yaegi" && runnerEvent(auto.stderr, "limitation") == nil && runnerEvent(auto.stderr, "declined") == nil {
 		if d := compare(compiled, auto); d != "" {
 			r.problems = append(r.problems, "--auto accepted it but the interpreter's run differs from the compiled one: "+d)
 		}

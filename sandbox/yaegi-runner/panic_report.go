@@ -68,8 +68,26 @@ func reportPanic(dir string, value any, trace *panicTrace) int {
 	return 2
 }
 
+// withoutInterpreterPosition drops the "gopath/src/main/main.go:9:7: " the interpreter puts in
+// front of some runtime errors (a failed type assertion): Go's message has no position.
+func withoutInterpreterPosition(message string) string {
+	if !strings.HasPrefix(message, interpGoPath+"/src/") {
+		return message
+	}
+	if m := positionPrefix.FindStringIndex(message); m != nil {
+		return message[m[1]:]
+	}
+	return message
+}
+
+var positionPrefix = regexp.MustCompile(`^\S+\.go:\d+:\d+: `)
+
 // panicText prints a panic value as the runtime's printpanicval does.
 func panicText(value any) string {
+	return withoutInterpreterPosition(panicValueText(value))
+}
+
+func panicValueText(value any) string {
 	switch v := value.(type) {
 	case error:
 		return v.Error()

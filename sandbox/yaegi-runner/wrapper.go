@@ -54,7 +54,7 @@ func invokeSnippet(ctx context.Context, dir string, run snippetEntry, trace *pan
 			}
 			result = map[string]any{
 				"kind":    "panic",
-				"message": fmt.Sprint(recovered),
+				"message": withoutInterpreterPosition(fmt.Sprint(recovered)),
 				"stack":   trace.stack(dir),
 			}
 		}
