@@ -245,3 +245,38 @@ func TestHelperPackagesImportedAsUserModule(t *testing.T) {
 		t.Fatalf("got %q (stderr %s)", r.stdout, r.stderr)
 	}
 }
+
+// A program importing curated packages runs in kode-gopher-yaegi-cloud (cloud_runner.go), with
+// the symbol tables internal/extractsyms generated from the lockfile (patch 0003), the token
+// still marking the messages.
+func TestCuratedPackagesRunInTheCloudRunner(t *testing.T) {
+	dir := writeProgram(t, map[string]string{"main.go": `package main
+
+import (
+	"context"
+	"fmt"
+
+	"cloud.google.com/go/storage"
+	"google.golang.org/api/iterator"
+	"google.golang.org/api/option"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func main() {
+	client, err := storage.NewClient(context.Background(), option.WithoutAuthentication())
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	fmt.Println(client.Bucket("b").Object("o").ObjectName(), iterator.Done)
+	fmt.Println(metav1.ListOptions{LabelSelector: "app=web"}.LabelSelector)
+}
+`})
+	r := runRunner(t, dir, []string{"KG_YAEGI_TOKEN=tok123"}, "--auto")
+	if r.stdout != "o no more items in iterator\napp=web\n" || r.exitCode != 0 {
+		t.Fatalf("got %q exit %d; stderr %s", r.stdout, r.exitCode, r.stderr)
+	}
+	if r.event("accepted") == nil || r.event("compiled") == nil {
+		t.Fatalf("want accepted and compiled messages with the token: %s", r.stderr)
+	}
+}
