@@ -110,7 +110,7 @@ func runProgram(program *program, auto bool, say messenger) int {
 			return exitLimitation
 		}
 		if auto {
-			say.declined("the interpreter cannot compile this program (" + firstLine(err.Error()) + "); the compiler will give the authoritative diagnostics")
+			say.declined("the interpreter cannot compile this program (" + firstDiagnostic(err) + "); the compiler will give the authoritative diagnostics")
 			return exitDeclined
 		}
 		say.compileError(diagnosticsOf(err))
@@ -152,4 +152,16 @@ func firstLine(text string) string {
 		}
 	}
 	return text
+}
+
+// firstDiagnostic renders the interpreter's first complaint as "main.go:11: message".
+func firstDiagnostic(err error) string {
+	d := diagnosticsOf(err)
+	if len(d) == 0 {
+		return firstLine(err.Error())
+	}
+	if d[0].File == "" {
+		return d[0].Message
+	}
+	return fmt.Sprintf("%s:%d: %s", d[0].File, d[0].Line, d[0].Message)
 }
