@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -116,5 +118,22 @@ func TestAutoChecksHelperPackages(t *testing.T) {
 	})
 	if v.accepted || !strings.Contains(v.reason, "method Error at util/u.go:5") {
 		t.Fatalf("a helper package's constructs count too: %+v", v)
+	}
+}
+
+// BenchmarkCheckProgram: what --auto adds to a call (parse, type-check, walk) for the corpus's
+// largest snippet. go test -bench CheckProgram -run ^$
+func BenchmarkCheckProgram(b *testing.B) {
+	corpus := os.Getenv("KG_YAEGI_CORPUS")
+	if corpus == "" {
+		b.Skip("KG_YAEGI_CORPUS is set by `meson test yaegi-runner`")
+	}
+	dir := filepath.Join(corpus, "cases", "snippet_group_aggregate")
+	for i := 0; i < b.N; i++ {
+		p, err := loadProgram(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		checkProgram(p)
 	}
 }
