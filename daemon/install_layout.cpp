@@ -110,6 +110,10 @@ InstallLayout resolve_install_layout(const config::DaemonConfig& config) {
                            "[sandbox] yaegi_runner_binary")
           : first_existing_or_none({bin / kLibexecFromBindir / "kode-gopher-yaegi",
                                     bin / ".." / "sandbox" / "yaegi-runner" / "kode-gopher-yaegi"});
+  if (!layout.yaegi_runner_binary.empty()) {
+    layout.yaegi_cloud_runner_binary = first_existing_or_none(
+        {fs::path(layout.yaegi_runner_binary).parent_path() / "kode-gopher-yaegi-cloud"});
+  }
   layout.lockfile_dir = first_existing({bin / kLockfileFromBindir / "go.mod",
                                         bin / ".." / "sandbox" / "lockfile" / "go.mod"},
                                        "the curated lockfile (go.mod)", "nothing: reinstall kode-gopher");

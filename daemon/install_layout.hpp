@@ -20,6 +20,9 @@ struct InstallLayout {
   std::string sandbox_server_binary;
   std::string cacheprog_binary;
   std::string yaegi_runner_binary;  // empty: this install has no Yaegi runner
+  // kode-gopher-yaegi-cloud beside the runner (the runner execs it for programs importing the
+  // curated packages); empty when there is none.
+  std::string yaegi_cloud_runner_binary;
   std::string lockfile_dir;
   std::string bwrap_path;
   std::string go_root;

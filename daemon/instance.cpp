@@ -148,6 +148,7 @@ void Instance::start_parts() {
   sandbox_layout.server_binary = p.layout.sandbox_server_binary;
   sandbox_layout.cacheprog_binary = p.layout.cacheprog_binary;
   sandbox_layout.yaegi_runner_binary = p.layout.yaegi_runner_binary;
+  sandbox_layout.yaegi_cloud_runner_binary = p.layout.yaegi_cloud_runner_binary;
   sandbox_layout.go_root = p.layout.go_root;
   sandbox_layout.base_cache_dir = or_default(config_.base_cache_dir, "gocache-base");
   sandbox_layout.base_modcache_dir = or_default(config_.base_modcache_dir, "gomodcache-base");

@@ -59,6 +59,10 @@ void stage_sandbox_files(InstallLayout& layout, const std::string& staging_dir) 
     if (!layout.yaegi_runner_binary.empty()) {
       copy_if_changed(layout.yaegi_runner_binary, root / "bin" / "kode-gopher-yaegi", kExecutable);
     }
+    if (!layout.yaegi_cloud_runner_binary.empty()) {
+      copy_if_changed(layout.yaegi_cloud_runner_binary, root / "bin" / "kode-gopher-yaegi-cloud",
+                      kExecutable);
+    }
     for (const auto& entry : fs::directory_iterator(layout.lockfile_dir)) {
       const auto name = entry.path().filename().string();
       if (!entry.is_regular_file() || !(name == "go.mod" || name == "go.sum" || name.ends_with(".go"))) {
@@ -73,6 +77,9 @@ void stage_sandbox_files(InstallLayout& layout, const std::string& staging_dir) 
   layout.cacheprog_binary = (root / "bin" / "kode-gopher-cacheprog").string();
   if (!layout.yaegi_runner_binary.empty()) {
     layout.yaegi_runner_binary = (root / "bin" / "kode-gopher-yaegi").string();
+  }
+  if (!layout.yaegi_cloud_runner_binary.empty()) {
+    layout.yaegi_cloud_runner_binary = (root / "bin" / "kode-gopher-yaegi-cloud").string();
   }
   layout.lockfile_dir = (root / "lockfile").string();
 }
