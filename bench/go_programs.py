@@ -86,3 +86,80 @@ func main() {{
 	fmt.Println("objects:", n)
 }}
 """
+
+# A typical data-shaping snippet (wrapped, func run): decode 2000 JSON records into structs,
+# filter, group, aggregate, sort, and return a summary; the kind of thing an agent asks for
+# between two API calls.
+DATA_SHAPING = """package shaping
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+type order struct {{
+	ID       int     `json:"id"`
+	Customer string  `json:"customer"`
+	Region   string  `json:"region"`
+	Amount   float64 `json:"amount"`
+	Status   string  `json:"status"`
+}}
+
+// bench nonce {nonce}
+func run(ctx context.Context) (any, error) {{
+	regions := []string{{"eu", "us", "apac"}}
+	statuses := []string{{"paid", "open", "paid", "refunded"}}
+	var raw strings.Builder
+	raw.WriteString("[")
+	for i := 0; i < 2000; i++ {{
+		if i > 0 {{
+			raw.WriteString(",")
+		}}
+		fmt.Fprintf(&raw, `{{"id":%d,"customer":"c%03d","region":"%s","amount":%d.%02d,"status":"%s"}}`,
+			i, i%137, regions[i%3], (i*37)%500, i%100, statuses[i%4])
+	}}
+	raw.WriteString("]")
+	var orders []order
+	if err := json.Unmarshal([]byte(raw.String()), &orders); err != nil {{
+		return nil, err
+	}}
+	totals := map[string]float64{{}}
+	counts := map[string]int{{}}
+	byCustomer := map[string]float64{{}}
+	for _, o := range orders {{
+		if o.Status != "paid" {{
+			continue
+		}}
+		totals[o.Region] += o.Amount
+		counts[o.Region]++
+		byCustomer[o.Customer] += o.Amount
+	}}
+	names := make([]string, 0, len(totals))
+	for name := range totals {{
+		names = append(names, name)
+	}}
+	sort.Strings(names)
+	summary := []map[string]any{{}}
+	summary = summary[:0]
+	for _, name := range names {{
+		summary = append(summary, map[string]any{{
+			"region": name, "orders": counts[name], "total": float64(int(totals[name]*100)) / 100,
+		}})
+	}}
+	customers := make([]string, 0, len(byCustomer))
+	for c := range byCustomer {{
+		customers = append(customers, c)
+	}}
+	sort.Slice(customers, func(i, j int) bool {{
+		if byCustomer[customers[i]] != byCustomer[customers[j]] {{
+			return byCustomer[customers[i]] > byCustomer[customers[j]]
+		}}
+		return customers[i] < customers[j]
+	}})
+	fmt.Println("shaped", len(orders), "orders")
+	return map[string]any{{"regions": summary, "top_customers": customers[:5]}}, nil
+}}
+"""

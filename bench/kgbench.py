@@ -46,6 +46,14 @@ class Bench:
         log(f"row {row.key}: {row.title}")
         session = mp.Session(daemon, client=f"bench-{row.key}")
         samples = {"api": [], "cli": [], "sandbox_build_exec": [], "go_run": []}
+        # A yaegi row also runs the same program compiled through the daemon, and with the
+        # upstream yaegi CLI (which has no symbols for third-party packages such as storage).
+        yaegi_row = row.request.get("runtime") == "yaegi"
+        yaegi_cli = yaegi_row and not row_table.needs_curated_symbols(row)
+        if yaegi_row:
+            samples["compiled_api"] = []
+        if yaegi_cli:
+            samples["yaegi_cli"] = []
         overheads, outside_daemon, daemon_own, requests = [], [], [], []
         phases = {"setup_ms": [], "build_ms": [], "run_ms": [], "duration_ms": []}
         program_dir = os.path.join(self.work, "programs", row.key)
@@ -78,7 +86,8 @@ class Bench:
                 if row.mode == "cached" and keep and not result.get("cache_hit"):
                     raise mp.CallFailed("an identical resubmission was not a binary-cache hit")
                 wall = mp.cli_call(self.args.cli, daemon, program_dir,
-                                   row.program(nonce("cli"), ctx), session)
+                                   row.program(nonce("cli"), ctx), session,
+                                   row.request.get("runtime"))
                 if keep:
                     samples["cli"].append(wall)
                 # Baselines build the daemon's normalized program (/app of the call above).
@@ -92,12 +101,31 @@ class Bench:
                 wall = mp.host_go_run(self.host_env, self.args.lockfile, host_dir, app, line)
                 if keep:
                     samples["go_run"].append(wall)
+                if yaegi_row:
+                    wall, compiled = mp.api_call(session, row.program(nonce("capi"), ctx),
+                                                 {"runtime": "compiled-go"})
+                    if row.expect and row.expect not in compiled.get("stdout", ""):
+                        raise mp.CallFailed(f"compiled stdout lacks {row.expect!r}")
+                    if keep:
+                        samples["compiled_api"].append(wall)
+                if yaegi_cli:
+                    wall, out = mp.host_yaegi_cli(self.args.yaegi_cli, self.work, row.key, host_dir)
+                    if row.expect and row.expect not in out:
+                        raise mp.CallFailed(f"the yaegi CLI's stdout lacks {row.expect!r}: {out[:300]!r}")
+                    if keep:
+                        samples["yaegi_cli"].append(wall)
         finally:
             session.close()
         summary = {path: summarize(values) for path, values in samples.items()}
         base = summary["sandbox_build_exec"]["median"]
-        for path in ("api", "cli", "go_run"):
-            summary[path]["ratio_to_sandbox_build_exec"] = ratio(summary[path]["median"], base)
+        for path in ("api", "cli", "go_run", "compiled_api", "yaegi_cli"):
+            if path in summary:
+                summary[path]["ratio_to_sandbox_build_exec"] = ratio(summary[path]["median"], base)
+        if yaegi_row:
+            # How much faster Yaegi answers than compiled-go through the same daemon.
+            summary["compiled_api_over_api"] = ratio(summary["compiled_api"]["median"],
+                                                     summary["api"]["median"])
+            summary["runtime"] = "yaegi"
         summary["title"] = row.title
         summary["mode"] = row.mode
         summary["overhead_outside_sandbox"] = summarize(overheads)
@@ -322,7 +350,7 @@ class Bench:
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     for name in ("work", "daemon", "cli", "cacheprog", "fake-gcs", "base-cache", "base-modcache",
-                 "lockfile", "out-dir"):
+                 "lockfile", "out-dir", "yaegi-cli"):
         parser.add_argument(f"--{name}", required=True)
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--only", type=lambda s: s.split(","), default=[],
@@ -334,7 +362,7 @@ def main():
                         default=[1, 2, 4, 8])
     args = parser.parse_args()
     for name in ("work", "daemon", "cli", "cacheprog", "fake_gcs", "base_cache", "base_modcache",
-                 "lockfile", "out_dir"):
+                 "lockfile", "out_dir", "yaegi_cli"):
         setattr(args, name, os.path.abspath(getattr(args, name)))
     results = Bench(args).run()
     results["machine"] = report.machine_info()

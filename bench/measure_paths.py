@@ -81,10 +81,13 @@ def write_program(directory, files):
             f.write(source)
 
 
-def cli_call(cli, daemon, program_dir, files, session=None):
-    """kode-gopher exec DIR --json (in `session` when given); returns wall ms."""
+def cli_call(cli, daemon, program_dir, files, session=None, runtime=None):
+    """kode-gopher exec DIR --json (in `session` and with `--runtime` when given); returns
+    wall ms."""
     write_program(program_dir, files)
     argv = [cli, "--config", daemon.config, "exec", "--json"]
+    if runtime:
+        argv += ["--runtime", runtime]
     if session:
         argv += ["--session", session.id]
     start = time.monotonic()
@@ -220,3 +223,25 @@ def host_build_steps(env, directory, work, nonce_line):
             if kind == "run" and f"{tool}_ms" in steps:
                 steps[f"{tool}_ms"] += int(micros) / 1000
     return {name: round(value, 1) for name, value in steps.items()}
+
+
+def host_yaegi_cli(yaegi, work, name, files_from):
+    """The upstream yaegi CLI (cmd/yaegi at the runner's pinned version, standard library symbols
+    only) on the host, over the same program host_go_run prepared in `files_from`: the CLI runs a
+    folder only from a GOPATH, so the files are copied to <work>/yaegi-gopath/src/<name> first
+    (not timed). Returns (wall ms, stdout)."""
+    gopath = os.path.join(work, "yaegi-gopath")
+    directory = os.path.join(gopath, "src", name)
+    shutil.rmtree(directory, ignore_errors=True)
+    shutil.copytree(files_from, directory,
+                    ignore=shutil.ignore_patterns(".kode-gopher", "go.mod", "go.sum"))
+    env = dict(os.environ, GOPATH=gopath, GO111MODULE="off")
+    start = time.monotonic()
+    # -syscall: the snippet wrapper imports syscall (its result file); -unrestricted: os.Exit
+    # exits as in compiled Go.
+    done = subprocess.run([yaegi, "run", "-syscall", "-unrestricted", name], cwd=work, env=env,
+                          capture_output=True, timeout=600)
+    wall = _ms(start)
+    if done.returncode != 0:
+        raise CallFailed(f"yaegi run failed: {done.stdout[-200:]!r} {done.stderr[-400:]!r}")
+    return wall, done.stdout.decode(errors="replace")

@@ -110,6 +110,35 @@ def targets(r):
     return out
 
 
+def yaegi_targets(r):
+    """(target, measured, met, what bounds it) for the targets of issue 11 (the yaegi runtime)."""
+    rows = r["rows"]
+    out = []
+    hello = _get(rows, "yaegi_hello", "api", "median")
+    if hello is not None:
+        out.append(("Yaegi call ≤ 40 ms median end to end (hello)", f"{hello} ms",
+                    hello <= 40,
+                    f"in the sandbox: the runner's parse and compile "
+                    f"{_get(rows, 'yaegi_hello', 'api_phases', 'build_ms', 'median')} ms, run "
+                    f"{_get(rows, 'yaegi_hello', 'api_phases', 'run_ms', 'median')} ms; the "
+                    f"upstream yaegi CLI on the host takes "
+                    f"{_get(rows, 'yaegi_hello', 'yaegi_cli', 'median')} ms"))
+    faster = _get(rows, "yaegi_shaping", "compiled_api_over_api")
+    if faster is not None:
+        out.append(("Yaegi ≥ 5 × faster than compiled-go on a data-shaping snippet",
+                    f"{faster} × ({_get(rows, 'yaegi_shaping', 'api', 'median')} ms vs "
+                    f"{_get(rows, 'yaegi_shaping', 'compiled_api', 'median')} ms compiled)",
+                    faster >= 5, "the interpretation itself: run phase "
+                    f"{_get(rows, 'yaegi_shaping', 'api_phases', 'run_ms', 'median')} ms"))
+    storage = _get(rows, "yaegi_storage", "api", "median")
+    if storage is not None:
+        out.append(("storage snippet through Yaegi ≤ 0.3 s", f"{storage} ms", storage <= 300,
+                    f"the runner's parse and compile "
+                    f"{_get(rows, 'yaegi_storage', 'api_phases', 'build_ms', 'median')} ms and run "
+                    f"{_get(rows, 'yaegi_storage', 'api_phases', 'run_ms', 'median')} ms"))
+    return out
+
+
 def _cell(summary, key="median"):
     return "—" if not summary else f"{summary[key]:.0f}"
 
@@ -138,6 +167,27 @@ def markdown(r):
             f"{_cell(row['go_run'])} (p95 {_cell(row['go_run'], 'p95')}) | "
             f"{row['api']['ratio_to_sandbox_build_exec']} | {row['cli']['ratio_to_sandbox_build_exec']} | "
             f"{row['go_run']['ratio_to_sandbox_build_exec']} |")
+    yaegi_rows = {k: row for k, row in r["rows"].items() if row.get("runtime") == "yaegi"}
+    if yaegi_rows:
+        lines += ["", "## Yaegi beside compiled-go and the upstream yaegi CLI (same run)", "",
+                  "Each repetition runs the same program through the daemon with runtime yaegi, "
+                  "then with compiled-go (a new one-line edit, so a real build), and the upstream "
+                  "`yaegi run` (cmd/yaegi at the runner's pinned version, standard library "
+                  "symbols only: it cannot run the storage program) on the host over the same "
+                  "normalized files.", "",
+                  "| row | yaegi API median (p95) | compiled-go API median (p95) | compiled / yaegi "
+                  "| upstream yaegi CLI median (p95) | go build + exec in sandbox | yaegi "
+                  "parse+compile / run (API phases) |", "|---|---|---|---|---|---|---|"]
+        for key, row in yaegi_rows.items():
+            cli = row.get("yaegi_cli")
+            lines.append(
+                f"| {row['title']} | {_cell(row['api'])} ({_cell(row['api'], 'p95')}) | "
+                f"{_cell(row.get('compiled_api'))} ({_cell(row.get('compiled_api'), 'p95')}) | "
+                f"{row.get('compiled_api_over_api')} | "
+                f"{_cell(cli) + ' (' + _cell(cli, 'p95') + ')' if cli else 'n/a (no symbols for the package)'} | "
+                f"{_cell(row['sandbox_build_exec'])} | "
+                f"{_get(row, 'api_phases', 'build_ms', 'median')} / "
+                f"{_get(row, 'api_phases', 'run_ms', 'median')} |")
     fc = r["first_call"]
     if fc:
         hello = r["rows"].get("hello", {})
@@ -204,6 +254,12 @@ def markdown(r):
     for target, measured, met, bound in targets(r):
         lines.append(f"| {target} | {measured} | {'met' if met else '**not met**'} | "
                      f"{'' if met else bound} |")
+    if yaegi_targets(r):
+        lines += ["", "## Targets (issue 11, the yaegi runtime)", "",
+                  "| target | measured | met | bounded by (measured) |", "|---|---|---|---|"]
+        for target, measured, met, bound in yaegi_targets(r):
+            lines.append(f"| {target} | {measured} | {'met' if met else '**not met**'} | "
+                         f"{'' if met else bound} |")
     if r["errors"]:
         lines += ["", "## Failed sections", ""] + [f"- {e}" for e in r["errors"]]
     return "\n".join(lines) + "\n"
@@ -217,7 +273,7 @@ def _ratio(summary, base):
 
 def write(results, out_dir):
     results["targets"] = [{"target": t, "measured": m, "met": met, "bound": b}
-                          for t, m, met, b in targets(results)]
+                          for t, m, met, b in targets(results) + yaegi_targets(results)]
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(results, f, indent=2)

@@ -5,7 +5,9 @@ storage path) is one Row(...) line here plus, if new, its Go program in go_progr
   mode     "compile": every repetition gets a new nonce (a real go build of the user's package);
            "cached":  every repetition resubmits the same program (the binary cache's hit)
   daemon   "main" (the default sandbox, no network) or "storage" ([sandbox] network = host)
-  request  extra members of the ExecuteRequest (e.g. {"runtime": "yaegi"} for the next runtime)
+  request  extra members of the ExecuteRequest (e.g. {"runtime": "yaegi"}); a yaegi row is also
+           measured through the daemon with compiled-go and with the upstream yaegi CLI
+           (cmd/yaegi at the runner's pinned version) on the host, in the same repetitions
   expect   text the API call's stdout must contain (so a row never times a wrong answer)
   breakdown  also time go build's own steps (compile of the user's package, link) on the host
 """
@@ -31,6 +33,12 @@ def _main(template):
     return lambda nonce, ctx: {"main.go": template.format(nonce=nonce, **ctx)}
 
 
+def needs_curated_symbols(row):
+    """Whether the row's program imports a third-party (curated) package: the upstream yaegi CLI
+    has symbol tables for the standard library only, so it cannot run it."""
+    return row.daemon == "storage"
+
+
 ROWS = [
     Row("hello", "compiled hello-world snippet, warm session", _main(go_programs.HELLO),
         expect="hello, gopher", breakdown=True),
@@ -41,4 +49,11 @@ ROWS = [
     Row("mib_output", "1 MiB-output program, compiled", _main(go_programs.MIB_OUTPUT)),
     Row("storage", "cloud.google.com/go/storage listing fake-gcs-server, compiled",
         _main(go_programs.STORAGE), daemon="storage", expect="objects: 5", breakdown=True),
+    Row("yaegi_hello", "Yaegi hello-world program, warm session", _main(go_programs.HELLO),
+        request={"runtime": "yaegi"}, expect="hello, gopher"),
+    Row("yaegi_shaping", "Yaegi data-shaping snippet (2000 JSON records grouped and sorted)",
+        _main(go_programs.DATA_SHAPING), request={"runtime": "yaegi"}, expect="shaped 2000 orders"),
+    Row("yaegi_storage", "Yaegi: cloud.google.com/go/storage listing fake-gcs-server",
+        _main(go_programs.STORAGE), daemon="storage", request={"runtime": "yaegi"},
+        expect="objects: 5"),
 ]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kode-gopher's benchmark, one command: builds what it needs into build-bench, installs
-# fake-gcs-server into a bench-local GOBIN, starts daemons on the embedded default (local
+# fake-gcs-server and the upstream yaegi CLI into a bench-local GOBIN, starts daemons on the embedded default (local
 # bubblewrap sandboxes) with bench configs, measures, and writes bench/RESULTS.md and
 # bench/results.json. Every process it starts is stopped on exit, failure or Ctrl-C.
 #
@@ -28,13 +28,21 @@ if [[ ! -f $build/build.ninja ]]; then
   meson setup "$build" "$repo" --buildtype=release
 fi
 if [[ ${KG_BENCH_SKIP_BUILD:-0} != 1 ]]; then
-  meson compile -C "$build" kode-gopherd kode-gopher kode-gopher-sandbox compiled-go cacheprog_exe
+  meson compile -C "$build" kode-gopherd kode-gopher kode-gopher-sandbox compiled-go cacheprog_exe \
+    yaegi yaegi_runner_exe
 fi
 cli=${KG_BENCH_CLI:-$build/cli/kode-gopher}
 
 if [[ ! -x $tools/bin/fake-gcs-server ]]; then
   echo "Installing fake-gcs-server $FAKE_GCS_VERSION into $tools/bin (through the Go proxy)"
   GOBIN=$tools/bin timeout 1200 go install "github.com/fsouza/fake-gcs-server@$FAKE_GCS_VERSION"
+fi
+
+# The upstream yaegi CLI, from the same pinned module as the runner (sandbox/yaegi-runner/go.mod).
+yaegi_version=$(sed -n 's/^require github.com\/traefik\/yaegi \(v[^ ]*\)$/\1/p' "$repo/sandbox/yaegi-runner/go.mod")
+if [[ ! -x $tools/yaegi-$yaegi_version/yaegi ]]; then
+  echo "Installing the yaegi CLI $yaegi_version into $tools/yaegi-$yaegi_version (through the Go proxy)"
+  GOBIN=$tools/yaegi-$yaegi_version timeout 1200 go install "github.com/traefik/yaegi/cmd/yaegi@$yaegi_version"
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kg-bench.XXXXXX")
@@ -94,5 +102,6 @@ timeout 3600 python3 kgbench.py \
   --daemon "$build/daemon/kode-gopherd" --cli "$cli" \
   --cacheprog "$build/sandbox/cacheprog/kode-gopher-cacheprog" \
   --fake-gcs "$tools/bin/fake-gcs-server" \
+  --yaegi-cli "$tools/yaegi-$yaegi_version/yaegi" \
   --base-cache "$base_cache" --base-modcache "$base_modcache" \
   --lockfile "$repo/sandbox/lockfile" "${extra[@]}" "$@"

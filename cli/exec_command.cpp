@@ -84,8 +84,9 @@ void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction
       "FILE|DIR|-");
   exec->add_flag("--json", options->json, "Print the daemon's result JSON instead of text");
   exec->add_option("--runtime", options->runtime,
-                   "Runtime plugin (" + config::join_names(config::kAvailableRuntimes) +
-                       "); default: the config's runtime.default")
+                   "Runtime (" + config::join_names(config::kAvailableRuntimes) +
+                       "; auto: yaegi when it is safe for the program, else compiled-go); "
+                       "default: the config's runtime.default")
       ->check(CLI::Validator(
           [](const std::string& name) -> std::string {
             if (config::is_available_runtime(name)) return "";

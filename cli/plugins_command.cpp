@@ -20,8 +20,25 @@ std::string render_plugins(const rapidjson::Value& answer) {
                      reason.empty() ? member_text(plugin, "path") : reason});
     }
   }
-  if (table.empty()) return "no plugins loaded\n";
-  return table.render();
+  std::string out = table.empty() ? "no plugins loaded\n" : table.render();
+  // The runtimes a call may ask for (exec --runtime, MCP runtime, [runtime] default).
+  TextTable runtimes({"RUNTIME", "STATE", "NOTE"});
+  const auto listed = answer.IsObject() ? answer.FindMember("runtimes") : answer.MemberEnd();
+  if (answer.IsObject() && listed != answer.MemberEnd() && listed->value.IsArray()) {
+    for (const auto& runtime : listed->value.GetArray()) {
+      const auto available = runtime.FindMember("available");
+      const bool ready = available != runtime.MemberEnd() && available->value.IsBool() &&
+                         available->value.GetBool();
+      const auto is_default = runtime.FindMember("default");
+      const bool by_default = is_default != runtime.MemberEnd() && is_default->value.IsBool() &&
+                              is_default->value.GetBool();
+      std::string note = member_text(runtime, "reason", "");
+      if (by_default) note = note.empty() ? "the default" : "the default; " + note;
+      runtimes.add_row({member_text(runtime, "name"), ready ? "ready" : "unavailable", note});
+    }
+  }
+  if (!runtimes.empty()) out += "\n" + runtimes.render();
+  return out;
 }
 
 void add_plugins_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action) {

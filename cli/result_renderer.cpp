@@ -65,6 +65,11 @@ std::string diagnostic_line(const rapidjson::Value& diagnostic) {
 
 std::string render_execute_result(const rapidjson::Value& execute_result) {
   std::string out = first_line(execute_result);
+  // With runtime auto: why it picked the runtime on the first line.
+  if (const std::string reason = string_or_empty(member(execute_result, "runtime_reason"));
+      !reason.empty()) {
+    out += "runtime reason: " + reason + '\n';
+  }
 
   if (const rapidjson::Value* warnings = member(execute_result, "warnings");
       warnings != nullptr && warnings->IsArray()) {

@@ -34,6 +34,15 @@ std::string first_existing(const std::vector<fs::path>& candidates, const std::s
                            " in the config file to its path");
 }
 
+// The first candidate that exists, or empty: for the parts an install may lack.
+std::string first_existing_or_none(const std::vector<fs::path>& candidates) {
+  for (const auto& candidate : candidates) {
+    std::error_code ec;
+    if (fs::exists(candidate, ec)) return fs::weakly_canonical(candidate, ec).string();
+  }
+  return {};
+}
+
 std::string find_on_path(const std::string& program) {
   if (program.find('/') != std::string::npos) return program;
   const char* path = std::getenv("PATH");
@@ -94,6 +103,17 @@ InstallLayout resolve_install_layout(const config::DaemonConfig& config) {
           : first_existing({bin / kLibexecFromBindir / "kode-gopher-cacheprog",
                             bin / ".." / "sandbox" / "cacheprog" / "kode-gopher-cacheprog"},
                            "kode-gopher-cacheprog", "[sandbox] cacheprog_binary");
+  // Optional: a configured path must exist, a missing default only disables the yaegi plugin.
+  layout.yaegi_runner_binary =
+      !config.yaegi_runner_binary.empty()
+          ? first_existing({config.yaegi_runner_binary}, "kode-gopher-yaegi",
+                           "[sandbox] yaegi_runner_binary")
+          : first_existing_or_none({bin / kLibexecFromBindir / "kode-gopher-yaegi",
+                                    bin / ".." / "sandbox" / "yaegi-runner" / "kode-gopher-yaegi"});
+  if (!layout.yaegi_runner_binary.empty()) {
+    layout.yaegi_cloud_runner_binary = first_existing_or_none(
+        {fs::path(layout.yaegi_runner_binary).parent_path() / "kode-gopher-yaegi-cloud"});
+  }
   layout.lockfile_dir = first_existing({bin / kLockfileFromBindir / "go.mod",
                                         bin / ".." / "sandbox" / "lockfile" / "go.mod"},
                                        "the curated lockfile (go.mod)", "nothing: reinstall kode-gopher");

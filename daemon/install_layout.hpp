@@ -1,5 +1,6 @@
 // Finds the files the daemon needs besides its config: plugin folders, the sandbox server, the
-// cache program, the Go toolchain. Looks relative to the daemon's own executable, first in the
+// cache program, the Yaegi runner (optional: without it the yaegi plugin disables itself), the
+// Go toolchain. Looks relative to the daemon's own executable, first in the
 // installed layout (<prefix>/bin, <prefix>/<libdir>/kode-gopher/plugins,
 // <prefix>/libexec/kode-gopher), then in the Meson build tree (build/daemon, build/plugins/*,
 // build/sandbox/*), so both `meson install` and a plain build run without configuration.
@@ -18,6 +19,10 @@ struct InstallLayout {
   std::vector<std::string> plugin_dirs;
   std::string sandbox_server_binary;
   std::string cacheprog_binary;
+  std::string yaegi_runner_binary;  // empty: this install has no Yaegi runner
+  // kode-gopher-yaegi-cloud beside the runner (the runner execs it for programs importing the
+  // curated packages); empty when there is none.
+  std::string yaegi_cloud_runner_binary;
   std::string lockfile_dir;
   std::string bwrap_path;
   std::string go_root;

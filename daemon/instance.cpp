@@ -149,6 +149,8 @@ void Instance::start_parts() {
   sandbox_layout.bwrap_path = p.layout.bwrap_path;
   sandbox_layout.server_binary = p.layout.sandbox_server_binary;
   sandbox_layout.cacheprog_binary = p.layout.cacheprog_binary;
+  sandbox_layout.yaegi_runner_binary = p.layout.yaegi_runner_binary;
+  sandbox_layout.yaegi_cloud_runner_binary = p.layout.yaegi_cloud_runner_binary;
   sandbox_layout.go_root = p.layout.go_root;
   sandbox_layout.base_cache_dir = or_default(config_.base_cache_dir, "gocache-base");
   sandbox_layout.base_modcache_dir = or_default(config_.base_modcache_dir, "gomodcache-base");
@@ -243,7 +245,10 @@ int Instance::run() {
       logger_, config_.plugin_sections,
       plugin::ToolchainInfo{p.layout.go_version, p.layout.go_root, p.base_cache->lockfile_digest(),
                             sandbox::lockfile_text(p.layout.lockfile_dir, "go.mod"),
-                            sandbox::lockfile_text(p.layout.lockfile_dir, "go.sum")});
+                            sandbox::lockfile_text(p.layout.lockfile_dir, "go.sum"),
+                            p.layout.yaegi_runner_binary.empty()
+                                ? std::string()
+                                : std::string(sandbox::kSandboxYaegiRunnerPath)});
   p.plugins = std::make_unique<plugin_host::PluginRegistry>();
   plugin_host::PluginLoader loader(p.layout.plugin_dirs);
   const auto ready = plugin_host::load_all(loader, *p.plugins, *p.host, logger_);

@@ -3,38 +3,47 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace kg {
 namespace fs = std::filesystem;
 namespace {
 
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("Cannot read " + path.string());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+// Whether two files have the same bytes, read in chunks: the Yaegi cloud runner is 160 MB, and
+// reading it whole kept tens of MB of the daemon's heap resident after start.
+bool same_content(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  const auto size = fs::file_size(a, ec);
+  if (ec || !fs::exists(b, ec) || fs::file_size(b, ec) != size || ec) return false;
+  std::ifstream in_a(a, std::ios::binary), in_b(b, std::ios::binary);
+  if (!in_a || !in_b) return false;
+  std::vector<char> chunk_a(1 << 16), chunk_b(1 << 16);
+  while (in_a && in_b) {
+    in_a.read(chunk_a.data(), static_cast<std::streamsize>(chunk_a.size()));
+    in_b.read(chunk_b.data(), static_cast<std::streamsize>(chunk_b.size()));
+    if (in_a.gcount() != in_b.gcount() ||
+        !std::equal(chunk_a.begin(), chunk_a.begin() + in_a.gcount(), chunk_b.begin())) {
+      return false;
+    }
+  }
+  return true;
 }
 
 // Writes `to` as a copy of `from` with `mode`, unless it already is one. The copy is written
 // beside and renamed into place, so a sandbox never sees half a file.
 void copy_if_changed(const fs::path& from, const fs::path& to, fs::perms mode) {
-  const std::string content = read_all(from);
+  if (!fs::exists(from)) throw std::runtime_error("Cannot read " + from.string());
   std::error_code ec;
-  if (fs::exists(to, ec) && fs::file_size(to, ec) == content.size() && read_all(to) == content) {
+  if (same_content(from, to)) {
     fs::permissions(to, mode, ec);
     return;
   }
   const fs::path temporary = to.string() + ".new-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << content;
-    if (!out.flush()) throw std::runtime_error("Cannot write " + temporary.string());
-  }
+  fs::copy_file(from, temporary, fs::copy_options::overwrite_existing);
   fs::permissions(temporary, mode);
   fs::rename(temporary, to);
 }
@@ -56,6 +65,13 @@ void stage_sandbox_files(InstallLayout& layout, const std::string& staging_dir) 
     }
     copy_if_changed(layout.sandbox_server_binary, root / "bin" / "kode-gopher-sandbox", kExecutable);
     copy_if_changed(layout.cacheprog_binary, root / "bin" / "kode-gopher-cacheprog", kExecutable);
+    if (!layout.yaegi_runner_binary.empty()) {
+      copy_if_changed(layout.yaegi_runner_binary, root / "bin" / "kode-gopher-yaegi", kExecutable);
+    }
+    if (!layout.yaegi_cloud_runner_binary.empty()) {
+      copy_if_changed(layout.yaegi_cloud_runner_binary, root / "bin" / "kode-gopher-yaegi-cloud",
+                      kExecutable);
+    }
     for (const auto& entry : fs::directory_iterator(layout.lockfile_dir)) {
       const auto name = entry.path().filename().string();
       if (!entry.is_regular_file() || !(name == "go.mod" || name == "go.sum" || name.ends_with(".go"))) {
@@ -68,6 +84,12 @@ void stage_sandbox_files(InstallLayout& layout, const std::string& staging_dir) 
   }
   layout.sandbox_server_binary = (root / "bin" / "kode-gopher-sandbox").string();
   layout.cacheprog_binary = (root / "bin" / "kode-gopher-cacheprog").string();
+  if (!layout.yaegi_runner_binary.empty()) {
+    layout.yaegi_runner_binary = (root / "bin" / "kode-gopher-yaegi").string();
+  }
+  if (!layout.yaegi_cloud_runner_binary.empty()) {
+    layout.yaegi_cloud_runner_binary = (root / "bin" / "kode-gopher-yaegi-cloud").string();
+  }
   layout.lockfile_dir = (root / "lockfile").string();
 }
 

@@ -1,5 +1,6 @@
-// Copies what every local sandbox binds from the install (the sandbox server, the cache program
-// and the curated lockfile) into the daemon's state dir, and points the layout at the copies.
+// Copies what every local sandbox binds from the install (the sandbox server, the cache program,
+// the Yaegi runner when there is one, and the curated lockfile) into the daemon's state dir, and
+// points the layout at the copies.
 //
 // Why: a root daemon's sandboxes run as an unprivileged host uid, which must read everything
 // bound into them, and a checkout or build tree under /root is not readable by it; the copies

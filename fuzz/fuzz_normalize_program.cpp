@@ -1,5 +1,5 @@
-// Fuzzes the compiled-go plugin's normalizer (normalize_program and the Go source outline under
-// it), which turns a caller's file map into the tree that is built in /app.
+// Fuzzes the Go program normalizer of plugins/go-program (normalize_program and the Go source
+// outline under it), which turns a caller's file map into the tree that is built in /app.
 //
 // Input: a file map in a readable text form, so seeds are easy to write by hand —
 //   === <path>            starts a file; the lines up to the next "=== " line are its content
@@ -24,8 +24,8 @@
 
 namespace {
 
-using kg::compiled_go::GoFileOutline;
-using kg::compiled_go::outline_go_file;
+using kg::go_program::GoFileOutline;
+using kg::go_program::outline_go_file;
 using kg::plugin::SourceFile;
 
 constexpr std::string_view kMarker = "=== ";
@@ -117,7 +117,7 @@ void check_rewritten_clause(const SourceFile& before, const SourceFile& after,
 }
 
 void check_normalized(const FuzzedRequest& request,
-                      const kg::compiled_go::NormalizedProgram& program) {
+                      const kg::go_program::NormalizedProgram& program) {
   const auto& in = request.files;
   const auto& out = program.files;
   KG_FUZZ_CHECK(out.size() >= in.size(), "the normalizer dropped files");
@@ -151,13 +151,13 @@ void check_normalized(const FuzzedRequest& request,
   std::vector<std::string> expected_generated;
   if (wrapped) {
     KG_FUZZ_CHECK(runs == 1, "a snippet was accepted with " + std::to_string(runs) + " func run");
-    expected_generated.emplace_back(kg::compiled_go::kWrapperFileName);
+    expected_generated.emplace_back(kg::go_program::kWrapperFileName);
   }
   if (!request.extra_imports.empty()) {
-    expected_generated.emplace_back(kg::compiled_go::kExtraImportsFileName);
+    expected_generated.emplace_back(kg::go_program::kExtraImportsFileName);
   }
   KG_FUZZ_CHECK(generated == expected_generated, "unexpected generated files");
-  for (const auto& file : out) kg::compiled_go::check_source_path(file.path);  // must not throw
+  for (const auto& file : out) kg::go_program::check_source_path(file.path);  // must not throw
   const bool has_go_mod = std::any_of(in.begin(), in.end(),
                                       [](const SourceFile& f) { return f.path == "go.mod"; });
   KG_FUZZ_CHECK(program.user_go_mod == has_go_mod, "user_go_mod does not match the files");
@@ -173,9 +173,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   // The whole input as one file too: the outline must cope with any bytes.
   check_outline("<input>", input, outline_go_file(input));
-  kg::compiled_go::NormalizedProgram program;
+  kg::go_program::NormalizedProgram program;
   try {
-    program = kg::compiled_go::normalize_program(request.files, request.extra_imports);
+    program = kg::go_program::normalize_program(request.files, request.extra_imports);
   } catch (const kg::plugin::InvalidInputError& e) {
     KG_FUZZ_CHECK(std::string_view(e.what()).size() > 0, "an InvalidInputError without a message");
     return 0;

@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(meson ninja-build g++ pkg-config cmake python3 libpoco-dev rapidjson-dev libarchive-dev
           libsqlite3-dev libcli11-dev doctest-dev bubblewrap libseccomp-dev
-          slirp4netns iproute2 ca-certificates openssl python3-venv)
+          slirp4netns iproute2 ca-certificates openssl python3-venv
+          patch)  # patch: the yaegi runner's build applies sandbox/yaegi-runner/patches
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -34,16 +35,22 @@ fi
 . scripts/go-env.sh
 echo "setup: Go toolchain $(go env GOVERSION) in $KG_GO_ROOT" >&2
 
-configured_go_root() {
+# The options this set-up builds with. A build dir made by an older checkout keeps the values it
+# was configured with (meson does not pick up changed defaults), so any difference reconfigures.
+SETUP_OPTIONS=(go_root="$KG_GO_ROOT" plugin_compiled_go=enabled plugin_yaegi=enabled
+               plugin_creds_adc=enabled plugin_creds_workload=enabled)
+configured_options_differ() {
   meson introspect build --buildoptions | python3 -c '
 import json, sys
-print(next((o["value"] for o in json.load(sys.stdin) if o["name"] == "go_root"), ""))'
+have = {o["name"]: str(o["value"]) for o in json.load(sys.stdin)}
+want = dict(arg.split("=", 1) for arg in sys.argv[1:])
+sys.exit(0 if any(have.get(k) != v for k, v in want.items()) else 1)' "${SETUP_OPTIONS[@]}"
 }
 if [ ! -f build/build.ninja ]; then
-  meson setup build --prefix="$PWD/.local" -Dgo_root="$KG_GO_ROOT" >/dev/null
-elif [ "$(configured_go_root)" != "$KG_GO_ROOT" ]; then
-  # --reconfigure, not `meson configure`: a build dir made before the option existed lacks it.
-  meson setup --reconfigure build -Dgo_root="$KG_GO_ROOT" >/dev/null
+  meson setup build --prefix="$PWD/.local" "${SETUP_OPTIONS[@]/#/-D}" >/dev/null
+elif configured_options_differ; then
+  # --reconfigure, not `meson configure`: a build dir made before an option existed lacks it.
+  meson setup --reconfigure build "${SETUP_OPTIONS[@]/#/-D}" >/dev/null
 fi
 echo "setup: building (meson compile -C build)" >&2
 meson compile -C build >/dev/null

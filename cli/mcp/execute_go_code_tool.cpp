@@ -27,7 +27,7 @@ std::string input_schema() {
     "extra_imports": {"type": "array", "items": {"type": "string"},
                       "description": "Import paths to blank-import, e.g. to register drivers"},
     "runtime": {"type": "string", "enum": )json" + available_runtimes_json() + R"json(,
-                "description": "Runtime plugin; leave out for the daemon's default"}
+                "description": "compiled-go (go build, then run), yaegi (the Yaegi interpreter: milliseconds, curated packages only), or auto (Yaegi when a static check finds the program safe for it, else compiled-go; the result's runtime_reason says why). Leave out for the daemon's default."}
   },
   "additionalProperties": false
 })json";

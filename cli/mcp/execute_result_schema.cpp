@@ -4,9 +4,11 @@
 
 namespace kg::mcp {
 
-std::string available_runtimes_json() {
+namespace {
+
+std::string names_json(std::span<const std::string_view> names) {
   std::string json = "[";
-  for (const std::string_view runtime : config::kAvailableRuntimes) {
+  for (const std::string_view runtime : names) {
     if (json.size() > 1) json += ',';
     json += '"';
     json += runtime;  // plain names: nothing to escape
@@ -14,6 +16,10 @@ std::string available_runtimes_json() {
   }
   return json + "]";
 }
+
+}  // namespace
+
+std::string available_runtimes_json() { return names_json(config::kAvailableRuntimes); }
 
 // Keep in step with daemon/api/response_json.cpp (call_result_json) and docs/daemon-api.md.
 std::string execute_result_schema() {
@@ -29,7 +35,10 @@ std::string execute_result_schema() {
               "description": "The last phase reached: setup (sandbox and files), build, run"},
     "mode": {"type": "string", "enum": ["wrapped", "verbatim"],
              "description": "wrapped: a snippet with func run; verbatim: a package main program"},
-    "runtime": {"type": "string", "enum": )json" + available_runtimes_json() + R"json(},
+    "runtime": {"type": "string", "enum": )json" + names_json(config::kRuntimePlugins) + R"json(,
+                "description": "The runtime that ran the call (with auto: the one auto chose)"},
+    "runtime_reason": {"type": "string",
+                       "description": "With runtime auto: why Yaegi was safe for this program, or which import or construct sent it to the compiler"},
     "status": {"type": "string",
                "enum": ["ok", "compile_error", "runtime_error", "panic", "timeout", "oom",
                         "output_limit", "killed", "internal"]},

@@ -9,8 +9,9 @@ namespace kg::mcp {
 
 std::string execute_result_schema();
 
-// The JSON array of the runtimes this build has (config::kAvailableRuntimes): the `runtime`
-// enum of both the input and the output schema of execute_go_code.
+// The JSON array of the runtimes a call may ask for (config::kAvailableRuntimes): the `runtime`
+// enum of execute_go_code's input schema. The output schema's enum is the runtimes that run code
+// (config::kRuntimePlugins): auto always resolves to one of them.
 std::string available_runtimes_json();
 
 }  // namespace kg::mcp

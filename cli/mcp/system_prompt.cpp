@@ -5,7 +5,7 @@
 namespace kg::mcp {
 
 // Written to the model, in the second person. Every statement here must hold for this build:
-// change it with the code it describes (the wrapper in plugins/compiled-go, the limits in
+// change it with the code it describes (the wrapper in plugins/go-program, the limits in
 // daemon/config, the result in CONTRACTS.md §3).
 std::string system_prompt_text() {
   return "# Using kode-gopher: Go programs in a sandbox\n"
@@ -76,6 +76,11 @@ std::string system_prompt_text() {
          "- `exit_code`; `stdout` and `stderr` (the first and last 8 KiB of each); `warnings`.\n"
          "- `diagnostics`: the compiler's errors as `{file, line, col, message}`.\n"
          "- `result`: the snippet's outcome, as above.\n"
+         "- `runtime`: the runtime that ran the call, `compiled-go` (go build) or `yaegi` (the "
+         "Yaegi interpreter: no build, so milliseconds; the curated packages and the standard "
+         "library only). With the argument `runtime: auto`, Yaegi runs only what its static "
+         "check finds safe and `runtime_reason` says why; if an explicit `yaegi` result looks "
+         "wrong, run the same code with `compiled-go`, the reference.\n"
          "- `is_error`: true when the exit code is not 0, the status is not `ok`, "
          "`result.kind` is not `ok`, or a result.json could not be used (see `warnings`).\n"
          "- Timings in milliseconds (`duration_ms`, `build_ms`, `run_ms`, ...), `tidied`, and "

@@ -51,9 +51,13 @@ std::string execute_go_code_description() {
          "`files` replaces the curated lockfile. An identical resubmission comes from the binary "
          "cache (cache_hit: true). `extra_imports` adds blank "
          "imports (e.g. to register a driver) without editing the code. `runtime` picks the "
-         "runtime plugin (" +
+         "runtime (" +
          config::join_names(config::kAvailableRuntimes) +
-         "); leave it out for the daemon's default.\n"
+         "): compiled-go builds with go build; yaegi interprets the program in the same "
+         "sandbox (milliseconds instead of a build, the curated packages and the standard "
+         "library only, and some constructs behave differently); auto runs Yaegi only when a "
+         "static check finds the program safe for it, else compiled-go, and says why in "
+         "runtime_reason. Leave it out for the daemon's default.\n"
          "\n"
          "The result (structuredContent; the text block shows the same for reading): status "
          "(ok, compile_error, runtime_error, panic, timeout, oom, output_limit, killed, "

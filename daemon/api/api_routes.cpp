@@ -186,7 +186,7 @@ ApiResponse route_request(ApiContext& context, const ApiRequest& request) {
     }
     if (resource == "plugins") {
       require_method(request, "GET");
-      return {200, plugins_json(context.plugins)};
+      return {200, plugins_json(context.plugins, context.sessions.runtime_states())};
     }
     if (resource == "auth") {
       require_method(request, "GET");

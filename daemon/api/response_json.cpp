@@ -49,6 +49,9 @@ std::string call_result_json(const session::CallResult& call) {
   w.Key("phase"); write_string(w, plugin::to_string(r.phase));
   w.Key("mode"); write_string(w, plugin::to_string(r.mode));
   w.Key("runtime"); write_string(w, call.runtime);
+  if (!call.runtime_reason.empty()) {
+    w.Key("runtime_reason"); write_string(w, call.runtime_reason);
+  }
   w.Key("status"); write_string(w, plugin::to_string(r.status));
   w.Key("exit_code"); w.Int(r.exit_code);
   if (r.signal != 0) { w.Key("signal"); w.Int(r.signal); }
@@ -182,7 +185,8 @@ std::string error_json(const ApiError& error) {
 
 namespace kg::api {
 
-std::string plugins_json(const plugin_host::PluginRegistry& registry) {
+std::string plugins_json(const plugin_host::PluginRegistry& registry,
+                         const std::vector<session::RuntimeState>& runtimes) {
   rapidjson::StringBuffer buffer;
   JsonWriter w(buffer);
   w.StartObject();
@@ -197,6 +201,17 @@ std::string plugins_json(const plugin_host::PluginRegistry& registry) {
     w.Key("path"); write_string(w, p.path);
     w.Key("state"); write_string(w, p.state);
     if (!p.reason.empty()) { w.Key("reason"); write_string(w, p.reason); }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("runtimes");
+  w.StartArray();
+  for (const auto& r : runtimes) {
+    w.StartObject();
+    w.Key("name"); write_string(w, r.name);
+    w.Key("available"); w.Bool(r.available);
+    w.Key("default"); w.Bool(r.is_default);
+    if (!r.reason.empty()) { w.Key("reason"); write_string(w, r.reason); }
     w.EndObject();
   }
   w.EndArray();

@@ -16,7 +16,9 @@ std::string call_result_json(const session::CallResult& call);
 std::string session_json(const store::SessionRecord& session);
 std::string sessions_json(const std::vector<store::SessionRecord>& sessions);
 std::string stats_json(const store::Stats& stats);
-std::string plugins_json(const plugin_host::PluginRegistry& registry);
+// The loaded plugins, and the runtimes a call may ask for with their state.
+std::string plugins_json(const plugin_host::PluginRegistry& registry,
+                         const std::vector<session::RuntimeState>& runtimes);
 std::string error_json(const ApiError& error);
 
 // CONTRACTS.md §3: exit_code != 0, status != ok, result.kind != ok, or any warning.

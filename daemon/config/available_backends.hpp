@@ -2,8 +2,8 @@
 // name that is not on it. The config's key table accepts only these for [runtime] default and
 // [sandbox] provider, the daemon refuses a request naming another runtime, and
 // `kode-gopher exec --runtime` and the MCP tool `execute_go_code` (its input and output schemas
-// and its description) offer exactly these. yaegi, auto and kubernetes join the lists when they
-// are built. Static, immutable data; any thread.
+// and its description) offer exactly these. kubernetes joins the providers when it is built.
+// Static, immutable data; any thread.
 #pragma once
 
 #include <array>
@@ -13,7 +13,14 @@
 
 namespace kg::config {
 
-inline constexpr std::array<std::string_view, 1> kAvailableRuntimes = {"compiled-go"};
+// The runtime plugins that run code: a call's result names one of these as its runtime.
+inline constexpr std::array<std::string_view, 2> kRuntimePlugins = {"compiled-go", "yaegi"};
+// Not a plugin: the daemon runs yaegi when its static check finds the program safe for the
+// interpreter, else compiled-go, and says why in the result's runtime_reason.
+inline constexpr std::string_view kAutoRuntime = "auto";
+// What a call or the config may ask for.
+inline constexpr std::array<std::string_view, 3> kAvailableRuntimes = {"compiled-go", "yaegi",
+                                                                       "auto"};
 inline constexpr std::array<std::string_view, 1> kAvailableSandboxProviders = {"local"};
 
 // The names joined with ", " ("compiled-go"; "a, b"), for messages and help texts.

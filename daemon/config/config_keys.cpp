@@ -84,8 +84,9 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .current = [](const DaemonConfig& c) { return join_paths(c.plugin_dirs); }},
     {.section = "runtime", .name = "default", .kind = ValueKind::choice,
      .choices = kAvailableRuntimes, .default_text = "compiled-go",
-     .help = "Runtime of calls that name none. compiled-go (go build) is the only runtime so "
-             "far.",
+     .help = "Runtime of calls that name none: compiled-go (go build, then run the binary), "
+             "yaegi (the Yaegi interpreter in the same sandbox), or auto (Yaegi when a static "
+             "check finds the program safe for it, else compiled-go; the result says why).",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.default_runtime = v.text; },
      .current = [](const DaemonConfig& c) { return c.default_runtime; }},
     {.section = "credentials", .name = "plugin", .kind = ValueKind::choice,
@@ -117,6 +118,12 @@ constexpr ConfigKeySpec kKeySpecs[] = {
              "build cache.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.cacheprog_binary = v.text; },
      .current = [](const DaemonConfig& c) { return c.cacheprog_binary; }},
+    {.section = "sandbox", .name = "yaegi_runner_binary", .kind = ValueKind::absolute_path,
+     .default_text = "auto: the installed one, if any",
+     .help = "The Yaegi runner (kode-gopher-yaegi) mounted read-only in every sandbox for the "
+             "yaegi runtime. Without one the yaegi plugin disables itself.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.yaegi_runner_binary = v.text; },
+     .current = [](const DaemonConfig& c) { return c.yaegi_runner_binary; }},
     {.section = "sandbox", .name = "go_root", .kind = ValueKind::absolute_path,
      .default_text = "auto: the Go kode-gopher was built with, else `go env GOROOT`",
      .help = "The Go toolchain mounted read-only into local sandboxes.",

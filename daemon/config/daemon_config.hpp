@@ -46,6 +46,7 @@ struct DaemonConfig {
   std::string bwrap_path = "bwrap";        // [sandbox] bwrap
   std::string sandbox_server_binary;       // [sandbox] server_binary; empty: auto
   std::string cacheprog_binary;            // [sandbox] cacheprog_binary; empty: auto
+  std::string yaegi_runner_binary;         // [sandbox] yaegi_runner_binary; empty: auto
   std::string go_root;                     // [sandbox] go_root; empty: the build's Go, else PATH's
   std::string base_cache_dir;              // [sandbox] base_cache_dir; empty: <state_dir>/gocache-base
   std::string base_modcache_dir;           // [sandbox] base_modcache_dir; empty: <state_dir>/gomodcache-base

@@ -26,6 +26,9 @@ struct ToolchainInfo {
   // uploaded with its files (module kode_gopher_user).
   std::string lockfile_go_mod;
   std::string lockfile_go_sum;
+  // Where the Yaegi runner (kode-gopher-yaegi, built from the lockfile's modules) is mounted in
+  // every sandbox; empty when this install has none.
+  std::string yaegi_runner;
 };
 
 class HostServices {

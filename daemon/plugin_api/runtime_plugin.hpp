@@ -52,6 +52,17 @@ struct ExecuteRequest {
   // The runtime puts credentials.token on the command that runs the program (never on a
   // build), credentials.env in its environment and credentials.files beside its files.
   std::optional<RunCredentials> credentials;
+  // Set by the daemon for the `auto` runtime: a runtime that cannot promise to run this program
+  // exactly as compiled Go would (an import it lacks, a construct it gets wrong) does not run it
+  // and answers Handoff::declined with the reason; the daemon then runs it with compiled-go.
+  bool auto_select = false;
+};
+
+// Whether a result is final or the daemon should run the program with another runtime.
+enum class Handoff {
+  none,        // the runtime ran the program (or found the caller's error): the result is final
+  declined,    // auto_select: not run; runtime_reason says why
+  limitation,  // the runtime itself failed, not the caller's code; runtime_reason says how
 };
 
 struct Diagnostic {
@@ -78,6 +89,9 @@ struct ExecuteResult {
   std::string stderr_text;
   std::vector<Diagnostic> diagnostics;
   std::optional<std::string> result_json;  // the result.json object, raw JSON text
+  Handoff handoff = Handoff::none;
+  // With auto_select: why this runtime was safe to run the program, or why it handed it off.
+  std::string runtime_reason;
 };
 
 // Told when a call crosses a phase boundary, for progress notifications. Never throws.

@@ -86,6 +86,13 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
   }
   args.insert(args.end(), {"--ro-bind", layout.server_binary, kSandboxServerPath});
   args.insert(args.end(), {"--ro-bind", layout.cacheprog_binary, kSandboxCacheprogPath});
+  if (!layout.yaegi_runner_binary.empty()) {
+    args.insert(args.end(), {"--ro-bind", layout.yaegi_runner_binary, kSandboxYaegiRunnerPath});
+  }
+  if (!layout.yaegi_cloud_runner_binary.empty()) {
+    args.insert(args.end(),
+                {"--ro-bind", layout.yaegi_cloud_runner_binary, kSandboxYaegiCloudRunnerPath});
+  }
   args.insert(args.end(), {access == BaseCacheAccess::writable ? "--bind" : "--ro-bind",
                            layout.base_cache_dir, kSandboxBaseCachePath});
   args.insert(args.end(), {"--ro-bind", layout.base_modcache_dir, kSandboxModcachePath});

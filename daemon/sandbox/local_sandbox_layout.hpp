@@ -12,6 +12,9 @@ namespace kg::sandbox {
 // Paths inside every sandbox.
 inline constexpr const char* kSandboxServerPath = "/opt/kode-gopher/bin/kode-gopher-sandbox";
 inline constexpr const char* kSandboxCacheprogPath = "/opt/kode-gopher/bin/kode-gopher-cacheprog";
+inline constexpr const char* kSandboxYaegiRunnerPath = "/opt/kode-gopher/bin/kode-gopher-yaegi";
+inline constexpr const char* kSandboxYaegiCloudRunnerPath =
+    "/opt/kode-gopher/bin/kode-gopher-yaegi-cloud";
 inline constexpr const char* kSandboxBaseCachePath = "/opt/kode-gopher/gocache-base";
 inline constexpr const char* kSandboxModcachePath = "/opt/kode-gopher/gomodcache";
 inline constexpr const char* kSandboxExtraModcachePath = "/opt/kode-gopher/gomodcache-extra";
@@ -29,6 +32,10 @@ struct LocalSandboxLayout {
   std::string bwrap_path;        // the bwrap executable
   std::string server_binary;     // kode-gopher-sandbox on the host
   std::string cacheprog_binary;  // kode-gopher-cacheprog on the host
+  std::string yaegi_runner_binary;  // kode-gopher-yaegi on the host; empty: none (no yaegi)
+  // kode-gopher-yaegi-cloud (the runner with the curated packages' symbols, which the runner
+  // execs for programs importing them); empty: none
+  std::string yaegi_cloud_runner_binary;
   std::string go_root;           // GOROOT on the host, bound read-only at the same path
   std::string base_cache_dir;    // the prewarmed Go build cache (native layout)
   std::string base_modcache_dir; // the Go module cache with the lockfile's modules

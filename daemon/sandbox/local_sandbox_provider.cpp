@@ -82,6 +82,9 @@ std::vector<PathAccess> host_paths_to_reach(const LocalSandboxLayout& layout) {
   for (const auto& file : {layout.server_binary, layout.cacheprog_binary, layout.go_root + "/bin/go"}) {
     checks.push_back({file, R_OK | X_OK});
   }
+  for (const auto& runner : {layout.yaegi_runner_binary, layout.yaegi_cloud_runner_binary}) {
+    if (!runner.empty()) checks.push_back({runner, R_OK | X_OK});
+  }
   for (const auto& dir : {layout.base_cache_dir, layout.base_modcache_dir, layout.extra_modcache_dir,
                           layout.lockfile_dir, layout.binary_cache_dir, layout.go_root}) {
     checks.push_back({dir, R_OK | X_OK});

@@ -156,8 +156,9 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
         call.result.warnings.push_back(std::move(refusal));
       }
       call.result.setup_us = setup_us;
-      call.sandbox_us = wait.us;
-      call.sandbox_requests = wait.requests;
+      // Added: auto's second runtime adds its requests to the first's.
+      call.sandbox_us += wait.us;
+      call.sandbox_requests += wait.requests;
       return;
     } catch (const plugin::SandboxError&) {
       // A sandbox that died under the call gets one fresh replacement and one retry.
@@ -222,8 +223,9 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   call.session_id = session_id;
   // Waited for a session slot (one-shot calls) and for the session's previous call.
   call.queue_us = us_since(started);
-  auto& runtime = runtime_for(request.runtime.empty() ? session.record.runtime : request.runtime,
-                              call.runtime);
+  const RuntimePlan plan = plan_for(request.runtime, session.record.runtime);
+  auto& first_runtime = plugin_for(plan.first, plan.requested);
+  request.execute.auto_select = plan.auto_select;
   request.execute.limits.run_timeout_ms = options_.limits.run_timeout_ms;
   request.execute.limits.build_timeout_ms = options_.limits.build_timeout_ms;
   request.execute.limits.output_limit_bytes = output_limit(options_.limits, request.limits);
@@ -239,7 +241,7 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   }
   store::CallStart start;
   start.session_id = session_id;
-  start.runtime = call.runtime;
+  start.runtime = plan.requested;  // auto: replaced by the one that ran when the call ends
   start.code_sha256 = code_sha256(request.execute, start.input_bytes);
   call.call_id = store_.begin_call(start);
   session.canceller.reset();
@@ -252,7 +254,23 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   store::CallOutcome outcome;
   outcome.queue_ms = call.queue_us / 1000;
   try {
-    run_in_sandbox(session, runtime, request.execute, progress, call);
+    call.runtime = plan.first;
+    run_in_sandbox(session, first_runtime, request.execute, progress, call);
+    if (plan.auto_select) {
+      const AutoVerdict verdict = after_yaegi(call.result);
+      call.runtime_reason = verdict.reason;
+      if (verdict.run_compiled) {
+        progress.phase_started(plugin::Phase::setup,
+                               "auto: compiled-go runs it (" + verdict.reason + ")");
+        call.runtime = "compiled-go";
+        request.execute.auto_select = false;
+        run_in_sandbox(session, plugin_for(call.runtime, plan.requested), request.execute,
+                       progress, call);
+        if (verdict.warning) {
+          call.result.warnings.insert(call.result.warnings.begin(), *verdict.warning);
+        }
+      }
+    }
   } catch (const std::exception& e) {
     const bool cancelled = session.canceller.cancelled();
     const bool rejected = dynamic_cast<const plugin::InvalidInputError*>(&e) != nullptr;
@@ -292,6 +310,8 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   outcome.cache_hit = r.cache_hit;
   outcome.tidied = r.tidied;
   outcome.output_bytes = r.stdout_text.size() + r.stderr_text.size();
+  outcome.runtime = call.runtime;
+  outcome.runtime_reason = call.runtime_reason;
   store_.finish_call(call.call_id, outcome);
   return call;
 }

@@ -8,6 +8,7 @@
 #include "available_backends.hpp"
 #include "error_chain.hpp"
 #include "managed_session.hpp"
+#include "runtime_choice.hpp"
 #include "session_errors.hpp"
 
 namespace kg::session {
@@ -47,19 +48,42 @@ std::string SessionManager::new_session_id() {
   return buffer;
 }
 
-plugin::RuntimePlugin& SessionManager::runtime_for(const std::string& name,
-                                                   std::string& resolved_name) {
-  resolved_name = name.empty() ? options_.default_runtime : name;
-  if (!config::is_available_runtime(resolved_name)) {
-    throw UnknownRuntimeError(config::unavailable_runtime_message(resolved_name));
+plugin::RuntimePlugin& SessionManager::plugin_for(const std::string& name,
+                                                  const std::string& requested) {
+  if (auto* runtime = plugins_.runtime(name)) return *runtime;
+  // auto needs both plugins; say which one is missing.
+  const std::string what = requested == name
+                               ? "Runtime '" + name + "'"
+                               : "Runtime '" + requested + "' needs runtime '" + name + "', which";
+  const auto* loaded = plugins_.find(name);
+  if (loaded) throw RuntimeUnavailableError(what + " is disabled: " + loaded->reason);
+  throw RuntimeUnavailableError(what +
+                                " is not loaded; `kode-gopher plugins` lists the loaded ones");
+}
+
+RuntimePlan SessionManager::plan_for(const std::string& requested,
+                                     const std::string& session_runtime) {
+  auto plan = plan_runtime(requested, session_runtime, options_.default_runtime);
+  plugin_for(plan.first, plan.requested);
+  if (plan.auto_select) plugin_for("compiled-go", plan.requested);
+  return plan;
+}
+
+std::vector<RuntimeState> SessionManager::runtime_states() {
+  std::vector<RuntimeState> states;
+  for (const std::string_view name : config::kAvailableRuntimes) {
+    RuntimeState state;
+    state.name = std::string(name);
+    state.is_default = state.name == options_.default_runtime;
+    try {
+      plan_for(state.name, "");
+      state.available = true;
+    } catch (const std::exception& e) {
+      state.reason = e.what();
+    }
+    states.push_back(std::move(state));
   }
-  if (auto* runtime = plugins_.runtime(resolved_name)) return *runtime;
-  const auto* loaded = plugins_.find(resolved_name);
-  if (loaded) {
-    throw RuntimeUnavailableError("Runtime '" + resolved_name + "' is disabled: " + loaded->reason);
-  }
-  throw RuntimeUnavailableError("Runtime '" + resolved_name +
-                                "' is not loaded; `kode-gopher plugins` lists the loaded ones");
+  return states;
 }
 
 store::SessionRecord SessionManager::open(const std::string& client, const std::string& runtime,
@@ -71,8 +95,8 @@ store::SessionRecord SessionManager::open(const std::string& client, const std::
 
 std::uint64_t SessionManager::open_with_id(const std::string& id, const std::string& client,
                                            const std::string& runtime, const SlotWait& wait) {
-  std::string runtime_name;
-  runtime_for(runtime, runtime_name);  // an unknown runtime fails now, not after a wait
+  // An unknown or unavailable runtime fails now, not after a wait.
+  const std::string runtime_name = plan_for(runtime, "").requested;
   auto session = std::make_shared<Session>();
   session->record.id = id;
   session->record.client = client.empty() ? "api" : client;

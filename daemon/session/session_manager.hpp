@@ -26,6 +26,7 @@
 #include "local_sandbox_provider.hpp"
 #include "warm_sandbox_pool.hpp"
 #include "plugin_registry.hpp"
+#include "runtime_choice.hpp"
 #include "runtime_plugin.hpp"
 #include "session_slot_queue.hpp"
 #include "store/store.hpp"
@@ -42,7 +43,8 @@ struct CallRequest {
 struct CallResult {
   std::int64_t call_id = 0;
   std::string session_id;
-  std::string runtime;
+  std::string runtime;  // the runtime plugin that ran the call (auto resolves to one)
+  std::string runtime_reason;  // with auto: why that one
   std::uint64_t queue_us = 0;
   std::uint64_t duration_us = 0;
   // Of duration_us: waiting on the sandbox (its runtime API requests, go mod tidy), and in how
@@ -50,6 +52,13 @@ struct CallResult {
   std::uint64_t sandbox_us = 0;
   std::uint32_t sandbox_requests = 0;
   plugin::ExecuteResult result;
+};
+
+struct RuntimeState {
+  std::string name;
+  bool available = false;
+  std::string reason;  // why not, when not available
+  bool is_default = false;
 };
 
 struct SessionManagerOptions {
@@ -111,6 +120,9 @@ class SessionManager {
   // every sandbox (calls in flight end with ShuttingDownError, recorded as interrupted),
   // then closes every open session.
   void close_all(const std::string& reason) noexcept;
+  // Every runtime a call may ask for (config::kAvailableRuntimes), whether it can run now and
+  // why not, and which one is the default: for GET /v1/plugins and `kode-gopher plugins`.
+  std::vector<RuntimeState> runtime_states();
   // Started sandboxes waiting for new sessions (the warm pool).
   std::size_t warm_sandboxes_ready() { return warm_pool_->ready(); }
 
@@ -124,9 +136,13 @@ class SessionManager {
                       std::chrono::steady_clock::time_point started);
   std::shared_ptr<Session> find_open(const std::string& session_id);
   void ensure_sandbox(Session& session, plugin::ProgressSink& progress);
-  // The runtime `name` (empty: the default), its name in resolved_name. Throws
-  // UnknownRuntimeError or RuntimeUnavailableError.
-  plugin::RuntimePlugin& runtime_for(const std::string& name, std::string& resolved_name);
+  // The runtime(s) a call asking for `requested` runs with (empty: the session's, else the
+  // default), checked to be loaded and available. Throws UnknownRuntimeError or
+  // RuntimeUnavailableError.
+  RuntimePlan plan_for(const std::string& requested, const std::string& session_runtime);
+  // The loaded, available runtime plugin `name` (asked for as `requested`, for the message).
+  // Throws RuntimeUnavailableError.
+  plugin::RuntimePlugin& plugin_for(const std::string& name, const std::string& requested);
   // Runs one command in a fresh sandbox (the warm pool's check that it works).
   void warm_up(sandbox::LocalSandbox& sandbox);
   // Gets the call's credentials into request, then fills call.result, its setup_us (also when

@@ -68,6 +68,8 @@ struct CallOutcome {
   bool tidied = false;
   std::uint64_t output_bytes = 0;
   std::string error_message;  // for calls that ended in an API error instead of a result
+  std::string runtime;         // the runtime that ran it, when known (replaces the requested one)
+  std::string runtime_reason;  // with auto: why that runtime
 };
 
 struct CallRecord {
@@ -80,6 +82,7 @@ struct CallRecord {
   std::string code_sha256;
   std::uint64_t input_bytes = 0, output_bytes = 0;
   std::string created_at, finished_at, error_message;
+  std::string runtime_reason;
 };
 
 struct TimingStat {

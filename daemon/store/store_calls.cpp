@@ -38,7 +38,8 @@ void Store::end_call(std::int64_t call_id, const CallOutcome& outcome, const cha
       db_, *statements_,
       "UPDATE calls SET state = ?, mode = ?, phase = ?, status = ?, exit_code = ?, "
       "queue_ms = ?, setup_ms = ?, build_ms = ?, run_ms = ?, total_ms = ?, cache_hit = ?, "
-      "tidied = ?, output_bytes = ?, error_message = ?, finished_at = ? "
+      "tidied = ?, output_bytes = ?, error_message = ?, finished_at = ?, "
+      "runtime = COALESCE(?, runtime), runtime_reason = ? "
       "WHERE id = ? AND state = 'running'",
       operation);
   update.bind_text(1, state)
@@ -56,7 +57,9 @@ void Store::end_call(std::int64_t call_id, const CallOutcome& outcome, const cha
       .bind_integer(13, to_sql_integer(outcome.output_bytes))
       .bind_text_or_null(14, outcome.error_message)
       .bind_text(15, rfc3339_utc_now())
-      .bind_integer(16, call_id);
+      .bind_text_or_null(16, outcome.runtime)
+      .bind_text_or_null(17, outcome.runtime_reason)
+      .bind_integer(18, call_id);
   update.run();
   if (sqlite3_changes(db_) != 0) return;
   SqliteStatement query(db_, "SELECT state FROM calls WHERE id = ?", operation);

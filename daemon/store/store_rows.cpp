@@ -49,6 +49,7 @@ CallRecord read_call_row(const SqliteStatement& row) {
   call.created_at = row.text(18);
   call.finished_at = row.text(19);
   call.error_message = row.text(20);
+  call.runtime_reason = row.text(21);
   return call;
 }
 

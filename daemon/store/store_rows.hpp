@@ -21,7 +21,7 @@ inline constexpr std::string_view kSessionColumns =
 inline constexpr std::string_view kCallColumns =
     "id, session_id, runtime, mode, phase, status, state, exit_code, queue_ms, setup_ms, "
     "build_ms, run_ms, total_ms, cache_hit, tidied, code_sha256, input_bytes, output_bytes, "
-    "created_at, finished_at, error_message";
+    "created_at, finished_at, error_message, runtime_reason";
 
 SessionRecord read_session_row(const SqliteStatement& row);
 CallRecord read_call_row(const SqliteStatement& row);

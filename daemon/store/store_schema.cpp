@@ -71,6 +71,11 @@ CREATE TABLE credential_grants (
 -- list_grants, and the identity a session ran as (its newest grant)
 CREATE INDEX credential_grants_by_session ON credential_grants (session_id, id);
 )sql",
+    // 3: runtime auto. calls.runtime is what was asked for while the call runs and the runtime
+    // that ran it once it ended; runtime_reason says why auto chose it.
+    R"sql(
+ALTER TABLE calls ADD COLUMN runtime_reason TEXT;
+)sql",
 };
 
 }  // namespace

@@ -26,16 +26,29 @@
 #include "program_normalizer.hpp"
 #include "run_outcome.hpp"
 #include "runtime_plugin.hpp"
+#include "workdir_files.hpp"
 
 namespace kg::compiled_go {
 namespace {
+
+using go_program::add_run_warnings;
+using go_program::classify_run;
+using go_program::elide_middle;
+using go_program::kMaxResultBytes;
+using go_program::kResultPath;
+using go_program::kStreamKeep;
+using go_program::kWrapperFileName;
+using go_program::normalize_program;
+using go_program::NormalizedProgram;
+using go_program::parse_diagnostics;
+using go_program::strip_sandbox_paths;
+using go_program::take_result_file;
+using go_program::workdir_files;
 
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kBinaryPath = "/home/gopher/.kode-gopher/prog";
 constexpr const char* kBuildFlags = "-trimpath -buildvcs=false -ldflags='-s -w'";
-constexpr const char* kResultPath = ".kode-gopher/result.json";
-constexpr std::size_t kStreamKeep = 8 * 1024;  // head and tail of each stream in a result
 
 std::uint64_t us_since(Clock::time_point start) {
   return static_cast<std::uint64_t>(
@@ -55,20 +68,6 @@ enum class ModuleSource { lockfile, callers_go_mod, tidied };
 std::string build_command(ModuleSource modules) {
   const std::string environment = modules == ModuleSource::tidied ? kTidiedEnvironment : "";
   return environment + "exec go build " + kBuildFlags + " -o " + kBinaryPath + " .";
-}
-
-// What is uploaded: the program, and without a go.mod of the caller's the curated lockfile's
-// go.mod and go.sum, so versions are reproducible and the build hits the prewarmed cache.
-std::vector<plugin::SourceFile> upload_of(const NormalizedProgram& program,
-                                          const plugin::ToolchainInfo& toolchain) {
-  if (program.user_go_mod) return program.files;
-  std::vector<plugin::SourceFile> files;
-  for (const auto& file : program.files) {
-    if (file.path != "go.sum") files.push_back(file);  // a go.sum without its go.mod gives way
-  }
-  files.push_back({"go.mod", toolchain.lockfile_go_mod});
-  files.push_back({"go.sum", toolchain.lockfile_go_sum});
-  return files;
 }
 
 // go build's words for an import that no module in go.mod provides.
@@ -116,7 +115,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     plugin::ExecuteResult result;
     result.mode = program.mode;
     result.phase = plugin::Phase::setup;
-    sandbox.replace_workdir(upload_of(program, host_.toolchain()));
+    sandbox.replace_workdir(workdir_files(program, host_.toolchain()));
 
     result.phase = plugin::Phase::build;
     const std::string key = binary_cache_key(program, host_.toolchain());
@@ -235,37 +234,8 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     result.status = classify_run(ran);
     result.stdout_text = elide_middle(ran.stdout_text, kStreamKeep);
     result.stderr_text = elide_middle(ran.stderr_text, kStreamKeep);
-    if (ran.timed_out) {
-      result.warnings.push_back("the program ran longer than " + std::to_string(spec.timeout_ms) +
-                                " ms and was stopped");
-    }
-    if (ran.oom_killed) {
-      result.warnings.push_back("the program ran out of memory and was killed (limit " +
-                                std::to_string(spec.resources.memory_bytes) + " bytes)");
-    }
-    if (ran.cpu_limit_exceeded) {
-      result.warnings.push_back("the program used more than " +
-                                std::to_string(spec.resources.cpu_seconds) +
-                                " s of CPU time and was stopped");
-    }
-    if (ran.stdout_truncated || ran.stderr_truncated) {
-      result.warnings.push_back("output over " + std::to_string(spec.output_limit_bytes) +
-                                " bytes per stream was discarded");
-    }
-    std::optional<std::string> text;
-    if (ran.file_after && ran.file_after->exists) {
-      if (ran.file_after->error.empty()) {
-        text = ran.file_after->content;
-      } else {
-        result.warnings.push_back("result.json was not read: " + ran.file_after->error);
-      }
-    }
-    const auto checked = check_result_file(text, result.warnings);
-    result.result_json = checked.json;
-    // The wrapper recovers a panic into the result; report it as the panic it was.
-    if (checked.kind == "panic" && result.status == plugin::Status::runtime_error) {
-      result.status = plugin::Status::panic;
-    }
+    add_run_warnings(ran, spec, result.warnings);
+    take_result_file(ran, result);
   }
 
   plugin::HostServices& host_;

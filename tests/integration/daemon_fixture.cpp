@@ -41,6 +41,17 @@ std::string unique_temp_dir(const std::string& prefix) {
   return dir.string();
 }
 
+namespace {
+
+// "\nyaegi_runner_binary = <path>": the option's, else the build's runner (KG_YAEGI_RUNNER).
+std::string yaegi_runner_key(const DaemonFixtureOptions& options) {
+  const char* built = std::getenv("KG_YAEGI_RUNNER");
+  const std::string runner = options.yaegi_runner_binary.value_or(built != nullptr ? built : "");
+  return runner.empty() ? std::string() : "\nyaegi_runner_binary = " + runner;
+}
+
+}  // namespace
+
 DaemonFixture::DaemonFixture(DaemonFixtureOptions options)
     : dir_(unique_temp_dir("kg-it-")),
       config_path_(dir_ + "/kode-gopher.ini"),
@@ -62,6 +73,7 @@ DaemonFixture::DaemonFixture(DaemonFixtureOptions options)
          << "\ncacheprog_binary = " << required_env("KG_CACHEPROG")
          << "\nbase_cache_dir = " << options.base_cache_dir.value_or(required_env("KG_BASE_CACHE"))
          << "\nbase_modcache_dir = " << required_env("KG_BASE_MODCACHE")
+         << yaegi_runner_key(options)
          // Tests count the sandboxes they cause; the warm pool has a test of its own.
          << "\nwarm_pool = 0\n" << options.extra_sandbox_keys
          << "[limits]\nrun_timeout_ms = 20000\nbuild_timeout_ms = 300000\n"

@@ -16,6 +16,7 @@
 namespace kg::test {
 
 std::string required_env(const char* name);
+
 std::string unique_temp_dir(const std::string& prefix);
 
 // What a test may change about its daemon's config.
@@ -27,6 +28,8 @@ struct DaemonFixtureOptions {
   std::string extra_sandbox_keys;  // "key = value\n" lines appended to [sandbox]
   std::vector<std::string> extra_plugin_dirs;  // after KG_PLUGIN_DIR in [plugins] dirs
   std::string extra_sections;  // whole "[section]\nkey = value\n" blocks appended to the config
+  // [sandbox] yaegi_runner_binary; nullopt: KG_YAEGI_RUNNER (the build's runner), if any.
+  std::optional<std::string> yaegi_runner_binary;
 };
 
 class DaemonFixture {

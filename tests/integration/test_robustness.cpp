@@ -228,21 +228,21 @@ TEST_CASE("a runtime this build does not have is a 400 naming the available ones
   daemon.start();
   const auto holder = daemon.open_session();
   const std::string refusal =
-      "runtime \"yaegi\" is not available; available runtimes: compiled-go";
+      "runtime \"gopherjs\" is not available; available runtimes: compiled-go, yaegi, auto";
   const auto one_shot = daemon.post(
-      "/v1/execute", R"({"code":"package main\nfunc main() {}\n","runtime":"yaegi"})");
+      "/v1/execute", R"({"code":"package main\nfunc main() {}\n","runtime":"gopherjs"})");
   CHECK(one_shot.status == 400);
   CHECK(error_code(daemon, one_shot) == "bad_request");
   CHECK(error_message(daemon, one_shot) == refusal);
   const auto in_session = daemon.post("/v1/sessions/" + holder + "/execute",
-                                      R"({"code":"package main\nfunc main() {}\n","runtime":"yaegi"})");
+                                      R"({"code":"package main\nfunc main() {}\n","runtime":"gopherjs"})");
   CHECK(in_session.status == 400);
   CHECK(error_message(daemon, in_session) == refusal);
-  const auto open_auto = daemon.post("/v1/sessions", R"({"runtime":"auto"})");
-  CHECK(open_auto.status == 400);
-  CHECK(error_code(daemon, open_auto) == "bad_request");
-  CHECK(error_message(daemon, open_auto) ==
-        "runtime \"auto\" is not available; available runtimes: compiled-go");
+  const auto open_tinygo = daemon.post("/v1/sessions", R"({"runtime":"tinygo"})");
+  CHECK(open_tinygo.status == 400);
+  CHECK(error_code(daemon, open_tinygo) == "bad_request");
+  CHECK(error_message(daemon, open_tinygo) ==
+        "runtime \"tinygo\" is not available; available runtimes: compiled-go, yaegi, auto");
   // Nothing ran and nothing was opened for them; the held session is still usable.
   CHECK(query_db(daemon, "SELECT id FROM calls").empty());
   CHECK(query_db(daemon, "SELECT id FROM sessions").size() == 1);

@@ -142,6 +142,21 @@ TEST_CASE("the MCP Inspector CLI (@modelcontextprotocol/inspector --cli)") {
     CHECK(kg::test::json_string(bad_doc["result"]["structuredContent"], "status") ==
           "compile_error");
   }
+  SUBCASE("tools/call execute_go_code with runtime yaegi: the interpreter's answer, same shape") {
+    const CommandOutcome ran = inspector(
+        {cli, "serve", "--method", "tools/call", "--tool-name", "execute_go_code", "--tool-arg",
+         "code=package snippet\n\nimport \"context\"\n\nfunc run(ctx context.Context) (any, error) "
+         "{ return []int{1, 2, 3}, nil }\n",
+         "runtime=yaegi"});
+    CHECK(ran.exit_code == 0);
+    const auto doc = inspector_json(ran);
+    const auto& result = doc["result"];
+    CHECK(result["isError"].GetBool() == false);
+    CHECK(kg::test::json_string(result["structuredContent"], "runtime") == "yaegi");
+    CHECK(result["structuredContent"]["result"]["value"].Size() == 3);
+    CHECK(std::string(result["content"][0]["text"].GetString())
+              .starts_with("phase=run mode=wrapped runtime=yaegi exit=0 ("));
+  }
   SUBCASE("tools/call gcp_auth_status and lookup_package_docs") {
     const auto auth = inspector_json(
         inspector({cli, "serve", "--method", "tools/call", "--tool-name", "gcp_auth_status"}));

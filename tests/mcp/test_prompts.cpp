@@ -87,9 +87,12 @@ TEST_CASE("prompts/get returns one user message naming every curated package") {
   CHECK(text.find("no network") != std::string::npos);
   CHECK(text.find("extra_imports") != std::string::npos);
   CHECK(text.find("go.mod") != std::string::npos);
-  // Only what exists: the session's scratch folder, no runtime but compiled-go.
+  // Only what exists: the session's scratch folder, the runtimes this build has.
   CHECK(text.find("/app/persist") != std::string::npos);
-  CHECK(text.find("yaegi") == std::string::npos);
+  CHECK(text.find("`runtime`: the runtime that ran the call, `compiled-go` (go build) or `yaegi`") !=
+        std::string::npos);
+  CHECK(text.find("`runtime: auto`") != std::string::npos);
+  CHECK(text.find("tinygo") == std::string::npos);
   // An empty arguments object is the same as none.
   const auto with_empty = serve.ask(
       R"({"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"kode_gopher_system_prompt","arguments":{}}})");

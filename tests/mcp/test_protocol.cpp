@@ -136,7 +136,7 @@ TEST_CASE("tool arguments that do not fit are an isError result, not a protocol 
   CHECK(serve.ask(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"files":{"main.go":1}}}})") ==
         R"({"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"execute_go_code: argument \"files\" must map each path to its content as a string; \"main.go\" is not a string"}],"isError":true}})");
   CHECK(serve.ask(R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"code":"package main","runtime":"python"}}})") ==
-        R"({"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"execute_go_code: runtime \"python\" is not available; available runtimes: compiled-go"}],"isError":true}})");
+        R"({"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"execute_go_code: runtime \"python\" is not available; available runtimes: compiled-go, yaegi, auto"}],"isError":true}})");
   CHECK(serve.ask(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"lookup_package_docs","arguments":{"package":"cloud.google.com/go/storage","symbol":"x; rm -rf /"}}})") ==
         R"({"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"lookup_package_docs: symbol \"x; rm -rf /\" must be a Go identifier or a dotted path of them, such as NewClient or Client.Bucket"}],"isError":true}})");
   CHECK(serve.ask(R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"gcp_auth_status","arguments":{"verbose":true}}})") ==
@@ -150,18 +150,21 @@ TEST_CASE("only the runtimes this build has are offered, and another is refused 
   const auto list = serve.process.read_message();
   const auto& execute = list["result"]["tools"][0];
   REQUIRE(kg::test::json_string(execute, "name") == "execute_go_code");
-  CHECK(compact(execute["inputSchema"]["properties"]["runtime"]["enum"]) == R"(["compiled-go"])");
-  CHECK(compact(execute["outputSchema"]["properties"]["runtime"]["enum"]) == R"(["compiled-go"])");
+  CHECK(compact(execute["inputSchema"]["properties"]["runtime"]["enum"]) ==
+        R"(["compiled-go","yaegi","auto"])");
+  // A result names the runtime that ran: auto always resolves to one of the two.
+  CHECK(compact(execute["outputSchema"]["properties"]["runtime"]["enum"]) ==
+        R"(["compiled-go","yaegi"])");
+  CHECK(execute["outputSchema"]["properties"].HasMember("runtime_reason"));
   const std::string description = kg::test::json_string(execute, "description");
-  CHECK(description.find("`runtime` picks the runtime plugin (compiled-go); leave it out") !=
+  CHECK(description.find("`runtime` picks the runtime (compiled-go, yaegi, auto)") !=
         std::string::npos);
-  CHECK(description.find("yaegi") == std::string::npos);
-  for (const std::string runtime : {"yaegi", "auto"}) {
+  for (const std::string runtime : {"gopherjs", "tinygo"}) {
     CAPTURE(runtime);
     CHECK(serve.ask(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"code":"package main\nfunc main() {}\n","runtime":")" +
                     runtime + R"("}}})") ==
           R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"execute_go_code: runtime \")" +
-              runtime + R"(\" is not available; available runtimes: compiled-go"}],"isError":true}})");
+              runtime + R"(\" is not available; available runtimes: compiled-go, yaegi, auto"}],"isError":true}})");
   }
 }
 

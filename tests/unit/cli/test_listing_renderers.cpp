@@ -93,6 +93,20 @@ TEST_CASE("plugins show the reason when unavailable, else the path") {
         "no plugins loaded\n");
 }
 
+TEST_CASE("plugins also list the runtimes a call may ask for, the default marked") {
+  CHECK(kg::cli::render_plugins(parse_json(R"({"plugins": [], "runtimes": [
+      {"name": "compiled-go", "available": true, "default": false},
+      {"name": "yaegi", "available": false, "default": false, "reason": "Runtime 'yaegi' is disabled: no runner"},
+      {"name": "auto", "available": false, "default": true, "reason": "Runtime 'auto' needs runtime 'yaegi', which is disabled: no runner"}]})",
+                                           "test")) ==
+        "no plugins loaded\n"
+        "\n"
+        "RUNTIME      STATE        NOTE\n"
+        "compiled-go  ready\n"
+        "yaegi        unavailable  Runtime 'yaegi' is disabled: no runner\n"
+        "auto         unavailable  the default; Runtime 'auto' needs runtime 'yaegi', which is disabled: no runner\n");
+}
+
 TEST_CASE("table widths count UTF-8 characters, missing cells are empty") {
   kg::cli::TextTable table({"A", "B", "C"});
   table.add_row({"héllo", "x"});

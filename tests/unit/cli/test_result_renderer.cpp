@@ -29,6 +29,16 @@ TEST_CASE("an ok run shows the first line and its stdout only") {
         "hello\n");
 }
 
+TEST_CASE("with runtime auto the reason follows the first line") {
+  CHECK(render(R"({"phase": "run", "mode": "wrapped", "runtime": "yaegi",
+      "runtime_reason": "standard library only; no construct known to diverge",
+      "status": "ok", "exit_code": 0, "duration_ms": 31, "build_ms": 4, "stdout": "x\n"})") ==
+        "phase=run mode=wrapped runtime=yaegi exit=0 (31ms, build 4ms)\n"
+        "runtime reason: standard library only; no construct known to diverge\n"
+        "── stdout ──\n"
+        "x\n");
+}
+
 TEST_CASE("a compile error shows status, diagnostics and stderr") {
   CHECK(render(R"({"phase": "build", "mode": "wrapped", "runtime": "compiled-go",
       "status": "compile_error", "exit_code": 1, "duration_ms": 950, "build_ms": 900,

@@ -59,6 +59,7 @@ TEST_CASE("every key is read from the file") {
                                "bwrap = /usr/local/bin/bwrap\n"
                                "server_binary = /opt/kg/kode-gopher-sandbox\n"
                                "cacheprog_binary = ~/bin/cacheprog\n"
+                               "yaegi_runner_binary = /opt/kg/kode-gopher-yaegi\n"
                                "go_root = /usr/local/go\n"
                                "base_cache_dir = /var/cache/kg\n"
                                "base_modcache_dir = /var/cache/kg-mod\n"
@@ -102,6 +103,7 @@ TEST_CASE("every key is read from the file") {
   CHECK(config.bwrap_path == "/usr/local/bin/bwrap");
   CHECK(config.sandbox_server_binary == "/opt/kg/kode-gopher-sandbox");
   CHECK(config.cacheprog_binary == "/home/tester/bin/cacheprog");
+  CHECK(config.yaegi_runner_binary == "/opt/kg/kode-gopher-yaegi");
   CHECK(config.go_root == "/usr/local/go");
   CHECK(config.base_cache_dir == "/var/cache/kg");
   CHECK(config.base_modcache_dir == "/var/cache/kg-mod");
@@ -139,6 +141,7 @@ TEST_CASE("every key is read from the file") {
       {"sandbox.bwrap", "/usr/local/bin/bwrap"},
       {"sandbox.server_binary", "/opt/kg/kode-gopher-sandbox"},
       {"sandbox.cacheprog_binary", "/home/tester/bin/cacheprog"},
+      {"sandbox.yaegi_runner_binary", "/opt/kg/kode-gopher-yaegi"},
       {"sandbox.go_root", "/usr/local/go"},
       {"sandbox.base_cache_dir", "/var/cache/kg"},
       {"sandbox.base_modcache_dir", "/var/cache/kg-mod"},
@@ -214,7 +217,7 @@ TEST_CASE("choices must be one of the allowed values, exactly") {
   CHECK(one_issue(dir, "daemon", "log_level", "verbose") ==
         "<file>: daemon.log_level: must be one of error, warn, info, debug, got \"verbose\"");
   CHECK(one_issue(dir, "runtime", "default", "Compiled-Go") ==
-        "<file>: runtime.default: must be one of compiled-go, got \"Compiled-Go\"");
+        "<file>: runtime.default: must be one of compiled-go, yaegi, auto, got \"Compiled-Go\"");
   CHECK(one_issue(dir, "sandbox", "provider", "k8s") ==
         "<file>: sandbox.provider: must be one of local, got \"k8s\"");
 }
@@ -239,15 +242,22 @@ TEST_CASE("allowed hosts and ports are comma-separated lists of valid items") {
 TEST_CASE("runtimes and providers that are not built yet are refused, naming what is") {
   TempDir dir;
   auto env = isolated_env(dir.path());
-  CHECK(one_issue(dir, "runtime", "default", "yaegi") ==
-        "<file>: runtime.default: must be one of compiled-go, got \"yaegi\"");
-  CHECK(one_issue(dir, "runtime", "default", "auto") ==
-        "<file>: runtime.default: must be one of compiled-go, got \"auto\"");
+  CHECK(one_issue(dir, "runtime", "default", "tinygo") ==
+        "<file>: runtime.default: must be one of compiled-go, yaegi, auto, got \"tinygo\"");
   CHECK(one_issue(dir, "sandbox", "provider", "kubernetes") ==
         "<file>: sandbox.provider: must be one of local, got \"kubernetes\"");
   // They are errors, so the daemon does not start with them.
-  const auto file = write_file(dir / "kg.ini", "[runtime]\ndefault = yaegi\n");
+  const auto file = write_file(dir / "kg.ini", "[runtime]\ndefault = tinygo\n");
   CHECK_THROWS_AS(load_config(file), ConfigError);
+}
+
+TEST_CASE("yaegi and auto are runtimes a config may choose") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  for (const char* runtime : {"compiled-go", "yaegi", "auto"}) {
+    const auto file = write_file(dir / "kg.ini", std::string("[runtime]\ndefault = ") + runtime + "\n");
+    CHECK(load_config(file).config.default_runtime == runtime);
+  }
 }
 
 TEST_CASE("paths must be absolute") {

@@ -129,3 +129,15 @@ TEST_CASE("an allowlist sandbox gets the egress proxy's socket and the server br
   CHECK(has(allowlist, {"--ro-bind-try", "/etc/ssl/certs", "/etc/ssl/certs"}));
   CHECK_FALSE(has(allowlist, {"--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"}));
 }
+
+TEST_CASE("the Yaegi runner is mounted read-only when the install has one, else not at all") {
+  auto with_runner = layout();
+  with_runner.yaegi_runner_binary = "/b/kode-gopher-yaegi";
+  with_runner.yaegi_cloud_runner_binary = "/b/kode-gopher-yaegi-cloud";
+  const auto args = bwrap_arguments(with_runner, "/s/sandboxes/sb-1", BaseCacheAccess::layered);
+  CHECK(has(args, {"--ro-bind", "/b/kode-gopher-yaegi", kSandboxYaegiRunnerPath}));
+  CHECK(has(args, {"--ro-bind", "/b/kode-gopher-yaegi-cloud", kSandboxYaegiCloudRunnerPath}));
+  const auto without = bwrap_arguments(layout(), "/s/sandboxes/sb-1", BaseCacheAccess::layered);
+  CHECK(std::find(without.begin(), without.end(), kSandboxYaegiRunnerPath) == without.end());
+  CHECK(std::find(without.begin(), without.end(), kSandboxYaegiCloudRunnerPath) == without.end());
+}

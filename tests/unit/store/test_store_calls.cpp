@@ -218,5 +218,29 @@ TEST_CASE("reconciling after a crash interrupts open sessions and running calls 
   CHECK(second.interrupted_calls == 0);
 }
 
+TEST_CASE("a call that asked for auto is recorded as the runtime that ran it, with the reason") {
+  TempDir dir;
+  Store store(dir / "kg.db");
+  store.insert_session(test::new_session("s-1", "auto"));
+  const auto id = store.begin_call(new_call("s-1", "auto"));
+  CHECK(store.find_call(id)->runtime == "auto");  // while it runs: what was asked for
+  CallOutcome outcome;
+  outcome.status = "ok";
+  outcome.runtime = "yaegi";
+  outcome.runtime_reason = "only the standard library";
+  store.finish_call(id, outcome);
+  const auto done = store.find_call(id);
+  REQUIRE(done.has_value());
+  CHECK(done->runtime == "yaegi");
+  CHECK(done->runtime_reason == "only the standard library");
+  // An outcome without a runtime (an API error) keeps the requested one.
+  const auto failed = store.begin_call(new_call("s-1", "auto"));
+  CallOutcome error;
+  error.status = "internal";
+  store.finish_call(failed, error);
+  CHECK(store.find_call(failed)->runtime == "auto");
+  CHECK(store.find_call(failed)->runtime_reason.empty());
+}
+
 }  // namespace
 }  // namespace kg::store

@@ -21,10 +21,9 @@ TEST_CASE("a fresh database has every migration applied, in WAL mode") {
   {
     Store store(db);
     CHECK(store.schema_version() == static_cast<int>(schema_migrations().size()));
-    CHECK(store.schema_version() == 2);
   }
   CHECK(query_text(db, "PRAGMA journal_mode") == "wal");
-  CHECK(query_text(db, "PRAGMA user_version") == "2");
+  CHECK(query_text(db, "PRAGMA user_version") == std::to_string(schema_migrations().size()));
   CHECK(query_text(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
                        "WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite_%' "
                        "ORDER BY name)") ==
@@ -49,7 +48,7 @@ TEST_CASE("reopening keeps the data and does not run migrations again") {
   }
   // The migrations use plain CREATE TABLE: running them again would fail, not pass silently.
   Store reopened(db);
-  CHECK(reopened.schema_version() == 2);
+  CHECK(reopened.schema_version() == static_cast<int>(schema_migrations().size()));
   const auto session = reopened.find_session("s-1");
   REQUIRE(session.has_value());
   CHECK(session->runtime == "yaegi");

@@ -1,0 +1,48 @@
+#include "runtime_choice.hpp"
+
+#include "available_backends.hpp"
+#include "session_errors.hpp"
+
+namespace kg::session {
+
+RuntimePlan plan_runtime(std::string_view requested, std::string_view session_runtime,
+                         std::string_view default_runtime) {
+  RuntimePlan plan;
+  plan.requested = std::string(!requested.empty()         ? requested
+                               : !session_runtime.empty() ? session_runtime
+                                                          : default_runtime);
+  if (!config::is_available_runtime(plan.requested)) {
+    throw UnknownRuntimeError(config::unavailable_runtime_message(plan.requested));
+  }
+  plan.auto_select = plan.requested == config::kAutoRuntime;
+  plan.first = plan.auto_select ? "yaegi" : plan.requested;
+  return plan;
+}
+
+AutoVerdict after_yaegi(const plugin::ExecuteResult& yaegi) {
+  AutoVerdict verdict;
+  switch (yaegi.handoff) {
+    case plugin::Handoff::none:
+      verdict.reason = yaegi.runtime_reason.empty() ? "Yaegi's static check found it safe"
+                                                    : yaegi.runtime_reason;
+      break;
+    case plugin::Handoff::declined:
+      verdict.run_compiled = true;
+      verdict.reason = yaegi.runtime_reason.empty() ? "Yaegi declined it" : yaegi.runtime_reason;
+      break;
+    case plugin::Handoff::limitation:
+      verdict.run_compiled = true;
+      verdict.reason = "Yaegi could not run it (" +
+                       (yaegi.runtime_reason.empty() ? std::string("an interpreter failure")
+                                                     : yaegi.runtime_reason) +
+                       "), so compiled-go ran it";
+      verdict.warning = "Yaegi failed on this program where compiled Go does not (" +
+                        (yaegi.runtime_reason.empty() ? std::string("an interpreter failure")
+                                                      : yaegi.runtime_reason) +
+                        "); it was run again with compiled-go";
+      break;
+  }
+  return verdict;
+}
+
+}  // namespace kg::session

@@ -1,0 +1,36 @@
+// Which runtime plugin(s) a call runs with, and, for `auto`, what the daemon does after the
+// yaegi plugin answered. auto is not a plugin: the session layer runs the yaegi plugin with
+// ExecuteRequest::auto_select, and when it declines (its static check found an import or a
+// construct Yaegi gets wrong) or fails in a way that is the interpreter's, not the program's,
+// runs compiled-go instead. Pure functions; any thread.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "runtime_plugin.hpp"
+
+namespace kg::session {
+
+struct RuntimePlan {
+  std::string requested;  // the name asked for (after the defaults): compiled-go | yaegi | auto
+  std::string first;      // the plugin that runs first
+  bool auto_select = false;
+};
+
+// requested (the call's), else session_runtime, else default_runtime. Throws UnknownRuntimeError
+// for a name not in config::kAvailableRuntimes.
+RuntimePlan plan_runtime(std::string_view requested, std::string_view session_runtime,
+                         std::string_view default_runtime);
+
+struct AutoVerdict {
+  bool run_compiled = false;    // hand the call to compiled-go
+  std::string reason;           // the result's runtime_reason
+  std::optional<std::string> warning;  // for the compiled result, when Yaegi failed
+};
+
+// What auto does with the yaegi plugin's answer to an auto_select call.
+AutoVerdict after_yaegi(const plugin::ExecuteResult& yaegi);
+
+}  // namespace kg::session

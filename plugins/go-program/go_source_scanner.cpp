@@ -1,0 +1,143 @@
+#include "go_source_scanner.hpp"
+
+#include <cctype>
+
+namespace kg::go_program {
+namespace {
+
+// A token stream over Go source that yields identifiers and single punctuation characters and
+// swallows comments and literals.
+class GoTokenizer {
+ public:
+  explicit GoTokenizer(std::string_view source) : src_(source) {
+    if (src_.starts_with("\xEF\xBB\xBF")) pos_ = 3;
+  }
+
+  struct Token {
+    enum Kind { identifier, punct, literal, end } kind;
+    std::string_view text;
+    int line;
+  };
+
+  Token next() {
+    skip_space_and_comments();
+    if (pos_ >= src_.size()) return {Token::end, {}, line_};
+    const char c = src_[pos_];
+    const int line = line_;
+    if (is_ident_start(c)) {
+      const auto start = pos_;
+      while (pos_ < src_.size() && is_ident_part(src_[pos_])) ++pos_;
+      return {Token::identifier, src_.substr(start, pos_ - start), line};
+    }
+    if (c == '"' || c == '\'') {
+      skip_quoted(c);
+      return {Token::literal, {}, line};
+    }
+    if (c == '`') {
+      ++pos_;
+      while (pos_ < src_.size() && src_[pos_] != '`') {
+        if (src_[pos_] == '\n') ++line_;
+        ++pos_;
+      }
+      ++pos_;
+      return {Token::literal, {}, line};
+    }
+    if (std::isdigit(static_cast<unsigned char>(c))) {
+      while (pos_ < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[pos_])) ||
+                                    src_[pos_] == '.' || src_[pos_] == '_')) {
+        ++pos_;
+      }
+      return {Token::literal, {}, line};
+    }
+    ++pos_;
+    return {Token::punct, src_.substr(pos_ - 1, 1), line};
+  }
+
+ private:
+  static bool is_ident_start(char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
+           static_cast<unsigned char>(c) >= 0x80;  // Unicode letters, roughly
+  }
+  static bool is_ident_part(char c) {
+    return is_ident_start(c) || std::isdigit(static_cast<unsigned char>(c));
+  }
+
+  void skip_space_and_comments() {
+    while (pos_ < src_.size()) {
+      const char c = src_[pos_];
+      if (c == '\n') {
+        ++line_;
+        ++pos_;
+      } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        ++pos_;
+      } else if (src_.substr(pos_, 2) == "//") {
+        while (pos_ < src_.size() && src_[pos_] != '\n') ++pos_;
+      } else if (src_.substr(pos_, 2) == "/*") {
+        pos_ += 2;
+        while (pos_ < src_.size() && src_.substr(pos_, 2) != "*/") {
+          if (src_[pos_] == '\n') ++line_;
+          ++pos_;
+        }
+        pos_ += 2;
+      } else {
+        return;
+      }
+    }
+  }
+
+  void skip_quoted(char quote) {
+    ++pos_;
+    while (pos_ < src_.size() && src_[pos_] != quote && src_[pos_] != '\n') {
+      if (src_[pos_] == '\\') ++pos_;
+      ++pos_;
+    }
+    ++pos_;
+  }
+
+  std::string_view src_;
+  std::size_t pos_ = 0;
+  int line_ = 1;
+};
+
+}  // namespace
+
+GoFileOutline outline_go_file(std::string_view source) {
+  GoFileOutline outline;
+  GoTokenizer tokens(source);
+  auto token = tokens.next();
+  if (token.kind == GoTokenizer::Token::identifier && token.text == "package") {
+    auto name = tokens.next();
+    if (name.kind == GoTokenizer::Token::identifier) {
+      outline.package_name = std::string(name.text);
+      outline.package_name_offset = static_cast<std::size_t>(name.text.data() - source.data());
+      outline.package_line = token.line;
+    }
+  }
+  if (!outline.package_name) return outline;
+  int depth = 0;  // of (), [] and {} together: top level is depth 0
+  bool after_func = false;
+  int func_line = 0;
+  for (token = tokens.next(); token.kind != GoTokenizer::Token::end; token = tokens.next()) {
+    if (token.kind == GoTokenizer::Token::punct) {
+      const char c = token.text[0];
+      if (c == '(' || c == '[' || c == '{') ++depth;
+      if ((c == ')' || c == ']' || c == '}') && depth > 0) --depth;
+      after_func = false;
+      continue;
+    }
+    if (token.kind == GoTokenizer::Token::identifier && depth == 0) {
+      if (after_func) {
+        outline.functions.push_back({std::string(token.text), func_line});
+        after_func = false;
+      } else if (token.text == "func") {
+        after_func = true;
+        func_line = token.line;
+      }
+      continue;
+    }
+    after_func = false;
+  }
+  return outline;
+}
+
+}  // namespace kg::go_program

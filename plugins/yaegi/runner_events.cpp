@@ -1,0 +1,99 @@
+#include "runner_events.hpp"
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+
+#include "build_output.hpp"
+
+namespace kg::yaegi {
+namespace {
+
+std::string string_member(const rapidjson::Value& object, const char* name) {
+  const auto it = object.FindMember(name);
+  if (it == object.MemberEnd() || !it->value.IsString()) return {};
+  return {it->value.GetString(), it->value.GetStringLength()};
+}
+
+int int_member(const rapidjson::Value& object, const char* name) {
+  const auto it = object.FindMember(name);
+  return it != object.MemberEnd() && it->value.IsInt() ? it->value.GetInt() : 0;
+}
+
+RunnerEvent internal_event(std::string message) {
+  RunnerEvent event;
+  event.kind = RunnerEventKind::internal;
+  event.text = std::move(message);
+  return event;
+}
+
+RunnerEvent parse_event(std::string_view json) {
+  rapidjson::Document doc;
+  doc.Parse(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsObject()) {
+    const std::string why = doc.HasParseError() ? rapidjson::GetParseError_En(doc.GetParseError())
+                                                 : "not a JSON object";
+    return internal_event("the runner wrote an unreadable event (" + why +
+                          "): " + std::string(json.substr(0, 200)));
+  }
+  const std::string name = string_member(doc, "event");
+  RunnerEvent event;
+  if (name == "accepted" || name == "declined") {
+    event.kind = name == "accepted" ? RunnerEventKind::accepted : RunnerEventKind::declined;
+    event.text = string_member(doc, "reason");
+  } else if (name == "limitation" || name == "internal") {
+    event.kind = name == "limitation" ? RunnerEventKind::limitation : RunnerEventKind::internal;
+    event.text = string_member(doc, "message");
+  } else if (name == "compiled") {
+    event.kind = RunnerEventKind::compiled;
+    const auto it = doc.FindMember("elapsed_us");
+    if (it != doc.MemberEnd() && it->value.IsUint64()) event.elapsed_us = it->value.GetUint64();
+  } else if (name == "compile_error") {
+    event.kind = RunnerEventKind::compile_error;
+    const auto it = doc.FindMember("diagnostics");
+    if (it != doc.MemberEnd() && it->value.IsArray()) {
+      for (const auto& item : it->value.GetArray()) {
+        if (!item.IsObject()) continue;
+        plugin::Diagnostic d;
+        d.file = go_program::strip_sandbox_paths(string_member(item, "file"));
+        d.line = int_member(item, "line");
+        d.col = int_member(item, "col");
+        d.message = go_program::strip_sandbox_paths(string_member(item, "message"));
+        event.diagnostics.push_back(std::move(d));
+      }
+    }
+  } else {
+    return internal_event("the runner wrote an unknown event \"" + name + "\"");
+  }
+  return event;
+}
+
+}  // namespace
+
+RunnerStderr split_runner_stderr(std::string_view stderr_text, std::string_view token) {
+  RunnerStderr split;
+  const std::string prefix = "kode-gopher-yaegi[" + std::string(token) + "] ";
+  std::size_t start = 0;
+  while (start < stderr_text.size()) {
+    std::size_t end = stderr_text.find('\n', start);
+    const bool complete = end != std::string_view::npos;
+    if (!complete) end = stderr_text.size();
+    const std::string_view line = stderr_text.substr(start, end - start);
+    if (!token.empty() && line.starts_with(prefix)) {
+      split.events.push_back(parse_event(line.substr(prefix.size())));
+    } else {
+      split.user_stderr.append(line);
+      if (complete) split.user_stderr.push_back('\n');
+    }
+    start = end + 1;
+  }
+  return split;
+}
+
+const RunnerEvent* find_event(const RunnerStderr& split, RunnerEventKind kind) {
+  for (const auto& event : split.events) {
+    if (event.kind == kind) return &event;
+  }
+  return nullptr;
+}
+
+}  // namespace kg::yaegi

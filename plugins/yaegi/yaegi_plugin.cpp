@@ -1,0 +1,128 @@
+// yaegi: the runtime plugin that runs the caller's program with the Yaegi interpreter inside the
+// same sandbox compiled-go uses, through the runner kode-gopher-yaegi (sandbox/yaegi-runner: the
+// pinned, patched Yaegi with symbol tables for the standard library and the curated packages).
+// No go build: a call is one command, so it answers in milliseconds where a build takes a
+// fraction of a second to seconds.
+//
+// Config keys ([yaegi] in kode-gopher.ini): none. The runner's host path is [sandbox]
+// yaegi_runner_binary (default: the installed one); without a runner the plugin disables
+// itself. Limits come from [limits] like compiled-go's: run_timeout_ms bounds the whole
+// interpretation (parse, compile and run), output_bytes each stream.
+// Example:
+//   [runtime]
+//   default = auto
+//
+// Flow of one call: normalize the files exactly as compiled-go does (program_normalizer: a
+// snippet gets the same kg_wrapper.go, so result.json comes out the same), replace /app with the
+// tree and the lockfile's go.mod/go.sum, then run
+//     KG_YAEGI_TOKEN=<random hex> kode-gopher-yaegi [--auto] /app
+// reading /app/.kode-gopher/result.json in the same round trip: two sandbox requests. The
+// runner's token-marked stderr lines (runner_events.hpp) say what happened; yaegi_run_result.cpp
+// maps them onto the result. With ExecuteRequest::auto_select the runner first checks the
+// program statically and declines what Yaegi would get wrong; the daemon then compiles it.
+#include <chrono>
+#include <cstdio>
+#include <random>
+
+#include "host_services.hpp"
+#include "plugin_abi.hpp"
+#include "program_normalizer.hpp"
+#include "result_file.hpp"
+#include "runtime_plugin.hpp"
+#include "workdir_files.hpp"
+#include "yaegi_run_result.hpp"
+
+namespace kg::yaegi {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string new_token() {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  char buffer[33];
+  std::snprintf(buffer, sizeof buffer, "%016llx%016llx", static_cast<unsigned long long>(rng()),
+                static_cast<unsigned long long>(rng()));
+  return buffer;
+}
+
+class YaegiRuntime final : public plugin::RuntimePlugin {
+ public:
+  explicit YaegiRuntime(plugin::HostServices& host) : host_(host) {}
+
+  plugin::Availability check_availability() override {
+    if (host_.toolchain().yaegi_runner.empty()) {
+      return {false, "this install has no Yaegi runner (kode-gopher-yaegi); build "
+                     "sandbox/yaegi-runner or set [sandbox] yaegi_runner_binary"};
+    }
+    if (host_.toolchain().lockfile_go_mod.empty()) {
+      return {false, "the curated lockfile's go.mod was not found"};
+    }
+    return {};
+  }
+
+  plugin::ExecuteResult execute(const plugin::ExecuteRequest& request,
+                                plugin::SandboxHandle& sandbox,
+                                plugin::ProgressSink& progress) override {
+    const auto program = go_program::normalize_program(request.files, request.extra_imports);
+    plugin::ExecuteResult result;
+    result.mode = program.mode;
+    result.phase = plugin::Phase::setup;
+    if (program.user_go_mod) {
+      // The runner's packages are the lockfile's, compiled in; it cannot honour other versions.
+      if (request.auto_select) {
+        result.handoff = plugin::Handoff::declined;
+        result.runtime_reason = "the program brings its own go.mod; only the compiler builds "
+                                "against other module versions than the curated lockfile's";
+        return result;
+      }
+      throw plugin::InvalidInputError(
+          "runtime yaegi runs programs against the curated lockfile's packages only and cannot "
+          "use a go.mod of your own; use runtime compiled-go (or auto) for this program");
+    }
+    sandbox.replace_workdir(go_program::workdir_files(program, host_.toolchain()));
+    if (request.credentials && !request.credentials->files.empty()) {
+      sandbox.upload_files(request.credentials->files);  // an opt-in (copy_adc_file)
+    }
+
+    progress.phase_started(plugin::Phase::run,
+                           request.auto_select
+                               ? "checking the program for Yaegi, then interpreting it"
+                               : "interpreting the program with Yaegi");
+    const std::string token = new_token();
+    plugin::CommandSpec spec;
+    spec.command = "exec " + host_.toolchain().yaegi_runner +
+                   (request.auto_select ? " --auto" : "") + " /app";
+    if (request.credentials) {
+      spec.credentials = request.credentials->token;
+      spec.env = request.credentials->env;
+    }
+    spec.env.emplace_back("KG_YAEGI_TOKEN", token);
+    spec.timeout_ms = request.limits.run_timeout_ms;
+    spec.output_limit_bytes = request.limits.output_limit_bytes;
+    spec.resources = request.limits.run;
+    spec.read_file_after =
+        plugin::FileReadRequest{go_program::kResultPath, go_program::kMaxResultBytes};
+    const auto started = Clock::now();
+    const auto ran = sandbox.run_command(spec);
+    const auto elapsed_us = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started).count());
+    fill_result(YaegiRun{ran, spec, token, request.auto_select, elapsed_us}, result);
+    return result;
+  }
+
+ private:
+  plugin::HostServices& host_;
+};
+
+plugin::RuntimePlugin* create(plugin::HostServices& host) { return new YaegiRuntime(host); }
+
+constexpr plugin::PluginDescriptor kDescriptor{
+    plugin::kAbiVersion, plugin::PluginKind::runtime, "yaegi", "0.1.0",
+    "Interprets the program with Yaegi in the sandbox (no go build); auto uses it where it is "
+    "safe",
+    &create, nullptr};
+
+}  // namespace
+}  // namespace kg::yaegi
+
+KG_EXPORT_PLUGIN(kg::yaegi::kDescriptor)

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func checkSource(t *testing.T, files map[string]string) verdict {
+	t.Helper()
+	p, err := loadProgram(writeProgram(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return checkProgram(p)
+}
+
+func TestAutoAcceptsOrdinaryCode(t *testing.T) {
+	v := checkSource(t, map[string]string{"main.go": `package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+type Row struct {
+	Name string ` + "`json:\"name\"`" + `
+	N    int
+}
+
+func main() {
+	rows := []Row{{"b", 2}, {"a", 1}}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Name < rows[j].Name })
+	b, _ := json.Marshal(rows)
+	fmt.Println(string(b), strings.ToUpper(rows[0].Name))
+	defer fmt.Println("done")
+	fmt.Println(rows[0], First(rows))
+	for i := 0; i < 2; i++ {
+		go func(n int) { _ = n }(i)
+	}
+}
+
+func First[T any](xs []T) T { return xs[0] }
+`})
+	if !v.accepted || !strings.Contains(v.reason, "encoding/json, fmt, sort, strings") {
+		t.Fatalf("want accepted with its imports named, got %+v", v)
+	}
+}
+
+func TestAutoDeclines(t *testing.T) {
+	for name, c := range map[string]struct{ src, want string }{
+		"import without symbols": {`import "k8s.io/api/apps/v1"
+var _ = v1.Deployment{}
+func main() {}`, "imports k8s.io/api/apps/v1 at main.go:3, which the interpreter has no symbols for"},
+		"unsafe": {`import "unsafe"
+var _ = unsafe.Sizeof(1)
+func main() {}`, "imports unsafe at main.go:3"},
+		"method value": {`type C struct{ n int }
+func (c *C) Inc() { c.n++ }
+func main() { c := &C{}; f := c.Inc; f() }`, "method value c.Inc at main.go:5"},
+		"method expression": {`type C struct{ n int }
+func (c C) Get() int { return c.n }
+func main() { _ = C.Get }`, "method expression C.Get at main.go:5"},
+		"embedding": {`type A struct{ X int }
+type B struct{ A }
+func main() {}`, "embedded field in struct B at main.go:4"},
+		"stringer": {`type P struct{}
+func (P) String() string { return "p" }
+func main() {}`, "method String at main.go:4"},
+		"percent T": {`import "fmt"
+func main() { fmt.Printf("%T\n", 1) }`, "%T in Printf at main.go:4"},
+		"deferred argument": {`import "fmt"
+func main() { x := 1; defer fmt.Println(x + 1) }`, "deferred call with argument x + 1 at main.go:4"},
+		"embed directive": {`import _ "embed"
+//go:embed main.go
+var src string
+func main() {}`, "imports embed at main.go:3"},
+		"unmarshal into own struct": {`import "encoding/json"
+type C struct{ Port int }
+func main() { var c C; _ = json.Unmarshal(nil, &c) }`, "Unmarshal into the program's type *main.C at main.go:5"},
+		"loop variable in closure": {`func main() {
+	var fs []func() int
+	for i := 0; i < 3; i++ {
+		fs = append(fs, func() int { return i })
+	}
+}`, "closure at main.go:6 uses loop variable i of the loop at main.go:5"},
+		"range variable address": {`func main() {
+	var ps []*string
+	for _, s := range []string{"a"} {
+		ps = append(ps, &s)
+	}
+}`, "address of loop variable s at main.go:6"},
+		"range over int":  {`func main() { for range 3 {} }`, "range over an integer at main.go:3"},
+		"range over func": {`func main() { for range func(func() bool) {} {} }`, "range over a function at main.go:3"},
+		"unused variable": {`func main() { x := 1 }`, "the compiler would reject it (main.go:3: declared and not used: x)"},
+		"unused import": {`import "os"
+func main() {}`, "the compiler would reject it (main.go:3: \"os\" imported and not used)"},
+		"min builtin": {`func main() { _ = min(1, 2) }`, "builtin min at main.go:3"},
+		"two type parameters": {`func Map[T, U any](xs []T, f func(T) U) []U { return nil }
+func main() {}`, "generic function Map with more than one type parameter at main.go:3"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			v := checkSource(t, map[string]string{"main.go": "package main\n\n" + c.src + "\n"})
+			if v.accepted || !strings.Contains(v.reason, c.want) {
+				t.Fatalf("want declined with %q, got %+v", c.want, v)
+			}
+		})
+	}
+}
+
+func TestAutoChecksHelperPackages(t *testing.T) {
+	v := checkSource(t, map[string]string{
+		"main.go":   "package main\n\nimport \"kode_gopher_user/util\"\n\nfunc main() { util.Do() }\n",
+		"util/u.go": "package util\n\ntype T struct{}\n\nfunc (T) Error() string { return \"\" }\n\nfunc Do() {}\n",
+	})
+	if v.accepted || !strings.Contains(v.reason, "method Error at util/u.go:5") {
+		t.Fatalf("a helper package's constructs count too: %+v", v)
+	}
+}
+
+// BenchmarkCheckProgram: what --auto adds to a call (parse, type-check, walk) for the corpus's
+// largest snippet. go test -bench CheckProgram -run ^$
+func BenchmarkCheckProgram(b *testing.B) {
+	corpus := os.Getenv("KG_YAEGI_CORPUS")
+	if corpus == "" {
+		b.Skip("KG_YAEGI_CORPUS is set by `meson test yaegi-runner`")
+	}
+	dir := filepath.Join(corpus, "cases", "snippet_group_aggregate")
+	for i := 0; i < b.N; i++ {
+		p, err := loadProgram(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		checkProgram(p)
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"go/scanner"
+	"os"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing/fstest"
+
+	"github.com/traefik/yaegi/interp"
+	"github.com/traefik/yaegi/stdlib"
+	"github.com/traefik/yaegi/stdlib/unrestricted"
+)
+
+// newInterpreter makes an interpreter for the program in dir with the real process: real
+// environment, os.Args, os.Exit and log.Fatal (yaegi's unrestricted mode), real stdio.
+func newInterpreter(dir string, rewritten fstest.MapFS, trace *panicTrace) (*interp.Interpreter, error) {
+	i := interp.New(interp.Options{
+		GoPath:               interpGoPath,
+		SourcecodeFilesystem: newProgramFS(dir, rewritten),
+		Unrestricted:         true,
+		Stdout:               os.Stdout,
+		Stderr:               trace.filter(os.Stderr),
+		Args:                 os.Args,
+	})
+	for _, symbols := range []interp.Exports{stdlib.Symbols, unrestricted.Symbols} {
+		if err := i.Use(symbols); err != nil {
+			return nil, fmt.Errorf("loading the interpreter's symbol tables: %w", err)
+		}
+	}
+	if err := useCuratedSymbols(i); err != nil {
+		return nil, err
+	}
+	return i, nil
+}
+
+// compileProgram parses and compiles the entry package and the helper packages it imports,
+// and runs package initialization (as a compiled program does before main). It does not run
+// main. yaegi's test mode is what compiles a main package without running it; programFS keeps
+// _test.go files out.
+func compileProgram(i *interp.Interpreter) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = interpreterCrash{fmt.Sprint(r)}
+		}
+	}()
+	return i.EvalTest(entryPackagePath)
+}
+
+// interpreterCrash: the interpreter panicked while compiling (yaegi reports some unsupported
+// constructs that way, e.g. "nil type" for a range over an int).
+type interpreterCrash struct{ what string }
+
+func (c interpreterCrash) Error() string {
+	return "the interpreter crashed compiling the program: " + c.what
+}
+
+// entryFunction returns the entry package's function name (main or run) as a Go value.
+func entryFunction(i *interp.Interpreter, name string) (reflect.Value, error) {
+	v, err := i.Eval(name)
+	if err != nil {
+		return v, fmt.Errorf("finding func %s: %w", name, err)
+	}
+	return v, nil
+}
+
+// Diagnostics from the interpreter's errors: "path:line:col: message" per line (go/scanner's
+// lists, yaegi's cfg errors), the path mapped back to the program's folder.
+var positionedMessage = regexp.MustCompile(`^(.+?\.go):(\d+):(\d+): (.*)$`)
+
+func diagnosticsOf(err error) []diagnostic {
+	var list scanner.ErrorList
+	if errors.As(err, &list) {
+		var out []diagnostic
+		for _, e := range list {
+			out = append(out, diagnostic{File: programPath(e.Pos.Filename), Line: e.Pos.Line, Col: e.Pos.Column, Message: e.Msg})
+		}
+		return out
+	}
+	var out []diagnostic
+	for _, line := range strings.Split(strings.TrimSpace(err.Error()), "\n") {
+		if m := positionedMessage.FindStringSubmatch(line); m != nil {
+			ln, _ := strconv.Atoi(m[2])
+			col, _ := strconv.Atoi(m[3])
+			out = append(out, diagnostic{File: programPath(m[1]), Line: ln, Col: col, Message: m[4]})
+		} else if line != "" {
+			out = append(out, diagnostic{Message: line})
+		}
+	}
+	return out
+}
+
+// isPanic tells whether an error from the interpreter is a panic of the program (package
+// initialization panicked), as opposed to a compile error.
+func isPanic(err error) (interp.Panic, bool) {
+	var p interp.Panic
+	if errors.As(err, &p) {
+		return p, true
+	}
+	return p, false
+}

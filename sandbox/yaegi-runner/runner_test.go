@@ -1,0 +1,282 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Tests of the built runner (KG_YAEGI_RUNNER, set by `meson test yaegi-runner`): the contract
+// with the plugin and the patches carried in patches/.
+
+func runnerBinary(t *testing.T) string {
+	t.Helper()
+	runner := os.Getenv("KG_YAEGI_RUNNER")
+	if runner == "" {
+		t.Skip("KG_YAEGI_RUNNER is set by `meson test yaegi-runner` to the built runner")
+	}
+	return runner
+}
+
+// writeProgram lays out files (path -> source) in a fresh folder.
+func writeProgram(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for path, src := range files {
+		full := filepath.Join(dir, path)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+type runnerRun struct {
+	stdout, stderr string
+	exitCode       int
+	events         []map[string]any
+}
+
+func runRunner(t *testing.T, dir string, env []string, args ...string) runnerRun {
+	t.Helper()
+	cmd := exec.Command(runnerBinary(t), append(args, dir)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := runnerRun{stdout: stdout.String(), stderr: stderr.String()}
+	if exitErr, ok := err.(*exec.ExitError); ok {
+		r.exitCode = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(r.stderr, "\n") {
+		for _, prefix := range []string{"kode-gopher-yaegi[tok123] ", "kode-gopher-yaegi: "} {
+			if rest, ok := strings.CutPrefix(line, prefix); ok {
+				var m map[string]any
+				if json.Unmarshal([]byte(rest), &m) == nil {
+					r.events = append(r.events, m)
+				}
+			}
+		}
+	}
+	return r
+}
+
+func (r runnerRun) event(name string) map[string]any {
+	for _, e := range r.events {
+		if e["event"] == name {
+			return e
+		}
+	}
+	return nil
+}
+
+const wrapperStub = "package main\n" // the runner does the wrapper's work; only its presence matters
+
+func TestPatchNamedResultsStartAtZero(t *testing.T) {
+	dir := writeProgram(t, map[string]string{"main.go": `package main
+
+import "fmt"
+
+func f() (n int) { n++; return }
+
+func g(k int) (s []int, err error) { s = append(s, k); return }
+
+func main() {
+	for i := 0; i < 3; i++ {
+		fmt.Print(f(), " ")
+	}
+	for i := 0; i < 2; i++ {
+		s, _ := g(i)
+		fmt.Print(len(s), " ")
+	}
+	fmt.Println()
+}
+`})
+	r := runRunner(t, dir, nil)
+	if r.stdout != "1 1 1 1 1 \n" || r.exitCode != 0 {
+		t.Fatalf("named results must start at zero on every call: got %q (exit %d), want \"1 1 1 1 1 \\n\"; stderr %s", r.stdout, r.exitCode, r.stderr)
+	}
+}
+
+func TestPatchJSONSkipsUnexportedFields(t *testing.T) {
+	dir := writeProgram(t, map[string]string{"main.go": `package main
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+type base struct{ ID int }
+
+type T struct {
+	Name   string ` + "`json:\"name\"`" + `
+	count  int
+	hidden int ` + "`json:\"hidden\"`" + `
+}
+
+type E struct{ base }
+
+func main() {
+	b, _ := json.Marshal(T{"a", 2, 3})
+	e, _ := json.Marshal(E{base{7}})
+	fmt.Println(string(b), string(e))
+}
+`})
+	r := runRunner(t, dir, nil)
+	if want := `{"name":"a"} {"ID":7}` + "\n"; r.stdout != want {
+		t.Fatalf("got %q, want %q (stderr %s)", r.stdout, want, r.stderr)
+	}
+}
+
+func TestTokenMarksMessagesAndLeavesTheEnvironment(t *testing.T) {
+	dir := writeProgram(t, map[string]string{"main.go": `package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() { fmt.Printf("token=%q args=%d\n", os.Getenv("KG_YAEGI_TOKEN"), len(os.Args)) }
+`})
+	r := runRunner(t, dir, []string{"KG_YAEGI_TOKEN=tok123"})
+	if r.stdout != "token=\"\" args=1\n" {
+		t.Fatalf("the program must not see the token nor the runner's arguments: %q", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "kode-gopher-yaegi[tok123] {\"event\":\"compiled\"") {
+		t.Fatalf("no token-marked compiled message: %q", r.stderr)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	for name, c := range map[string]struct {
+		body string
+		code int
+	}{
+		"os.Exit":   {`os.Exit(3)`, 3},
+		"log.Fatal": {`log.Fatal("x")`, 1},
+		"panic":     {`panic("boom")`, 2},
+		"return":    {`_ = log.Prefix(); _ = os.Args`, 0},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := writeProgram(t, map[string]string{"main.go": "package main\n\nimport (\n\t\"log\"\n\t\"os\"\n)\n\nfunc main() {\n\t_ = os.Args\n\t_ = log.Prefix\n\t" + c.body + "\n}\n"})
+			r := runRunner(t, dir, nil)
+			if r.exitCode != c.code {
+				t.Fatalf("exit %d, want %d (stderr %s)", r.exitCode, c.code, r.stderr)
+			}
+		})
+	}
+}
+
+func TestCompileErrorHasDiagnostics(t *testing.T) {
+	dir := writeProgram(t, map[string]string{"main.go": "package main\n\nfunc main() {\n\tundefinedThing()\n}\n"})
+	r := runRunner(t, dir, nil)
+	e := r.event("compile_error")
+	if r.exitCode != exitCompileError || e == nil {
+		t.Fatalf("want compile_error and exit 2, got exit %d: %s", r.exitCode, r.stderr)
+	}
+	d := e["diagnostics"].([]any)[0].(map[string]any)
+	if d["file"] != "main.go" || d["line"] != float64(4) {
+		t.Fatalf("diagnostic should point at main.go:4: %v", d)
+	}
+	// Under --auto the compiler gives the authoritative diagnostics: declined, exit 86.
+	r = runRunner(t, dir, nil, "--auto")
+	if r.exitCode != exitDeclined || r.event("declined") == nil {
+		t.Fatalf("--auto: want declined and exit 86, got exit %d: %s", r.exitCode, r.stderr)
+	}
+}
+
+func TestWrappedResultKinds(t *testing.T) {
+	for name, c := range map[string]struct {
+		body   string
+		result string
+		code   int
+	}{
+		"ok":            {`return map[string]int{"a": 1}, nil`, `{"kind":"ok","value":{"a":1}}`, 0},
+		"error":         {`return nil, errors.New("nope")`, `{"kind":"error","message":"nope"}`, 1},
+		"marshal_error": {`return make(chan int), nil`, `{"kind":"marshal_error","message":"json: unsupported type: chan int","type":"chan int"}`, 1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := writeProgram(t, map[string]string{
+				"main.go":       "package main\n\nimport (\n\t\"context\"\n\t\"errors\"\n)\n\nvar _ = errors.New\n\nfunc run(ctx context.Context) (any, error) {\n\t" + c.body + "\n}\n",
+				"kg_wrapper.go": wrapperStub,
+			})
+			r := runRunner(t, dir, nil)
+			got, _ := os.ReadFile(filepath.Join(dir, ".kode-gopher", "result.json"))
+			if string(got) != c.result || r.exitCode != c.code {
+				t.Fatalf("result %s exit %d, want %s exit %d (stderr %s)", got, r.exitCode, c.result, c.code, r.stderr)
+			}
+		})
+	}
+}
+
+func TestWrappedPanicHasInterpretedStack(t *testing.T) {
+	dir := writeProgram(t, map[string]string{
+		"main.go":       "package main\n\nimport \"context\"\n\nfunc boom() { panic(\"kaboom\") }\n\nfunc run(ctx context.Context) (any, error) {\n\tboom()\n\treturn nil, nil\n}\n",
+		"kg_wrapper.go": wrapperStub,
+	})
+	r := runRunner(t, dir, nil)
+	var result map[string]string
+	data, _ := os.ReadFile(filepath.Join(dir, ".kode-gopher", "result.json"))
+	json.Unmarshal(data, &result)
+	if result["kind"] != "panic" || result["message"] != "kaboom" || !strings.Contains(result["stack"], "main.boom(...)") || !strings.Contains(result["stack"], "main.go:5") {
+		t.Fatalf("want a panic result with the interpreted frames, got %s", data)
+	}
+	if strings.Contains(r.stderr, "panic: main.") {
+		t.Fatalf("a recovered panic must leave stderr alone: %q", r.stderr)
+	}
+}
+
+func TestHelperPackagesImportedAsUserModule(t *testing.T) {
+	dir := writeProgram(t, map[string]string{
+		"main.go":        "package main\n\nimport (\n\t\"fmt\"\n\t\"kode_gopher_user/util/text\"\n)\n\nfunc main() { fmt.Println(text.Shout(\"hi\")) }\n",
+		"util/text/t.go": "package text\n\nimport \"strings\"\n\nfunc Shout(s string) string { return strings.ToUpper(s) + \"!\" }\n",
+	})
+	r := runRunner(t, dir, nil)
+	if r.stdout != "HI!\n" {
+		t.Fatalf("got %q (stderr %s)", r.stdout, r.stderr)
+	}
+}
+
+// A program importing curated packages runs in kode-gopher-yaegi-cloud (cloud_runner.go), with
+// the symbol tables internal/extractsyms generated from the lockfile (patch 0003), the token
+// still marking the messages.
+func TestCuratedPackagesRunInTheCloudRunner(t *testing.T) {
+	dir := writeProgram(t, map[string]string{"main.go": `package main
+
+import (
+	"context"
+	"fmt"
+
+	"cloud.google.com/go/storage"
+	"google.golang.org/api/iterator"
+	"google.golang.org/api/option"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func main() {
+	client, err := storage.NewClient(context.Background(), option.WithoutAuthentication())
+	if err != nil {
+		panic(err)
+	}
+	defer client.Close()
+	fmt.Println(client.Bucket("b").Object("o").ObjectName(), iterator.Done)
+	fmt.Println(metav1.ListOptions{LabelSelector: "app=web"}.LabelSelector)
+}
+`})
+	r := runRunner(t, dir, []string{"KG_YAEGI_TOKEN=tok123"}, "--auto")
+	if r.stdout != "o no more items in iterator\napp=web\n" || r.exitCode != 0 {
+		t.Fatalf("got %q exit %d; stderr %s", r.stdout, r.exitCode, r.stderr)
+	}
+	if r.event("accepted") == nil || r.event("compiled") == nil {
+		t.Fatalf("want accepted and compiled messages with the token: %s", r.stderr)
+	}
+}

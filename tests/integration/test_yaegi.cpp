@@ -1,0 +1,242 @@
+// The yaegi runtime and auto through the real daemon, the real sandbox and the real runner
+// (sandbox/yaegi-runner): the same result shape, exit codes, limits and cancellation as
+// compiled-go, and auto's choice with its reason.
+#include <doctest/doctest.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "daemon_fixture.hpp"
+
+using kg::test::DaemonFixture;
+using kg::test::json_string;
+
+namespace {
+
+std::string compact(const rapidjson::Value& value) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
+  value.Accept(w);
+  return buffer.GetString();
+}
+
+void require_runner() {
+  const char* runner = std::getenv("KG_YAEGI_RUNNER");
+  REQUIRE_MESSAGE((runner != nullptr && *runner != '\0'),
+                  "this build has no Yaegi runner (sandbox/yaegi-runner); KG_YAEGI_RUNNER is empty");
+}
+
+const std::string kYaegi = R"("runtime": "yaegi")";
+const std::string kAuto = R"("runtime": "auto")";
+const std::string kRunHeader = "package demo\n\nimport \"context\"\n\n";
+
+}  // namespace
+
+TEST_CASE("yaegi: programs and snippets give compiled-go's result shape") {
+  require_runner();
+  DaemonFixture daemon;
+  daemon.start();
+  const auto session = daemon.open_session();
+
+  SUBCASE("hello") {
+    const auto r = daemon.execute(session, "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"hi\") }\n", kYaegi);
+    CHECK(json_string(r, "runtime") == "yaegi");
+    CHECK(json_string(r, "status") == "ok");
+    CHECK(json_string(r, "phase") == "run");
+    CHECK(json_string(r, "mode") == "verbatim");
+    CHECK(r["exit_code"].GetInt() == 0);
+    CHECK(json_string(r, "stdout") == "hi\n");
+    CHECK_FALSE(r.HasMember("stderr"));  // the runner's event lines are not the program's stderr
+    CHECK_FALSE(r.HasMember("runtime_reason"));  // only auto gives one
+    CHECK(r["is_error"].GetBool() == false);
+  }
+  SUBCASE("a wrapped snippet's result") {
+    const auto r = daemon.execute(
+        session, kRunHeader + "func run(ctx context.Context) (any, error) {\n\treturn map[string]any{\"n\": 42, \"s\": \"x\"}, nil\n}\n", kYaegi);
+    CHECK(json_string(r, "runtime") == "yaegi");
+    CHECK(json_string(r, "status") == "ok");
+    CHECK(json_string(r, "mode") == "wrapped");
+    CHECK(compact(r["result"]) == R"({"kind":"ok","value":{"n":42,"s":"x"}})");
+  }
+  SUBCASE("a snippet's error is kind error, exit 1") {
+    const auto r = daemon.execute(
+        session, kRunHeader + "import \"errors\"\n\nfunc run(ctx context.Context) (any, error) { return nil, errors.New(\"nope\") }\n", kYaegi);
+    CHECK(json_string(r, "status") == "runtime_error");
+    CHECK(r["exit_code"].GetInt() == 1);
+    CHECK(compact(r["result"]) == R"({"kind":"error","message":"nope"})");
+  }
+  SUBCASE("a snippet's panic is recovered with its stack") {
+    const auto r = daemon.execute(
+        session, kRunHeader + "func run(ctx context.Context) (any, error) { panic(\"kaboom\") }\n", kYaegi);
+    CHECK(json_string(r, "status") == "panic");
+    CHECK(r["exit_code"].GetInt() == 1);
+    REQUIRE(r.HasMember("result"));
+    CHECK(json_string(r["result"], "kind") == "panic");
+    CHECK(json_string(r["result"], "message") == "kaboom");
+    CHECK_FALSE(json_string(r["result"], "stack").empty());
+  }
+  SUBCASE("a program's panic exits 2 with panic: on stderr") {
+    const auto r = daemon.execute(session, "package main\nfunc main() { panic(\"boom\") }\n", kYaegi);
+    CHECK(json_string(r, "status") == "panic");
+    CHECK(r["exit_code"].GetInt() == 2);
+    CHECK(json_string(r, "stderr").find("panic: boom") != std::string::npos);
+  }
+  SUBCASE("os.Exit(3) exits 3") {
+    const auto r = daemon.execute(session, "package main\nimport \"os\"\nfunc main() { os.Exit(3) }\n", kYaegi);
+    CHECK(json_string(r, "status") == "runtime_error");
+    CHECK(r["exit_code"].GetInt() == 3);
+  }
+  SUBCASE("log.Fatal exits 1 with its message") {
+    const auto r = daemon.execute(session, "package main\nimport \"log\"\nfunc main() { log.Fatal(\"fatal here\") }\n", kYaegi);
+    CHECK(json_string(r, "status") == "runtime_error");
+    CHECK(r["exit_code"].GetInt() == 1);
+    CHECK(json_string(r, "stderr").find("fatal here") != std::string::npos);
+  }
+  SUBCASE("the program sees its real environment, without the runner's token") {
+    const auto r = daemon.execute(session, R"(package main
+import ("fmt"; "os")
+func main() { fmt.Println(os.Getenv("HOME") != "", os.Getenv("KG_YAEGI_TOKEN") == "") }
+)", kYaegi);
+    CHECK(json_string(r, "stdout") == "true true\n");
+  }
+  SUBCASE("a timeout stops it like a compiled run") {
+    const auto r = daemon.execute(session, "package main\nimport \"time\"\nfunc main() { time.Sleep(time.Hour) }\n",
+                                  kYaegi + R"(, "timeout_ms": 800)");
+    CHECK(json_string(r, "status") == "timeout");
+    REQUIRE(r.HasMember("warnings"));
+    CHECK(compact(r["warnings"]).find("the program ran longer than 800 ms and was stopped") != std::string::npos);
+  }
+  SUBCASE("a compile error is phase build with diagnostics in the user's file") {
+    const auto r = daemon.execute(session, "package main\nfunc main() { undefinedName() }\n", kYaegi);
+    CHECK(json_string(r, "status") == "compile_error");
+    CHECK(json_string(r, "phase") == "build");
+    REQUIRE(r.HasMember("diagnostics"));
+    REQUIRE(r["diagnostics"].Size() >= 1);
+    CHECK(json_string(r["diagnostics"][0], "file") == "main.go");
+    CHECK(r["diagnostics"][0]["line"].GetInt() == 2);
+    CHECK(json_string(r["diagnostics"][0], "message").find("undefinedName") != std::string::npos);
+    CHECK_FALSE(r.HasMember("stderr"));  // the event line was the only output
+    CHECK(r["is_error"].GetBool());
+  }
+  SUBCASE("an import outside the curated lockfile is a compile error that says what to use") {
+    const auto r = daemon.execute(session, "package main\nimport \"github.com/google/uuid\"\nfunc main() { println(uuid.NewString()) }\n", kYaegi);
+    CHECK(json_string(r, "status") == "compile_error");
+    CHECK(compact(r["warnings"]).find("run this program with runtime compiled-go (or auto)") != std::string::npos);
+  }
+  SUBCASE("a go.mod of the caller's is refused with what to use instead") {
+    const auto response = daemon.post("/v1/sessions/" + session + "/execute", R"({"runtime": "yaegi", "files": {
+        "go.mod": "module example.com/mine\n\ngo 1.24\n",
+        "main.go": "package main\nfunc main() {}\n"}})");
+    CHECK(response.status == 400);
+    CHECK(response.body.find("use runtime compiled-go (or auto)") != std::string::npos);
+  }
+}
+
+TEST_CASE("yaegi: cancelling a running call stops it and keeps the session usable") {
+  require_runner();
+  DaemonFixture daemon;
+  daemon.start();
+  const auto session = daemon.open_session();
+  std::string last;
+  auto cancelled_at = std::chrono::steady_clock::now();
+  daemon.post_streaming(
+      "/v1/sessions/" + session + "/execute",
+      R"({"runtime": "yaegi", "code": "package main\nimport \"time\"\nfunc main() { time.Sleep(time.Minute) }\n"})",
+      [&](const std::string& line) {
+        last = line;
+        if (line.find(R"("phase":"run")") != std::string::npos) {
+          std::thread([&daemon, session, &cancelled_at] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            cancelled_at = std::chrono::steady_clock::now();
+            CHECK(daemon.post("/v1/sessions/" + session + "/cancel", "").body == R"({"cancelled":true})");
+          }).detach();
+        }
+      });
+  CHECK(last.starts_with(R"({"error":{"code":"cancelled")"));
+  CHECK(std::chrono::steady_clock::now() - cancelled_at < std::chrono::seconds(20));
+  const auto next = daemon.execute(session, "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"after\") }\n", kYaegi);
+  CHECK(json_string(next, "status") == "ok");
+  CHECK(json_string(next, "stdout") == "after\n");
+}
+
+TEST_CASE("auto: Yaegi where its check says safe, compiled-go otherwise, and why") {
+  require_runner();
+  DaemonFixture daemon({.extra_sections = "[runtime]\ndefault = auto\n"});
+  daemon.start();
+  const auto session = daemon.open_session();
+
+  SUBCASE("a plain standard-library snippet goes to Yaegi, with the reason") {
+    // No runtime in the call: the config's default (auto).
+    const auto r = daemon.execute(session, kRunHeader + R"(import ("sort"; "strings")
+
+func run(ctx context.Context) (any, error) {
+	words := strings.Fields("pear apple fig")
+	sort.Strings(words)
+	return strings.Join(words, ","), nil
+}
+)");
+    CHECK(json_string(r, "runtime") == "yaegi");
+    CHECK_FALSE(json_string(r, "runtime_reason").empty());
+    CHECK(compact(r["result"]) == R"({"kind":"ok","value":"apple,fig,pear"})");
+  }
+  SUBCASE("a program with its own go.mod goes to compiled-go, with the reason") {
+    const auto response = daemon.post("/v1/sessions/" + session + "/execute", R"({"runtime": "auto", "files": {
+        "go.mod": "module example.com/mine\n\ngo 1.24\n",
+        "main.go": "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"mine\") }\n"}})");
+    REQUIRE(response.status == 200);
+    const auto r = daemon.json(response);
+    CHECK(json_string(r, "runtime") == "compiled-go");
+    CHECK(json_string(r, "runtime_reason").find("its own go.mod") != std::string::npos);
+    CHECK(json_string(r, "stdout") == "mine\n");
+  }
+  SUBCASE("a construct known to diverge (an embedded field) goes to compiled-go, with the reason") {
+    const auto r = daemon.execute(session, kRunHeader + R"(type base struct {
+	ID int `json:"id"`
+}
+
+type item struct {
+	base
+	Name string `json:"name"`
+}
+
+func run(ctx context.Context) (any, error) { return item{base{1}, "x"}, nil }
+)", kAuto);
+    CHECK(json_string(r, "runtime") == "compiled-go");
+    CHECK(json_string(r, "runtime_reason").find("embedded field") != std::string::npos);
+    CHECK(compact(r["result"]) == R"({"kind":"ok","value":{"id":1,"name":"x"}})");
+  }
+  SUBCASE("a compile error goes to the compiler, whose diagnostics are authoritative") {
+    const auto r = daemon.execute(session, "package main\nfunc main() { x := 1 }\n", kAuto);
+    CHECK(json_string(r, "runtime") == "compiled-go");
+    CHECK(json_string(r, "status") == "compile_error");
+    CHECK(json_string(r["diagnostics"][0], "message") == "declared and not used: x");
+  }
+  SUBCASE("the store records the runtime that ran, and the stats count it") {
+    daemon.execute(session, "package main\nfunc main() {}\n", kAuto);
+    const auto stats = daemon.json(daemon.get("/v1/stats"));
+    CHECK(compact(stats).find(R"("runtime":"yaegi")") != std::string::npos);
+    CHECK(compact(stats).find(R"("runtime":"auto")") == std::string::npos);
+  }
+  SUBCASE("plugins lists every runtime, auto as the default") {
+    const auto plugins = compact(daemon.json(daemon.get("/v1/plugins")));
+    CHECK(plugins.find(R"({"name":"auto","available":true,"default":true})") != std::string::npos);
+    CHECK(plugins.find(R"({"name":"yaegi","available":true,"default":false})") != std::string::npos);
+  }
+}
+
+TEST_CASE("a configured runner that does not exist stops the daemon at start, naming the key") {
+  DaemonFixture daemon({.base_cache_dir = kg::test::unique_temp_dir("kg-it-nocache-"),
+                        .yaegi_runner_binary = "/nonexistent/kode-gopher-yaegi"});
+  std::string message;
+  try {
+    daemon.start();
+  } catch (const std::runtime_error& e) {
+    message = e.what();
+  }
+  CHECK(message.find("Cannot find kode-gopher-yaegi") != std::string::npos);
+  CHECK(message.find("[sandbox] yaegi_runner_binary") != std::string::npos);
+}

@@ -1,0 +1,65 @@
+#include <doctest/doctest.h>
+
+#include "runtime_choice.hpp"
+#include "session_errors.hpp"
+
+using kg::plugin::ExecuteResult;
+using kg::plugin::Handoff;
+using kg::session::after_yaegi;
+using kg::session::plan_runtime;
+
+TEST_CASE("the call's runtime wins over the session's, which wins over the default") {
+  CHECK(plan_runtime("yaegi", "compiled-go", "auto").requested == "yaegi");
+  CHECK(plan_runtime("", "yaegi", "compiled-go").requested == "yaegi");
+  CHECK(plan_runtime("", "", "compiled-go").requested == "compiled-go");
+  const auto plain = plan_runtime("compiled-go", "", "auto");
+  CHECK(plain.first == "compiled-go");
+  CHECK_FALSE(plain.auto_select);
+}
+
+TEST_CASE("auto runs the yaegi plugin first, with auto_select") {
+  const auto plan = plan_runtime("", "", "auto");
+  CHECK(plan.requested == "auto");
+  CHECK(plan.first == "yaegi");
+  CHECK(plan.auto_select);
+}
+
+TEST_CASE("a runtime this build does not have is the caller's error, with the list") {
+  CHECK_THROWS_WITH_AS(plan_runtime("gopherjs", "", "compiled-go"),
+                       "runtime \"gopherjs\" is not available; available runtimes: compiled-go, "
+                       "yaegi, auto",
+                       kg::session::UnknownRuntimeError);
+}
+
+TEST_CASE("after Yaegi: a run is final and keeps its reason") {
+  ExecuteResult ran;
+  ran.runtime_reason = "standard library only, no construct known to diverge";
+  const auto verdict = after_yaegi(ran);
+  CHECK_FALSE(verdict.run_compiled);
+  CHECK(verdict.reason == "standard library only, no construct known to diverge");
+  CHECK_FALSE(verdict.warning);
+}
+
+TEST_CASE("after Yaegi: declined goes to compiled-go with the decline reason, no warning") {
+  ExecuteResult declined;
+  declined.handoff = Handoff::declined;
+  declined.runtime_reason = "imports github.com/google/uuid, which Yaegi's symbol tables lack";
+  const auto verdict = after_yaegi(declined);
+  CHECK(verdict.run_compiled);
+  CHECK(verdict.reason == "imports github.com/google/uuid, which Yaegi's symbol tables lack");
+  CHECK_FALSE(verdict.warning);
+}
+
+TEST_CASE("after Yaegi: a limitation goes to compiled-go and the result warns") {
+  ExecuteResult failed;
+  failed.handoff = Handoff::limitation;
+  failed.runtime_reason = "reflect: Call of an interpreted method";
+  const auto verdict = after_yaegi(failed);
+  CHECK(verdict.run_compiled);
+  CHECK(verdict.reason ==
+        "Yaegi could not run it (reflect: Call of an interpreted method), so compiled-go ran it");
+  REQUIRE(verdict.warning);
+  CHECK(*verdict.warning ==
+        "Yaegi failed on this program where compiled Go does not (reflect: Call of an "
+        "interpreted method); it was run again with compiled-go");
+}

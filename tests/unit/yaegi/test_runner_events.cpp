@@ -1,0 +1,78 @@
+#include <doctest/doctest.h>
+
+#include "runner_events.hpp"
+
+using kg::yaegi::find_event;
+using kg::yaegi::RunnerEventKind;
+using kg::yaegi::split_runner_stderr;
+
+namespace {
+const std::string kToken = "0123456789abcdef0123456789abcdef";
+std::string line(const std::string& json) { return "kode-gopher-yaegi[" + kToken + "] " + json + "\n"; }
+}  // namespace
+
+TEST_CASE("runner lines are taken out of stderr; the program's own lines stay byte for byte") {
+  const std::string stderr_text = line(R"({"event":"accepted","reason":"stdlib only"})") +
+                                  line(R"({"event":"compiled","elapsed_us":1234})") +
+                                  "user line 1\n\nuser line 3 without newline";
+  const auto split = split_runner_stderr(stderr_text, kToken);
+  CHECK(split.user_stderr == "user line 1\n\nuser line 3 without newline");
+  REQUIRE(split.events.size() == 2);
+  CHECK(split.events[0].kind == RunnerEventKind::accepted);
+  CHECK(split.events[0].text == "stdlib only");
+  CHECK(split.events[1].kind == RunnerEventKind::compiled);
+  CHECK(split.events[1].elapsed_us == 1234);
+}
+
+TEST_CASE("a line with another token, or none, is the program's output") {
+  const std::string forged = "kode-gopher-yaegi[ffffffffffffffffffffffffffffffff] "
+                             "{\"event\":\"declined\",\"reason\":\"forged\"}\n";
+  const std::string mid_line = "x kode-gopher-yaegi[" + kToken + "] {\"event\":\"declined\"}\n";
+  const auto split = split_runner_stderr(forged + mid_line, kToken);
+  CHECK(split.events.empty());
+  CHECK(split.user_stderr == forged + mid_line);
+  // An empty token recognises nothing.
+  CHECK(split_runner_stderr(line(R"({"event":"declined"})"), "").events.empty());
+}
+
+TEST_CASE("every event of the contract is read") {
+  const auto split = split_runner_stderr(
+      line(R"({"event":"declined","reason":"imports github.com/x/y"})") +
+          line(R"({"event":"compile_error","diagnostics":[{"file":"/app/main.go","line":3,"col":2,"message":"undefined: x"},{"file":"util/u.go","line":1,"col":0,"message":"m"}]})") +
+          line(R"({"event":"limitation","message":"reflect: call of nil"})") +
+          line(R"({"event":"internal","message":"cannot read /app"})"),
+      kToken);
+  REQUIRE(split.events.size() == 4);
+  CHECK(split.events[0].kind == RunnerEventKind::declined);
+  CHECK(split.events[0].text == "imports github.com/x/y");
+  const auto* compile = find_event(split, RunnerEventKind::compile_error);
+  REQUIRE(compile != nullptr);
+  REQUIRE(compile->diagnostics.size() == 2);
+  CHECK(compile->diagnostics[0].file == "main.go");  // sandbox paths stripped
+  CHECK(compile->diagnostics[0].line == 3);
+  CHECK(compile->diagnostics[0].col == 2);
+  CHECK(compile->diagnostics[0].message == "undefined: x");
+  CHECK(compile->diagnostics[1].file == "util/u.go");
+  CHECK(find_event(split, RunnerEventKind::limitation)->text == "reflect: call of nil");
+  CHECK(find_event(split, RunnerEventKind::internal)->text == "cannot read /app");
+  CHECK(find_event(split, RunnerEventKind::accepted) == nullptr);
+  CHECK(split.user_stderr.empty());
+}
+
+TEST_CASE("an unreadable or unknown event becomes an internal event that says so") {
+  const auto split = split_runner_stderr(line("{not json") + line(R"({"event":"teleported"})") +
+                                             line("[1]"),
+                                         kToken);
+  REQUIRE(split.events.size() == 3);
+  for (const auto& event : split.events) CHECK(event.kind == RunnerEventKind::internal);
+  CHECK(split.events[0].text.starts_with("the runner wrote an unreadable event ("));
+  CHECK(split.events[1].text == "the runner wrote an unknown event \"teleported\"");
+  CHECK(split.events[2].text.find("not a JSON object") != std::string::npos);
+}
+
+TEST_CASE("CRLF and a final line without newline") {
+  const auto split =
+      split_runner_stderr("a\r\n" + line(R"({"event":"compiled","elapsed_us":5})").substr(0, 200) + "b\r\n", kToken);
+  CHECK(split.user_stderr == "a\r\nb\r\n");
+  REQUIRE(split.events.size() == 1);
+}

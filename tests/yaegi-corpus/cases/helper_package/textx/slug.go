@@ -1,0 +1,5 @@
+package textx
+
+import "strings"
+
+func Slug(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), "-")) }

@@ -1,0 +1,9 @@
+package snippet
+
+import (
+	"context"
+)
+
+func run(ctx context.Context) (any, error) {
+	return make(chan int), nil
+}

@@ -1,0 +1,10 @@
+package snippet
+
+import (
+	"context"
+	"errors"
+)
+
+func run(ctx context.Context) (any, error) {
+	panic(errors.New("typed failure"))
+}

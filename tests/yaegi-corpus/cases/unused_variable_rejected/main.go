@@ -1,0 +1,10 @@
+package main
+
+import (
+	"fmt"
+)
+
+func main() {
+	unused := 42
+	fmt.Println("the compiler rejects this program")
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+)
+
+func main() {
+	jobs := make(chan int, 20)
+	results := make(chan int, 20)
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				results <- j * j
+			}
+		}()
+	}
+	for i := 1; i <= 20; i++ {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	close(results)
+	var all []int
+	for r := range results {
+		all = append(all, r)
+	}
+	sort.Ints(all)
+	fmt.Println(all[:5], len(all))
+}
