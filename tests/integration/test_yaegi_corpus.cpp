@@ -109,19 +109,21 @@ TEST_CASE("differential corpus: auto matches compiled Go wherever it picks Yaegi
       ++skipped;  // its environment cannot be sent through the daemon API
       continue;
     }
-    const auto compiled_answer = daemon.post("/v1/sessions/" + session + "/execute", request(c, "compiled-go"));
-    const auto auto_answer = daemon.post("/v1/sessions/" + session + "/execute", request(c, "auto"));
+    const std::string execute = "/v1/sessions/" + session + "/execute";
+    const auto compiled_answer = daemon.post(execute, request(c, "compiled-go"));
+    const auto auto_answer = daemon.post(execute, request(c, "auto"));
     REQUIRE(compiled_answer.status == 200);
     REQUIRE(auto_answer.status == 200);
     auto compiled = daemon.json(compiled_answer);
     auto chosen = daemon.json(auto_answer);
     const std::string runtime = json_string(chosen, "runtime");
-    CAPTURE(json_string(chosen, "runtime_reason"));
-    CHECK_FALSE(json_string(chosen, "runtime_reason").empty());
+    const std::string reason = json_string(chosen, "runtime_reason");
+    CAPTURE(reason);
+    CHECK_FALSE(reason.empty());
     // case.json's "auto" is the runner's --auto decision; a program it accepted may still hit an
     // interpreter limitation while running, and then compiled-go runs it (and says so).
-    const bool fell_back = runtime == "compiled-go" &&
-                           json_string(chosen, "runtime_reason").starts_with("Yaegi could not run it");
+    const bool fell_back =
+        runtime == "compiled-go" && reason.starts_with("Yaegi could not run it");
     if (c.expected_auto == "yaegi") {
       CHECK((runtime == "yaegi" || fell_back));
       if (fell_back) ++fell_back_count;
