@@ -102,23 +102,34 @@ TEST_CASE("differential corpus: auto matches compiled Go wherever it picks Yaegi
   DaemonFixture daemon;
   daemon.start();
   const auto session = daemon.open_session();
-  int to_yaegi = 0, compared = 0, skipped = 0;
+  int to_yaegi = 0, compared = 0, skipped = 0, fell_back_count = 0;
   for (const auto& c : cases) {
     CAPTURE(c.name);
     if (c.needs_env) {
       ++skipped;  // its environment cannot be sent through the daemon API
       continue;
     }
-    const auto compiled_answer = daemon.post("/v1/sessions/" + session + "/execute", request(c, "compiled-go"));
-    const auto auto_answer = daemon.post("/v1/sessions/" + session + "/execute", request(c, "auto"));
+    const std::string execute = "/v1/sessions/" + session + "/execute";
+    const auto compiled_answer = daemon.post(execute, request(c, "compiled-go"));
+    const auto auto_answer = daemon.post(execute, request(c, "auto"));
     REQUIRE(compiled_answer.status == 200);
     REQUIRE(auto_answer.status == 200);
     auto compiled = daemon.json(compiled_answer);
     auto chosen = daemon.json(auto_answer);
     const std::string runtime = json_string(chosen, "runtime");
-    CAPTURE(json_string(chosen, "runtime_reason"));
-    CHECK_FALSE(json_string(chosen, "runtime_reason").empty());
-    CHECK(runtime == std::string(c.expected_auto == "yaegi" ? "yaegi" : "compiled-go"));
+    const std::string reason = json_string(chosen, "runtime_reason");
+    CAPTURE(reason);
+    CHECK_FALSE(reason.empty());
+    // case.json's "auto" is the runner's --auto decision; a program it accepted may still hit an
+    // interpreter limitation while running, and then compiled-go runs it (and says so).
+    const bool fell_back =
+        runtime == "compiled-go" && reason.starts_with("Yaegi could not run it");
+    if (c.expected_auto == "yaegi") {
+      CHECK((runtime == "yaegi" || fell_back));
+      if (fell_back) ++fell_back_count;
+    } else {
+      CHECK(runtime == "compiled-go");
+    }
     if (runtime != "yaegi") continue;
     ++to_yaegi;
     ++compared;
@@ -129,7 +140,9 @@ TEST_CASE("differential corpus: auto matches compiled Go wherever it picks Yaegi
   }
   const int considered = static_cast<int>(cases.size()) - skipped;
   MESSAGE(to_yaegi << " of " << considered << " corpus cases went to Yaegi, each compared with "
-                   "compiled Go above (" << skipped << " need an environment and were left out)");
+                   "compiled Go above; " << fell_back_count << " more were accepted, hit an "
+                   "interpreter limitation and ran compiled (" << skipped
+                   << " need an environment and were left out)");
   // A clear majority: more than three in five.
   CHECK(to_yaegi * 5 > considered * 3);
   CHECK(compared == to_yaegi);
