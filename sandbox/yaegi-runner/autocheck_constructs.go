@@ -265,6 +265,10 @@ func (c *constructCheck) checkCall(call *ast.CallExpr) string {
 		if b, ok := c.info.Uses[id].(*types.Builtin); ok && unsupportedBuiltins[b.Name()] {
 			return "builtin " + b.Name() + " at " + c.at(call) + " (the interpreter does not have it)"
 		}
+		if b, ok := c.info.Uses[id].(*types.Builtin); ok && (b.Name() == "print" || b.Name() == "println") {
+			return "builtin " + b.Name() + " at " + c.at(call) +
+				" (compiled Go writes it to stderr, the interpreter to stdout)"
+		}
 	}
 	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && (sel.Sel.Name == "Marshal" || sel.Sel.Name == "MarshalIndent" || sel.Sel.Name == "Encode" || sel.Sel.Name == "Execute") {
 		for _, arg := range call.Args {
