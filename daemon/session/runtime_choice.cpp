@@ -19,7 +19,7 @@ RuntimePlan plan_runtime(std::string_view requested, std::string_view session_ru
   return plan;
 }
 
-AutoVerdict after_yaegi(const plugin::ExecuteResult& yaegi) {
+AutoVerdict after_yaegi(const plugin::ExecuteResult& yaegi, bool ran_with_credentials) {
   AutoVerdict verdict;
   switch (yaegi.handoff) {
     case plugin::Handoff::none:
@@ -30,17 +30,23 @@ AutoVerdict after_yaegi(const plugin::ExecuteResult& yaegi) {
       verdict.run_compiled = true;
       verdict.reason = yaegi.runtime_reason.empty() ? "Yaegi declined it" : yaegi.runtime_reason;
       break;
-    case plugin::Handoff::limitation:
+    case plugin::Handoff::limitation: {
+      const std::string failure =
+          yaegi.runtime_reason.empty() ? std::string("an interpreter failure") : yaegi.runtime_reason;
+      if (ran_with_credentials) {
+        verdict.reason = "Yaegi could not run it (" + failure + ")";
+        verdict.warning = "Yaegi failed on this program where compiled Go does not (" + failure +
+                          "); it was not run again with compiled-go because it ran with Google "
+                          "credentials and may already have acted as you: call again with "
+                          "runtime compiled-go";
+        break;
+      }
       verdict.run_compiled = true;
-      verdict.reason = "Yaegi could not run it (" +
-                       (yaegi.runtime_reason.empty() ? std::string("an interpreter failure")
-                                                     : yaegi.runtime_reason) +
-                       "), so compiled-go ran it";
-      verdict.warning = "Yaegi failed on this program where compiled Go does not (" +
-                        (yaegi.runtime_reason.empty() ? std::string("an interpreter failure")
-                                                      : yaegi.runtime_reason) +
+      verdict.reason = "Yaegi could not run it (" + failure + "), so compiled-go ran it";
+      verdict.warning = "Yaegi failed on this program where compiled Go does not (" + failure +
                         "); it was run again with compiled-go";
       break;
+    }
   }
   return verdict;
 }

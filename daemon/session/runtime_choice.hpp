@@ -30,7 +30,9 @@ struct AutoVerdict {
   std::optional<std::string> warning;  // for the compiled result, when Yaegi failed
 };
 
-// What auto does with the yaegi plugin's answer to an auto_select call.
-AutoVerdict after_yaegi(const plugin::ExecuteResult& yaegi);
+// What auto does with the yaegi plugin's answer to an auto_select call. A program that ran with
+// Google credentials and then hit an interpreter limitation is not run again: it may already
+// have acted as the user, and a credentialed run never runs twice for one call.
+AutoVerdict after_yaegi(const plugin::ExecuteResult& yaegi, bool ran_with_credentials);
 
 }  // namespace kg::session

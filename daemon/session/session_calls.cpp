@@ -257,7 +257,8 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
     call.runtime = plan.first;
     run_in_sandbox(session, first_runtime, request.execute, progress, call);
     if (plan.auto_select) {
-      const AutoVerdict verdict = after_yaegi(call.result);
+      const AutoVerdict verdict =
+          after_yaegi(call.result, request.execute.credentials.has_value());
       call.runtime_reason = verdict.reason;
       if (verdict.run_compiled) {
         progress.phase_started(plugin::Phase::setup,
@@ -266,9 +267,9 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
         request.execute.auto_select = false;
         run_in_sandbox(session, plugin_for(call.runtime, plan.requested), request.execute,
                        progress, call);
-        if (verdict.warning) {
-          call.result.warnings.insert(call.result.warnings.begin(), *verdict.warning);
-        }
+      }
+      if (verdict.warning) {
+        call.result.warnings.insert(call.result.warnings.begin(), *verdict.warning);
       }
     }
   } catch (const std::exception& e) {

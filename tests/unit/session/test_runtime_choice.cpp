@@ -34,7 +34,7 @@ TEST_CASE("a runtime this build does not have is the caller's error, with the li
 TEST_CASE("after Yaegi: a run is final and keeps its reason") {
   ExecuteResult ran;
   ran.runtime_reason = "standard library only, no construct known to diverge";
-  const auto verdict = after_yaegi(ran);
+  const auto verdict = after_yaegi(ran, false);
   CHECK_FALSE(verdict.run_compiled);
   CHECK(verdict.reason == "standard library only, no construct known to diverge");
   CHECK_FALSE(verdict.warning);
@@ -44,7 +44,7 @@ TEST_CASE("after Yaegi: declined goes to compiled-go with the decline reason, no
   ExecuteResult declined;
   declined.handoff = Handoff::declined;
   declined.runtime_reason = "imports github.com/google/uuid, which Yaegi's symbol tables lack";
-  const auto verdict = after_yaegi(declined);
+  const auto verdict = after_yaegi(declined, false);
   CHECK(verdict.run_compiled);
   CHECK(verdict.reason == "imports github.com/google/uuid, which Yaegi's symbol tables lack");
   CHECK_FALSE(verdict.warning);
@@ -54,7 +54,7 @@ TEST_CASE("after Yaegi: a limitation goes to compiled-go and the result warns") 
   ExecuteResult failed;
   failed.handoff = Handoff::limitation;
   failed.runtime_reason = "reflect: Call of an interpreted method";
-  const auto verdict = after_yaegi(failed);
+  const auto verdict = after_yaegi(failed, false);
   CHECK(verdict.run_compiled);
   CHECK(verdict.reason ==
         "Yaegi could not run it (reflect: Call of an interpreted method), so compiled-go ran it");
@@ -62,4 +62,25 @@ TEST_CASE("after Yaegi: a limitation goes to compiled-go and the result warns") 
   CHECK(*verdict.warning ==
         "Yaegi failed on this program where compiled Go does not (reflect: Call of an "
         "interpreted method); it was run again with compiled-go");
+}
+
+TEST_CASE("after Yaegi: a limitation of a credentialed run is not run again") {
+  ExecuteResult failed;
+  failed.handoff = Handoff::limitation;
+  failed.runtime_reason = "reflect: Call of an interpreted method";
+  const auto verdict = after_yaegi(failed, true);
+  CHECK_FALSE(verdict.run_compiled);
+  CHECK(verdict.reason == "Yaegi could not run it (reflect: Call of an interpreted method)");
+  REQUIRE(verdict.warning);
+  CHECK(verdict.warning->find("not run again with compiled-go because it ran with Google "
+                              "credentials") != std::string::npos);
+}
+
+TEST_CASE("after Yaegi: a decline goes to compiled-go even with credentials (nothing ran)") {
+  ExecuteResult declined;
+  declined.handoff = Handoff::declined;
+  declined.runtime_reason = "method value s.Len at main.go:12";
+  const auto verdict = after_yaegi(declined, true);
+  CHECK(verdict.run_compiled);
+  CHECK_FALSE(verdict.warning);
 }
