@@ -60,8 +60,8 @@ TEST_CASE("a database from a newer kode-gopherd is refused and left untouched") 
   query_text(db, "PRAGMA user_version = 999");
   CHECK_THROWS_WITH_AS(Store{db},
                        ("database " + db +
-                        " has schema version 999, newer than this kode-gopherd supports (2); "
-                        "upgrade kode-gopher")
+                        " has schema version 999, newer than this kode-gopherd supports (" +
+                        std::to_string(schema_migrations().size()) + "); upgrade kode-gopher")
                            .c_str(),
                        StoreError);
   CHECK(query_text(db, "PRAGMA user_version") == "999");
