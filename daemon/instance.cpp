@@ -75,7 +75,7 @@ struct Instance::Parts {
   std::unique_ptr<StateDirLock> lock;
   InstallLayout layout;
   std::unique_ptr<store::Store> store;
-  std::unique_ptr<sandbox::LocalSandboxProvider> provider;
+  std::unique_ptr<sandbox::SandboxProvider> provider;
   std::unique_ptr<sandbox::BaseCache> base_cache;
   std::unique_ptr<sandbox::BinaryCache> binary_cache;
   std::unique_ptr<sandbox::ModuleTidier> tidier;
@@ -180,9 +180,12 @@ void Instance::start_parts() {
   sandbox_policy.host_uid = config_.sandbox_host_uid == 0
                                 ? std::nullopt
                                 : std::optional<uid_t>(config_.sandbox_host_uid);
+  sandbox::LocalSandboxProvider* local = nullptr;
   try {
-    p.provider =
+    auto provider =
         std::make_unique<sandbox::LocalSandboxProvider>(sandbox_layout, logger_, sandbox_policy);
+    local = provider.get();
+    p.provider = std::move(provider);
   } catch (...) {
     std::throw_with_nested(std::runtime_error("Failed to set up local sandboxes"));
   }
@@ -193,7 +196,17 @@ void Instance::start_parts() {
     logger_.log(plugin::LogLevel::warn,
                 "Removed " + std::to_string(orphans) + " sandbox(es) left by a previous daemon");
   }
-  p.base_cache = std::make_unique<sandbox::BaseCache>(*p.provider, p.layout.go_version, logger_);
+  sandbox::BaseCachePaths cache_paths{.go_root = sandbox_layout.go_root,
+                                      .lockfile_dir = sandbox_layout.lockfile_dir,
+                                      .base_cache_dir = sandbox_layout.base_cache_dir,
+                                      .base_modcache_dir = sandbox_layout.base_modcache_dir,
+                                      .work_dir = sandbox_layout.sandboxes_dir};
+  p.base_cache = std::make_unique<sandbox::BaseCache>(
+      std::move(cache_paths),
+      [local]() -> std::unique_ptr<sandbox::Sandbox> {
+        return local->open_local(sandbox::BaseCacheAccess::writable);
+      },
+      p.layout.go_version, logger_);
 }
 
 std::unique_ptr<session::CallCredentials> Instance::make_call_credentials(
@@ -270,13 +283,13 @@ int Instance::run() {
   options.limits = config_.limits;
   options.curated_packages = sandbox::read_curated_packages(p.layout.lockfile_dir);
   p.sessions = std::make_unique<session::SessionManager>(
-      options, *p.provider, *p.base_cache, p.binary_cache.get(), *p.tidier, *p.plugins,
+      options, *p.provider, p.base_cache.get(), p.binary_cache.get(), *p.tidier, *p.plugins,
       *p.credentials, *p.store, logger_);
   p.api_context = std::make_unique<api::ApiContext>(api::ApiContext{
       *p.sessions, *p.plugins, *p.credentials, *p.store, logger_, kVersion, config_.socket_path,
       config_.state_dir, config_.max_request_bytes, config_.max_sessions, config_.max_queued,
-      std::chrono::steady_clock::now(), p.provider->isolation_summary(), *p.base_cache,
-      p.provider->warnings()});
+      std::chrono::steady_clock::now(), std::string(p.provider->name()),
+      p.provider->isolation_summary(), p.base_cache.get(), p.provider->warnings()});
   try {
     p.api_server = std::make_unique<api::ApiServer>(*p.api_context);
   } catch (...) {

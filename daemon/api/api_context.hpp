@@ -27,8 +27,9 @@ struct ApiContext {
   std::uint32_t max_sessions;  // with max_queued: how many requests may block at once
   std::uint32_t max_queued;
   std::chrono::steady_clock::time_point started_at;
+  std::string provider_name;           // [sandbox] provider: local or kubernetes
   std::vector<std::string> isolation;  // what isolation sandboxes get, one line each
-  const sandbox::BaseCache& base_cache;  // its state, for /v1/health
+  const sandbox::BaseCache* base_cache;  // its state, for /v1/health; null: none on the host
   // Choices that weaken isolation, made explicitly in the config ([sandbox] host_uid = 0).
   std::vector<std::string> warnings;
 };

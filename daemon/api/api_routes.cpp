@@ -73,8 +73,14 @@ std::string health_json(const ApiContext& context) {
   w.StartArray();
   for (const auto& line : context.warnings) write_string(w, line);
   w.EndArray();
-  // The prewarmed Go build cache: a stale one is built by the first call that needs it.
-  const auto cache = context.base_cache.status();
+  w.Key("provider"); write_string(w, context.provider_name);
+  // The prewarmed Go build cache: a stale one is built by the first call that needs it. (None on
+  // the host when the provider's sandboxes bring their own.)
+  if (context.base_cache == nullptr) {
+    w.EndObject();
+    return buffer.GetString();
+  }
+  const auto cache = context.base_cache->status();
   static constexpr const char* kStates[] = {"stale", "building", "current", "failed"};
   w.Key("go_build_cache");
   w.StartObject();

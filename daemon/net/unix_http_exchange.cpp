@@ -80,14 +80,27 @@ HttpResponse exchange_over_unix_socket(const std::string& socket_path, std::stri
                                        std::string_view target, std::string_view body,
                                        const HttpRequestOptions& options,
                                        const BodyReader& read_body) {
+  const SocketConnector connect = [&](const Poco::Timespan& timeout) {
+    Poco::Net::StreamSocket socket;
+    socket.connect(Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, socket_path),
+                   timeout);
+    return socket;
+  };
+  return exchange_over_socket(socket_path, "localhost", connect, method, target, body, options,
+                              read_body);
+}
+
+HttpResponse exchange_over_socket(const std::string& where, const std::string& host,
+                                  const SocketConnector& connect, std::string_view method,
+                                  std::string_view target, std::string_view body,
+                                  const HttpRequestOptions& options, const BodyReader& read_body) {
   const Poco::Timespan timeout(
       std::chrono::duration_cast<std::chrono::microseconds>(options.timeout).count());
   Poco::Net::StreamSocket socket;
   try {
-    socket.connect(Poco::Net::SocketAddress(Poco::Net::SocketAddress::UNIX_LOCAL, socket_path),
-                   timeout);
+    socket = connect(timeout);
   } catch (const Poco::Exception& e) {
-    throw HttpTransportError("Cannot connect to " + socket_path + ": " + e.displayText(), true);
+    throw HttpTransportError("Cannot connect to " + where + ": " + e.displayText(), true);
   }
   // The session wraps an already connected socket, so its own timeout never reaches the socket:
   // set it here, or a silent server would hold the caller until it closes the connection.
@@ -100,7 +113,7 @@ HttpResponse exchange_over_unix_socket(const std::string& socket_path, std::stri
     session.setTimeout(timeout);
     Poco::Net::HTTPRequest request(std::string(method), std::string(target),
                                    Poco::Net::HTTPMessage::HTTP_1_1);
-    request.setHost("localhost");
+    request.setHost(host);
     request.setKeepAlive(false);
     for (const auto& [name, value] : options.headers) request.set(name, value);
     if (!body.empty() || method == "POST" || method == "PUT") {
@@ -147,7 +160,7 @@ HttpResponse exchange_over_unix_socket(const std::string& socket_path, std::stri
   } catch (const HttpTransportError&) {
     throw;
   } catch (const Poco::TimeoutException&) {
-    throw HttpTransportError("No answer from " + socket_path + " within " +
+    throw HttpTransportError("No answer from " + where + " within " +
                                  std::to_string(options.timeout.count()) + " ms",
                              false);
   } catch (const Poco::Exception& e) {
@@ -155,7 +168,7 @@ HttpResponse exchange_over_unix_socket(const std::string& socket_path, std::stri
       throw cancelled_error(method, target);
     }
     throw HttpTransportError("Request " + std::string(method) + " " + std::string(target) +
-                                 " to " + socket_path + " failed: " + e.displayText(),
+                                 " to " + where + " failed: " + e.displayText(),
                              false);
   }
 }

@@ -1,6 +1,6 @@
-// One HTTP/1.1 request over a Unix socket, shared by UnixHttpClient (whole bodies) and
-// UnixHttpStream (NDJSON lines): connect with the caller's timeout, attach the optional
-// canceller, send, receive the status and headers, and let `read_body` consume the body.
+// One HTTP/1.1 request over one fresh connection, shared by UnixHttpClient (whole bodies),
+// UnixHttpStream (NDJSON lines) and TcpHttpClient: connect with the caller's timeout, attach the
+// optional canceller, send, receive the status and headers, and let `read_body` consume the body.
 // Internal to daemon/net.
 #pragma once
 
@@ -8,6 +8,9 @@
 #include <istream>
 #include <string>
 #include <string_view>
+
+#include <Poco/Net/StreamSocket.h>
+#include <Poco/Timespan.h>
 
 #include "unix_http_client.hpp"
 
@@ -22,6 +25,16 @@ HttpResponse exchange_over_unix_socket(const std::string& socket_path, std::stri
                                        std::string_view target, std::string_view body,
                                        const HttpRequestOptions& options,
                                        const BodyReader& read_body);
+
+// Opens the connection a request goes over, within the timeout; throws Poco::Exception.
+using SocketConnector = std::function<Poco::Net::StreamSocket(const Poco::Timespan& timeout)>;
+
+// The same over whatever `connect` opens; `where` names the server in errors, `host` is the
+// Host header.
+HttpResponse exchange_over_socket(const std::string& where, const std::string& host,
+                                  const SocketConnector& connect, std::string_view method,
+                                  std::string_view target, std::string_view body,
+                                  const HttpRequestOptions& options, const BodyReader& read_body);
 
 // The whole body into response.body; over max_bytes is an HttpTransportError naming `where`.
 std::string read_whole_body(std::istream& in, std::uint64_t max_bytes, const std::string& where);

@@ -129,7 +129,7 @@ bool SandboxClient::healthy(std::chrono::milliseconds timeout) const noexcept {
   try {
     net::HttpRequestOptions options;
     options.timeout = timeout;
-    const auto response = http_.get("/", options);
+    const auto response = http_->request("GET", "/", {}, options);
     return response.status == 200 && response.body.find("\"ok\"") != std::string::npos;
   } catch (...) {
     return false;
@@ -141,7 +141,7 @@ net::HttpResponse SandboxClient::call(std::string_view method, std::string_view 
                                       const net::HttpRequestOptions& options,
                                       std::string_view what) const {
   try {
-    return http_.request(method, target, body, options);
+    return http_->request(method, target, body, options);
   } catch (const net::HttpTransportError&) {
     std::throw_with_nested(SandboxError(std::string(what) + " failed"));
   }
@@ -276,7 +276,7 @@ std::optional<std::string> SandboxClient::read_file(std::string_view path,
   const std::string what = "Reading " + std::string(path);
   net::HttpResponse response;
   try {
-    response = http_.request("GET", "/download/" + encode_path(path), {}, options);
+    response = http_->request("GET", "/download/" + encode_path(path), {}, options);
   } catch (const net::HttpTransportError& e) {
     if (!e.connect_failed() && std::string_view(e.what()).find("larger than") != std::string_view::npos) {
       throw SandboxError(what + ": the file is larger than " + std::to_string(max_bytes) + " bytes");

@@ -5,17 +5,20 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "sandbox_handle.hpp"
-#include "unix_http_client.hpp"
+#include "http_client.hpp"
 
 namespace kg::sandbox {
 
 class SandboxClient {
  public:
-  explicit SandboxClient(std::string socket_path) : http_(std::move(socket_path)) {}
+  // Talks to the sandbox's server through `http` (a Unix socket for a local sandbox, the
+  // agent-sandbox router for a Kubernetes one).
+  explicit SandboxClient(std::unique_ptr<net::HttpClient> http) : http_(std::move(http)) {}
 
   // True when GET / answers {"status":"ok"}; never throws.
   bool healthy(std::chrono::milliseconds timeout) const noexcept;
@@ -36,7 +39,7 @@ class SandboxClient {
   net::HttpResponse call(std::string_view method, std::string_view target, std::string_view body,
                          const net::HttpRequestOptions& options, std::string_view what) const;
 
-  net::UnixHttpClient http_;
+  std::unique_ptr<net::HttpClient> http_;
 };
 
 }  // namespace kg::sandbox

@@ -7,8 +7,9 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <utility>
 
-#include "local_sandbox.hpp"
+#include "sandbox_provider.hpp"
 #include "request_canceller.hpp"
 #include "session_manager.hpp"
 
@@ -16,13 +17,29 @@ namespace kg::session {
 
 struct SessionManager::Session {
   store::SessionRecord record;
-  // The running sandbox's bubblewrap pid, for killing it from another thread at shutdown.
-  std::atomic<pid_t> sandbox_pid{0};
   std::mutex call_mutex;  // one call at a time; guards sandbox and closed
-  std::unique_ptr<sandbox::LocalSandbox> sandbox;
+  std::unique_ptr<sandbox::Sandbox> sandbox;
   bool closed = false;
   net::RequestCanceller canceller;  // stops the command of the running call
   std::atomic<bool> call_running{false};
+
+  // Replaces the sandbox (nullptr: releases it); with call_mutex held.
+  void set_sandbox(std::unique_ptr<sandbox::Sandbox> next) {
+    std::unique_ptr<sandbox::Sandbox> previous;
+    {
+      std::lock_guard lock(interrupt_mutex);
+      previous = std::exchange(sandbox, std::move(next));
+    }
+    // Released outside the lock: a Kubernetes claim's delete takes a round trip.
+  }
+  // From any thread (shutdown): makes a call in flight on the sandbox fail now.
+  void interrupt_sandbox() noexcept {
+    std::lock_guard lock(interrupt_mutex);
+    if (sandbox) sandbox->interrupt();
+  }
+
+ private:
+  std::mutex interrupt_mutex;  // guards `sandbox` against interrupt_sandbox()'s reads
 };
 
 }  // namespace kg::session

@@ -8,8 +8,8 @@
 
 #include "call_limits.hpp"
 #include "error_chain.hpp"
-#include "local_sandbox_handle.hpp"
-#include "local_sandbox_layout.hpp"
+#include "sandbox_paths.hpp"
+#include "sandbox_provider.hpp"
 #include "managed_session.hpp"
 #include "session_errors.hpp"
 #include "session_manager.hpp"
@@ -105,9 +105,7 @@ std::string SessionManager::package_docs(const std::string& session_id,
                  (symbol.empty() ? "" : " " + symbol);
   spec.timeout_ms = 60'000;
   // Through a handle like every command: the sandbox's cgroup limits and OOM count stay right.
-  sandbox::LocalSandboxHandle handle(*session->sandbox, provider_.policy(), nullptr, tidier_,
-                                     nullptr, logger_);
-  const auto outcome = handle.run_command(spec);
+  const auto outcome = session->sandbox->call_handle({})->run_command(spec);
   if (outcome.exit_code != 0) {
     throw plugin::InvalidInputError("go doc " + package + (symbol.empty() ? "" : " " + symbol) +
                                     ": " + outcome.stderr_text);
@@ -115,15 +113,14 @@ std::string SessionManager::package_docs(const std::string& session_id,
   return outcome.stdout_text;
 }
 
-void SessionManager::warm_up(sandbox::LocalSandbox& sandbox) {
+void SessionManager::warm_up(sandbox::Sandbox& sandbox) {
   // A started sandbox that runs a command is all a session's first call needs: measured, a
   // fresh sandbox's first build is no slower than its later ones, while a warm-up build here
   // competed with the very call that had just taken the pooled sandbox (bench/README.md).
   plugin::CommandSpec spec;
   spec.command = "exec true";
   spec.timeout_ms = 30'000;
-  sandbox::LocalSandboxHandle handle(sandbox, provider_.policy(), nullptr, tidier_, nullptr, logger_);
-  const auto outcome = handle.run_command(spec);
+  const auto outcome = sandbox.call_handle({})->run_command(spec);
   if (outcome.exit_code != 0) {
     throw std::runtime_error("the new sandbox's first command exited with " +
                              std::to_string(outcome.exit_code) + ": " +
@@ -147,10 +144,11 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
     call.result.setup_us = setup_us;
     try {
       sandbox::SandboxWait wait;
-      sandbox::LocalSandboxHandle handle(*session.sandbox, provider_.policy(), binary_cache_,
-                                         tidier_, &session.canceller, logger_, &wait);
+      const auto handle = session.sandbox->call_handle(
+          {.binary_cache = binary_cache_, .tidier = &tidier_, .canceller = &session.canceller,
+           .wait = &wait});
       session.sandbox->take_egress_refusals();  // [egress hook] earlier ones are not this call's
-      call.result = runtime.execute(request, handle, watch);
+      call.result = runtime.execute(request, *handle, watch);
       // [egress hook] Connections the egress proxy refused during this call (allowlist).
       for (auto& refusal : session.sandbox->take_egress_refusals()) {
         call.result.warnings.push_back(std::move(refusal));

@@ -1,7 +1,6 @@
 // SessionManager: opening, closing, cancelling and shutting down sessions, and their sandboxes.
 #include "session_manager.hpp"
 
-#include <signal.h>
 
 #include <random>
 
@@ -14,8 +13,8 @@
 namespace kg::session {
 
 SessionManager::SessionManager(SessionManagerOptions options,
-                               sandbox::LocalSandboxProvider& provider,
-                               sandbox::BaseCache& base_cache,
+                               sandbox::SandboxProvider& provider,
+                               sandbox::BaseCache* base_cache,
                                sandbox::BinaryCache* binary_cache,
                                sandbox::ModuleTidier& tidier,
                                plugin_host::PluginRegistry& plugins,
@@ -33,10 +32,12 @@ SessionManager::SessionManager(SessionManagerOptions options,
       slots_(SlotQueueLimits{options_.max_sessions, options_.max_queued,
                              std::chrono::milliseconds(options_.queue_timeout_ms)}),
       warm_pool_(std::make_unique<WarmSandboxPool>(
-          provider_, base_cache_, [this](sandbox::LocalSandbox& sandbox) { warm_up(sandbox); },
-          options_.warm_pool, logger_)) {
+          provider_, base_cache_ == nullptr || base_cache_->current(),
+          [this](sandbox::Sandbox& sandbox) { warm_up(sandbox); }, options_.warm_pool, logger_)) {
   // Before any call can start a build: the pool sleeps until the cache is current.
-  base_cache_.on_current([pool = warm_pool_.get()] { pool->base_cache_current(); });
+  if (base_cache_ != nullptr) {
+    base_cache_->on_current([pool = warm_pool_.get()] { pool->base_cache_current(); });
+  }
 }
 
 SessionManager::~SessionManager() { close_all("daemon stopped"); }
@@ -100,7 +101,7 @@ std::uint64_t SessionManager::open_with_id(const std::string& id, const std::str
   auto session = std::make_shared<Session>();
   session->record.id = id;
   session->record.client = client.empty() ? "api" : client;
-  session->record.provider = options_.provider_name;
+  session->record.provider = std::string(provider_.name());
   session->record.runtime = runtime_name;
   const std::uint64_t waited_ms = slots_.acquire(id, wait);
   try {
@@ -154,8 +155,7 @@ store::SessionRecord SessionManager::close(const std::string& session_id,
     } release{slots_};
     std::lock_guard call_lock(session->call_mutex);  // waits for a running call to end
     session->closed = true;
-    session->sandbox.reset();
-    session->sandbox_pid = 0;
+    session->set_sandbox(nullptr);
     store_.close_session(session_id, "closed", reason);
     logger_.log(plugin::LogLevel::info, "Session " + session_id + " closed (" + reason + ")");
   }
@@ -178,7 +178,7 @@ bool SessionManager::cancel(const std::string& session_id) {
 void SessionManager::close_all(const std::string& reason) noexcept {
   shutting_down_ = true;
   // A prewarm or tidy under way is killed: callers waiting on them end with shutting_down.
-  base_cache_.stop();
+  if (base_cache_ != nullptr) base_cache_->stop();
   tidier_.stop();
   warm_pool_->stop();
   slots_.shut_down();
@@ -187,10 +187,10 @@ void SessionManager::close_all(const std::string& reason) noexcept {
     std::lock_guard lock(mutex_);
     for (const auto& [id, session] : sessions_) {
       ids.push_back(id);
-      // Kill first, so a call in flight fails now instead of holding its session for minutes.
-      // (A sandbox starting right now is stopped by ensure_sandbox, which checks shutting_down_
-      // after it publishes the pid.)
-      if (const pid_t pid = session->sandbox_pid.load(); pid > 0) ::kill(pid, SIGKILL);
+      // Interrupt first, so a call in flight fails now instead of holding its session for
+      // minutes. (A sandbox starting right now is released by ensure_sandbox, which checks
+      // shutting_down_ after it publishes the sandbox.)
+      session->interrupt_sandbox();
     }
   }
   for (const auto& id : ids) {
@@ -205,29 +205,36 @@ void SessionManager::close_all(const std::string& reason) noexcept {
 
 void SessionManager::ensure_sandbox(Session& session, plugin::ProgressSink& progress) {
   try {
-    base_cache_.ensure(
-        [&](std::string_view line) { progress.phase_started(plugin::Phase::setup, line); },
-        [&] { return session.canceller.cancelled(); });
+    if (base_cache_ != nullptr) {
+      base_cache_->ensure(
+          [&](std::string_view line) { progress.phase_started(plugin::Phase::setup, line); },
+          [&] { return session.canceller.cancelled(); });
+    }
   } catch (const sandbox::BaseCacheStoppedError&) {
     std::throw_with_nested(ShuttingDownError("The daemon is shutting down; the call was stopped"));
   }
   if (session.sandbox && !session.sandbox->alive()) {
     logger_.log(plugin::LogLevel::warn, "Sandbox " + session.sandbox->id() + " of session " +
                                             session.record.id + " died; starting a new one");
-    session.sandbox.reset();
+    session.set_sandbox(nullptr);
   }
   if (!session.sandbox) {
     if (shutting_down_) throw ShuttingDownError("The daemon is shutting down; it starts no sandbox");
-    session.sandbox = warm_pool_->take();
-    if (!session.sandbox) {
+    auto sandbox = warm_pool_->take();
+    if (!sandbox) {
       progress.phase_started(plugin::Phase::setup, "starting a sandbox");
-      session.sandbox = provider_.open();
+      sandbox::SandboxRequest request;
+      request.session_id = session.record.id;
+      request.runtime = session.record.runtime;
+      request.progress = [&](std::string_view line) {
+        progress.phase_started(plugin::Phase::setup, line);
+      };
+      sandbox = provider_.open(request);
     }
-    session.sandbox_pid = session.sandbox->pid();
+    session.set_sandbox(std::move(sandbox));
     if (shutting_down_) {
-      // close_all() may have looked for pids to kill before this one was published.
-      session.sandbox.reset();
-      session.sandbox_pid = 0;
+      // close_all() may have looked for sandboxes to interrupt before this one was published.
+      session.set_sandbox(nullptr);
       throw ShuttingDownError("The daemon is shutting down; the new sandbox was stopped");
     }
     store_.attach_sandbox(session.record.id, session.sandbox->id());

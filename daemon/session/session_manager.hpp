@@ -23,7 +23,9 @@
 #include "config/daemon_config.hpp"
 #include "call_credentials.hpp"
 #include "call_limits.hpp"
-#include "local_sandbox_provider.hpp"
+#include "module_tidier.hpp"
+#include "binary_cache.hpp"
+#include "sandbox_provider.hpp"
 #include "warm_sandbox_pool.hpp"
 #include "plugin_registry.hpp"
 #include "runtime_choice.hpp"
@@ -62,7 +64,6 @@ struct RuntimeState {
 };
 
 struct SessionManagerOptions {
-  std::string provider_name = "local";
   std::string default_runtime = "compiled-go";
   std::uint32_t max_sessions = 16;
   std::uint32_t max_queued = 64;
@@ -74,8 +75,10 @@ struct SessionManagerOptions {
 
 class SessionManager {
  public:
-  SessionManager(SessionManagerOptions options, sandbox::LocalSandboxProvider& provider,
-                 sandbox::BaseCache& base_cache, sandbox::BinaryCache* binary_cache,
+  // base_cache: the host's prewarmed Go build cache the provider's sandboxes read, made before a
+  // first sandbox starts; null when the provider's sandboxes bring their own (Kubernetes image).
+  SessionManager(SessionManagerOptions options, sandbox::SandboxProvider& provider,
+                 sandbox::BaseCache* base_cache, sandbox::BinaryCache* binary_cache,
                  sandbox::ModuleTidier& tidier,
                  plugin_host::PluginRegistry& plugins, CallCredentials& credentials,
                  store::Store& store, plugin::Logger& logger);
@@ -144,7 +147,7 @@ class SessionManager {
   // Throws RuntimeUnavailableError.
   plugin::RuntimePlugin& plugin_for(const std::string& name, const std::string& requested);
   // Runs one command in a fresh sandbox (the warm pool's check that it works).
-  void warm_up(sandbox::LocalSandbox& sandbox);
+  void warm_up(sandbox::Sandbox& sandbox);
   // Gets the call's credentials into request, then fills call.result, its setup_us (also when
   // it throws) and call's sandbox tally.
   void run_in_sandbox(Session& session, plugin::RuntimePlugin& runtime,
@@ -152,8 +155,8 @@ class SessionManager {
                       CallResult& call);
 
   SessionManagerOptions options_;
-  sandbox::LocalSandboxProvider& provider_;
-  sandbox::BaseCache& base_cache_;
+  sandbox::SandboxProvider& provider_;
+  sandbox::BaseCache* base_cache_;  // null: the provider's sandboxes bring their own
   sandbox::BinaryCache* binary_cache_;
   sandbox::ModuleTidier& tidier_;
   plugin_host::PluginRegistry& plugins_;

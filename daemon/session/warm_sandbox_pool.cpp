@@ -6,22 +6,20 @@
 
 namespace kg::session {
 
-WarmSandboxPool::WarmSandboxPool(sandbox::LocalSandboxProvider& provider,
-                                 sandbox::BaseCache& base_cache, WarmUp warm_up, std::size_t size,
-                                 plugin::Logger& logger)
+WarmSandboxPool::WarmSandboxPool(sandbox::SandboxProvider& provider, bool base_cache_current,
+                                 WarmUp warm_up, std::size_t size, plugin::Logger& logger)
     : provider_(provider),
-      base_cache_(base_cache),
       warm_up_(std::move(warm_up)),
       size_(size),
       logger_(logger),
-      base_cache_current_(base_cache.current()) {
+      base_cache_current_(base_cache_current) {
   if (size_ > 0) thread_ = std::thread([this] { refill(); });
 }
 
 WarmSandboxPool::~WarmSandboxPool() { stop(); }
 
-std::unique_ptr<sandbox::LocalSandbox> WarmSandboxPool::take() {
-  std::unique_ptr<sandbox::LocalSandbox> sandbox;
+std::unique_ptr<sandbox::Sandbox> WarmSandboxPool::take() {
+  std::unique_ptr<sandbox::Sandbox> sandbox;
   {
     std::lock_guard lock(mutex_);
     while (!ready_.empty() && !sandbox) {
@@ -42,7 +40,7 @@ void WarmSandboxPool::stop() noexcept {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
-  std::deque<std::unique_ptr<sandbox::LocalSandbox>> pooled;
+  std::deque<std::unique_ptr<sandbox::Sandbox>> pooled;
   {
     std::lock_guard lock(mutex_);
     pooled.swap(ready_);
@@ -66,11 +64,11 @@ void WarmSandboxPool::refill() {
     wake_.wait(lock, [this] { return stopping_ || (ready_.size() < size_ && base_cache_current_); });
     if (stopping_) break;
     lock.unlock();
-    std::unique_ptr<sandbox::LocalSandbox> sandbox;
+    std::unique_ptr<sandbox::Sandbox> sandbox;
     long long ready_ms = 0;
     try {
       const auto started = std::chrono::steady_clock::now();
-      sandbox = provider_.open();
+      sandbox = provider_.open({});
       warm_up_(*sandbox);
       ready_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                      std::chrono::steady_clock::now() - started).count();

@@ -14,10 +14,8 @@
 #include <mutex>
 #include <thread>
 
-#include "base_cache.hpp"
 #include "host_services.hpp"
-#include "local_sandbox.hpp"
-#include "local_sandbox_provider.hpp"
+#include "sandbox_provider.hpp"
 
 namespace kg::session {
 
@@ -25,16 +23,18 @@ class WarmSandboxPool {
  public:
   // warm_up checks a fresh sandbox with one command (throws when it cannot); size 0 disables
   // the pool.
-  using WarmUp = std::function<void(sandbox::LocalSandbox&)>;
-  WarmSandboxPool(sandbox::LocalSandboxProvider& provider, sandbox::BaseCache& base_cache,
-                  WarmUp warm_up, std::size_t size, plugin::Logger& logger);
+  // base_cache_current: whether the base build cache is current already (else the pool waits
+  // for base_cache_current()).
+  using WarmUp = std::function<void(sandbox::Sandbox&)>;
+  WarmSandboxPool(sandbox::SandboxProvider& provider, bool base_cache_current, WarmUp warm_up,
+                  std::size_t size, plugin::Logger& logger);
   ~WarmSandboxPool();
   WarmSandboxPool(const WarmSandboxPool&) = delete;
   WarmSandboxPool& operator=(const WarmSandboxPool&) = delete;
 
   // A ready sandbox, or nullptr when none is (the caller starts one itself). Never blocks on a
   // sandbox start.
-  std::unique_ptr<sandbox::LocalSandbox> take();
+  std::unique_ptr<sandbox::Sandbox> take();
   std::size_t ready() {
     std::lock_guard lock(mutex_);
     return ready_.size();
@@ -47,14 +47,13 @@ class WarmSandboxPool {
  private:
   void refill();
 
-  sandbox::LocalSandboxProvider& provider_;
-  sandbox::BaseCache& base_cache_;
+  sandbox::SandboxProvider& provider_;
   WarmUp warm_up_;
   std::size_t size_;
   plugin::Logger& logger_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<std::unique_ptr<sandbox::LocalSandbox>> ready_;
+  std::deque<std::unique_ptr<sandbox::Sandbox>> ready_;
   bool stopping_ = false;
   bool base_cache_current_ = false;
   std::thread thread_;

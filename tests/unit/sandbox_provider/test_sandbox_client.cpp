@@ -15,12 +15,18 @@
 
 #include "running_sandbox_server.hpp"
 #include "sandbox_client.hpp"
+#include "unix_http_client.hpp"
 #include "scratch_directory.hpp"
 
 using kg::plugin::CommandSpec;
 using kg::plugin::FileReadRequest;
 using kg::plugin::SourceFile;
 using kg::sandbox::SandboxClient;
+
+// A client of the sandbox server listening on `socket_path`.
+SandboxClient client_of(const std::string& socket_path) {
+  return SandboxClient(std::make_unique<kg::net::UnixHttpClient>(socket_path));
+}
 using kg::sandbox::testing::file_contents;
 using kg::sandbox::testing::RunningSandboxServer;
 
@@ -112,7 +118,7 @@ class ScriptedPeer {
 
 TEST_CASE("SandboxClient replaces /app and reads a file after a command, one request each") {
   RunningSandboxServer sandbox;
-  SandboxClient client(sandbox.socket_path());
+  SandboxClient client = client_of(sandbox.socket_path());
   const std::vector<SourceFile> first = {{"old.go", "old\n"}};
   client.replace_workdir(first);
   const std::vector<SourceFile> second = {{"main.go", "package main\n"}, {"sub/x.go", "package sub\n"}};
@@ -145,7 +151,7 @@ TEST_CASE("SandboxClient replaces /app and reads a file after a command, one req
 TEST_CASE("SandboxClient sends a command's credentials as CONTRACTS.md §1 says, unknown members left out") {
   ScriptedPeer peer(std::map<std::string, std::string>{
       {"POST /execute", R"({"stdout":"","stderr":"","exit_code":0})"}});
-  SandboxClient client(peer.path());
+  SandboxClient client = client_of(peer.path());
   CommandSpec spec;
   spec.command = "./prog";
   client.run_command(spec);
@@ -174,7 +180,7 @@ TEST_CASE("SandboxClient reads the file with a second request when the sandbox l
   const std::string executed = R"({"stdout":"","stderr":"","exit_code":0})";
   ScriptedPeer peer({{"POST /execute", executed},
                      {"GET /download/.kode-gopher%2Fresult.json", R"({"kind":"ok","value":1})"}});
-  SandboxClient client(peer.path());
+  SandboxClient client = client_of(peer.path());
   CommandSpec spec;
   spec.command = "./prog";
   spec.read_file_after = FileReadRequest{".kode-gopher/result.json", 1024};
@@ -196,7 +202,7 @@ TEST_CASE("SandboxClient reports a file sent as invalid base64 with the file, ke
       {"POST /execute", R"({"stdout":"ran\n","stderr":"","exit_code":3,)"
                         R"("file":{"path":"r.json","exists":true,"content_base64":"!!not base64!!"}})"}};
   ScriptedPeer peer(answers);
-  SandboxClient client(peer.path());
+  SandboxClient client = client_of(peer.path());
   CommandSpec spec;
   spec.command = "./prog";
   spec.read_file_after = FileReadRequest{"r.json", 1024};
@@ -218,7 +224,7 @@ TEST_CASE("SandboxClient reads a hostile sandbox's answers without recursion, as
   SUBCASE("an answer nested 120 000 levels deep is a SandboxError, not a stack overflow") {
     ScriptedPeer peer({{"POST /execute", R"({"stdout":"","x":)" + std::string(120'000, '[') +
                                              std::string(120'000, ']') + "}"}});
-    SandboxClient client(peer.path());
+    SandboxClient client = client_of(peer.path());
     CHECK_THROWS_WITH_AS(client.run_command(spec),
                          "Running a command: the sandbox's answer nests deeper than 128 levels "
                          "(at offset 144)",
@@ -231,7 +237,7 @@ TEST_CASE("SandboxClient reads a hostile sandbox's answers without recursion, as
                            "\"file\":{\"path\":\"r.json\",\"exists\":true,"
                            "\"error\":\"cannot \xED\xA0\x80\"}}"},
          {"POST /upload-tar?replace=1", std::string(ScriptedPeer::kFailure) + "no \xFF\xFE json"}});
-    SandboxClient client(peer.path());
+    SandboxClient client = client_of(peer.path());
     const auto outcome = client.run_command(spec);
     CHECK(outcome.stdout_text == "out " + fffd);
     CHECK(outcome.stderr_text == "err " + fffd + fffd);

@@ -19,6 +19,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -26,7 +27,7 @@
 #include <vector>
 
 #include "host_services.hpp"
-#include "local_sandbox_provider.hpp"
+#include "sandbox_provider.hpp"
 
 namespace kg::sandbox {
 
@@ -39,6 +40,18 @@ class BaseCacheStoppedError : public plugin::SandboxError {
   using plugin::SandboxError::SandboxError;
 };
 
+// Where the caches live on the host, and what builds them.
+struct BaseCachePaths {
+  std::string go_root;            // the toolchain that downloads the modules
+  std::string lockfile_dir;       // the curated lockfile (go.mod, go.sum, curated.go)
+  std::string base_cache_dir;     // the build cache the prewarm fills
+  std::string base_modcache_dir;  // the module cache the download fills
+  std::string work_dir;           // scratch space for the download
+};
+
+// Opens the sandbox the prewarm compiles in: one that sees the base build cache writable.
+using OpenPrewarmSandbox = std::function<std::unique_ptr<Sandbox>()>;
+
 class BaseCache {
  public:
   enum class State { stale, building, current, failed };
@@ -50,7 +63,8 @@ class BaseCache {
     std::uint64_t elapsed_s = 0;
   };
 
-  BaseCache(LocalSandboxProvider& provider, std::string go_version, plugin::Logger& logger);
+  BaseCache(BaseCachePaths paths, OpenPrewarmSandbox open_prewarm_sandbox, std::string go_version,
+            plugin::Logger& logger);
   ~BaseCache();  // stop()s
   BaseCache(const BaseCache&) = delete;
   BaseCache& operator=(const BaseCache&) = delete;
@@ -87,9 +101,11 @@ class BaseCache {
   void compile_into_base_cache();
   void set_step(std::string step);
   void remember_process(pid_t pid);  // what stop() kills; 0 when nothing runs
+  void remember_sandbox(Sandbox* sandbox);  // what stop() interrupts; null when none runs
   void throw_if_stopping();
 
-  LocalSandboxProvider& provider_;
+  BaseCachePaths paths_;
+  OpenPrewarmSandbox open_prewarm_sandbox_;
   std::string go_version_;
   std::string lockfile_digest_;
   plugin::Logger& logger_;
@@ -102,6 +118,7 @@ class BaseCache {
   std::uint64_t builds_started_ = 0;  // lets a waiter tell its build's failure from a newer one's
   std::chrono::steady_clock::time_point build_started_;
   pid_t running_pid_ = 0;
+  Sandbox* running_sandbox_ = nullptr;
   bool stopping_ = false;
   std::function<void()> on_current_;
   std::thread builder_;

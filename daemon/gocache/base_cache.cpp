@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "error_chain.hpp"
-#include "local_sandbox_layout.hpp"
+#include "sandbox_paths.hpp"
 
 namespace kg::sandbox {
 namespace fs = std::filesystem;
@@ -57,11 +57,12 @@ std::string lockfile_text(const std::string& lockfile_dir, const std::string& na
   return read_file(fs::path(lockfile_dir) / name);
 }
 
-BaseCache::BaseCache(LocalSandboxProvider& provider, std::string go_version,
-                     plugin::Logger& logger)
-    : provider_(provider),
+BaseCache::BaseCache(BaseCachePaths paths, OpenPrewarmSandbox open_prewarm_sandbox,
+                     std::string go_version, plugin::Logger& logger)
+    : paths_(std::move(paths)),
+      open_prewarm_sandbox_(std::move(open_prewarm_sandbox)),
       go_version_(std::move(go_version)),
-      lockfile_digest_(digest_of(provider_.layout().lockfile_dir)),
+      lockfile_digest_(digest_of(paths_.lockfile_dir)),
       logger_(logger) {
   if (stamps_match()) state_ = State::current;
 }
@@ -74,13 +75,13 @@ std::string BaseCache::expected_stamp() const {
 }
 
 bool BaseCache::modules_current() const {
-  return read_file(fs::path(provider_.layout().base_modcache_dir) / kStampName) ==
+  return read_file(fs::path(paths_.base_modcache_dir) / kStampName) ==
          "lockfile " + lockfile_digest_ + "\n";
 }
 
 bool BaseCache::stamps_match() const {
   return modules_current() &&
-         read_file(fs::path(provider_.layout().base_cache_dir) / kStampName) == expected_stamp();
+         read_file(fs::path(paths_.base_cache_dir) / kStampName) == expected_stamp();
 }
 
 bool BaseCache::current() const {
@@ -161,6 +162,7 @@ void BaseCache::stop() noexcept {
     std::lock_guard lock(mutex_);
     stopping_ = true;
     if (running_pid_ > 0) ::kill(running_pid_, SIGKILL);
+    if (running_sandbox_ != nullptr) running_sandbox_->interrupt();
     builder.swap(builder_);
   }
   changed_.notify_all();
@@ -181,6 +183,12 @@ void BaseCache::remember_process(pid_t pid) {
   running_pid_ = pid;
   // Started just as stop() looked: it must not outlive the daemon either.
   if (stopping_ && pid > 0) ::kill(pid, SIGKILL);
+}
+
+void BaseCache::remember_sandbox(Sandbox* sandbox) {
+  std::lock_guard lock(mutex_);
+  running_sandbox_ = sandbox;
+  if (stopping_ && sandbox != nullptr) sandbox->interrupt();
 }
 
 void BaseCache::throw_if_stopping() {
@@ -213,13 +221,13 @@ void BaseCache::build() noexcept {
     logger_.log(plugin::LogLevel::error, "Failed to prewarm the Go build cache: " + failure);
     return;
   }
-  logger_.log(plugin::LogLevel::info, "Go build cache ready in " + provider_.layout().base_cache_dir +
+  logger_.log(plugin::LogLevel::info, "Go build cache ready in " + paths_.base_cache_dir +
                                           " (" + std::to_string(seconds_since(started)) + " s)");
   if (notify) notify();
 }
 
 void BaseCache::build_steps() {
-  const auto& layout = provider_.layout();
+  const auto& layout = paths_;
   fs::remove(fs::path(layout.base_cache_dir) / kStampName);
   if (!modules_current()) {
     set_step("Downloading the curated lockfile's modules into " + layout.base_modcache_dir);
@@ -237,8 +245,8 @@ void BaseCache::build_steps() {
 // the lockfile is ours, and sandboxes have no network. `go list -deps` fetches exactly what a
 // build of the curated packages reads, without compiling anything.
 void BaseCache::download_modules() {
-  const auto& layout = provider_.layout();
-  const fs::path work = fs::path(layout.sandboxes_dir) / "lockfile-download";
+  const auto& layout = paths_;
+  const fs::path work = fs::path(layout.work_dir) / "lockfile-download";
   fs::remove_all(work);
   fs::create_directories(work);
   for (const char* name : kLockfileFiles) fs::copy_file(fs::path(layout.lockfile_dir) / name, work / name);
@@ -268,21 +276,21 @@ void BaseCache::download_modules() {
 }
 
 void BaseCache::compile_into_base_cache() {
-  auto sandbox = provider_.open(BaseCacheAccess::writable);
-  remember_process(sandbox->pid());
+  auto sandbox = open_prewarm_sandbox_();
+  remember_sandbox(sandbox.get());
   plugin::CommandSpec spec;
   spec.command = kPrewarmCommand;
   spec.timeout_ms = 60 * 60 * 1000;
   plugin::CommandOutcome outcome;
   try {
-    outcome = sandbox->client().run_command(spec);
+    outcome = sandbox->call_handle({})->run_command(spec);
   } catch (...) {
-    remember_process(0);
+    remember_sandbox(nullptr);
     throw_if_stopping();
     throw;
   }
-  remember_process(0);
-  sandbox->stop();
+  remember_sandbox(nullptr);
+  sandbox.reset();
   throw_if_stopping();
   if (outcome.exit_code != 0) {
     throw plugin::SandboxError("the prewarm build exited with " + std::to_string(outcome.exit_code) +

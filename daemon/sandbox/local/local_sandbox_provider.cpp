@@ -1,4 +1,5 @@
 #include "local_sandbox_provider.hpp"
+#include "remove_tree.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -163,7 +164,11 @@ std::vector<std::string> LocalSandboxProvider::isolation_summary() const {
   };
 }
 
-std::unique_ptr<LocalSandbox> LocalSandboxProvider::open(BaseCacheAccess access) {
+std::unique_ptr<Sandbox> LocalSandboxProvider::open(const SandboxRequest&) {
+  return open_local(BaseCacheAccess::layered);
+}
+
+std::unique_ptr<LocalSandbox> LocalSandboxProvider::open_local(BaseCacheAccess access) {
   const std::string id = new_sandbox_id();
   const std::string dir = layout_.sandboxes_dir + "/" + id;
   try {
@@ -222,7 +227,7 @@ std::unique_ptr<LocalSandbox> LocalSandboxProvider::open(BaseCacheAccess access)
     info_write.reset();
     std::ofstream(dir + "/bwrap.pid") << pid << '\n';
     const pid_t init_pid = read_init_pid(info_read.get(), std::chrono::seconds(15));
-    auto sandbox = std::make_unique<LocalSandbox>(id, dir, pid, init_pid, std::move(cgroup), logger_);
+    auto sandbox = std::make_unique<LocalSandbox>(id, dir, pid, init_pid, std::move(cgroup), policy_, logger_);
     if (egress_proxy) sandbox->keep_egress_proxy(std::move(egress_proxy));
     if (init_pid == 0) {
       sandbox->wait_until_ready(std::chrono::seconds(2));  // it exited: throws with its log

@@ -12,24 +12,27 @@
 
 #include "egress_network.hpp"
 #include "host_services.hpp"
+#include "local_sandbox_policy.hpp"
 #include "sandbox_cgroup.hpp"
 #include "sandbox_client.hpp"
+#include "sandbox_provider.hpp"
 
 namespace kg::sandbox {
 
 class EgressProxy;  // egress_proxy.hpp (kept out of this header: it brings Poco::Net's server)
 
-class LocalSandbox {
+class LocalSandbox final : public Sandbox {
  public:
   // init_pid: the sandbox's first process (pid 1 inside), as bubblewrap reported it; cgroup may
   // be null (limits unavailable).
   LocalSandbox(std::string id, std::string dir, pid_t bwrap_pid, pid_t init_pid,
-               std::unique_ptr<SandboxCgroup> cgroup, plugin::Logger& logger);
-  ~LocalSandbox();
+               std::unique_ptr<SandboxCgroup> cgroup, const LocalSandboxPolicy& policy,
+               plugin::Logger& logger);
+  ~LocalSandbox() override;
   LocalSandbox(const LocalSandbox&) = delete;
   LocalSandbox& operator=(const LocalSandbox&) = delete;
 
-  const std::string& id() const noexcept { return id_; }
+  const std::string& id() const noexcept override { return id_; }
   const std::string& dir() const noexcept { return dir_; }
   pid_t pid() const noexcept { return bwrap_pid_; }
   SandboxClient& client() noexcept { return client_; }
@@ -43,10 +46,15 @@ class LocalSandbox {
   void keep_egress_proxy(std::unique_ptr<EgressProxy> proxy);
   // The egress proxy's refusals since the last call (none without a proxy), for the warnings
   // of the call that caused them.
-  std::vector<std::string> take_egress_refusals();
+  std::vector<std::string> take_egress_refusals() override;
+  // A LocalSandboxHandle: the sandbox's cgroup limits per command, the binary cache filled
+  // straight from the sandbox's root.
+  std::unique_ptr<plugin::SandboxHandle> call_handle(const CallServices& services) override;
+  // Kills the sandbox's processes, so a command in flight fails at once.
+  void interrupt() noexcept override;
 
   // False once the bubblewrap process has exited (the sandbox died or was stopped).
-  bool alive();
+  bool alive() override;
   // Waits until the server inside answers; throws plugin::SandboxError with the sandbox's own
   // log lines when it died or did not answer in time.
   void wait_until_ready(std::chrono::milliseconds timeout);
@@ -61,14 +69,12 @@ class LocalSandbox {
   pid_t bwrap_pid_;
   pid_t init_pid_;
   std::unique_ptr<SandboxCgroup> cgroup_;
+  const LocalSandboxPolicy& policy_;
   std::optional<EgressNetwork> network_;
   std::unique_ptr<EgressProxy> egress_proxy_;
   bool reaped_ = false;
   plugin::Logger& logger_;
   SandboxClient client_;
 };
-
-// Removes a folder tree even where Go made it read-only (module cache). Never throws.
-void remove_tree(const std::string& path) noexcept;
 
 }  // namespace kg::sandbox

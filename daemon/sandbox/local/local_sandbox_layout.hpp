@@ -7,26 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace kg::sandbox {
+#include "sandbox_paths.hpp"
 
-// Paths inside every sandbox.
-inline constexpr const char* kSandboxServerPath = "/opt/kode-gopher/bin/kode-gopher-sandbox";
-inline constexpr const char* kSandboxCacheprogPath = "/opt/kode-gopher/bin/kode-gopher-cacheprog";
-inline constexpr const char* kSandboxYaegiRunnerPath = "/opt/kode-gopher/bin/kode-gopher-yaegi";
-inline constexpr const char* kSandboxYaegiCloudRunnerPath =
-    "/opt/kode-gopher/bin/kode-gopher-yaegi-cloud";
-inline constexpr const char* kSandboxBaseCachePath = "/opt/kode-gopher/gocache-base";
-inline constexpr const char* kSandboxModcachePath = "/opt/kode-gopher/gomodcache";
-inline constexpr const char* kSandboxExtraModcachePath = "/opt/kode-gopher/gomodcache-extra";
-inline constexpr const char* kSandboxLockfilePath = "/opt/kode-gopher/lockfile";
-inline constexpr const char* kSandboxBinaryCachePath = "/opt/kode-gopher/bincache";
-inline constexpr const char* kSandboxHome = "/home/gopher";
-// A session's scratch folder, kept across its calls (a bounded tmpfs); /app/persist links to it
-// while a program runs (never while a cacheable build runs: see the server's clean_state).
-inline constexpr const char* kSandboxPersistPath = "/persist";
-// [sandbox] network = allowlist: the daemon's egress proxy socket (egress_proxy.hpp), bound from
-// <sandbox dir>/egress.sock; the server bridges 127.0.0.1:3128 to it.
-inline constexpr const char* kSandboxEgressProxySocket = "/opt/kode-gopher/egress.sock";
+namespace kg::sandbox {
 
 struct LocalSandboxLayout {
   std::string bwrap_path;        // the bwrap executable

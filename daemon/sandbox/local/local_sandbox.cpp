@@ -9,20 +9,25 @@
 #include <thread>
 
 #include "egress_proxy.hpp"
+#include "unix_http_client.hpp"
+#include "local_sandbox_handle.hpp"
 #include "local_sandbox_layout.hpp"
+#include "remove_tree.hpp"
 
 namespace kg::sandbox {
 namespace fs = std::filesystem;
 
 LocalSandbox::LocalSandbox(std::string id, std::string dir, pid_t bwrap_pid, pid_t init_pid,
-                           std::unique_ptr<SandboxCgroup> cgroup, plugin::Logger& logger)
+                           std::unique_ptr<SandboxCgroup> cgroup,
+                           const LocalSandboxPolicy& policy, plugin::Logger& logger)
     : id_(std::move(id)),
       dir_(std::move(dir)),
       bwrap_pid_(bwrap_pid),
       init_pid_(init_pid),
       cgroup_(std::move(cgroup)),
+      policy_(policy),
       logger_(logger),
-      client_(dir_ + "/sandbox.sock") {}
+      client_(std::make_unique<net::UnixHttpClient>(dir_ + "/sandbox.sock")) {}
 
 LocalSandbox::~LocalSandbox() { stop(); }
 
@@ -32,6 +37,14 @@ void LocalSandbox::keep_egress_proxy(std::unique_ptr<EgressProxy> proxy) {
 
 std::vector<std::string> LocalSandbox::take_egress_refusals() {
   return egress_proxy_ ? egress_proxy_->take_refusals() : std::vector<std::string>{};
+}
+
+std::unique_ptr<plugin::SandboxHandle> LocalSandbox::call_handle(const CallServices& services) {
+  return std::make_unique<LocalSandboxHandle>(*this, policy_, services, logger_);
+}
+
+void LocalSandbox::interrupt() noexcept {
+  if (!reaped_) ::kill(bwrap_pid_, SIGKILL);
 }
 
 bool LocalSandbox::alive() {
@@ -88,20 +101,6 @@ void LocalSandbox::stop() noexcept {
     remove_tree(dir_);
     logger_.log(plugin::LogLevel::debug, "Sandbox " + id_ + " stopped and removed");
   }
-}
-
-void remove_tree(const std::string& path) noexcept {
-  std::error_code ec;
-  // Go marks module cache folders read-only; give the owner write access back first.
-  for (auto it = fs::recursive_directory_iterator(
-           path, fs::directory_options::skip_permission_denied, ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->is_directory(ec) && !it->is_symlink(ec)) {
-      fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, ec);
-    }
-  }
-  fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
-  fs::remove_all(path, ec);
 }
 
 }  // namespace kg::sandbox

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <thread>
 
-#include "local_sandbox.hpp"
+#include "remove_tree.hpp"
 
 namespace kg::sandbox {
 namespace fs = std::filesystem;

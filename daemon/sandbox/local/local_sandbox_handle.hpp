@@ -10,32 +10,24 @@
 
 #include "binary_cache.hpp"
 #include "local_sandbox.hpp"
-#include "local_sandbox_provider.hpp"
+#include "local_sandbox_policy.hpp"
 #include "module_tidier.hpp"
 #include "sandbox_client.hpp"
+#include "sandbox_provider.hpp"
 
 namespace kg::sandbox {
 
-// What a call spent waiting on its sandbox: the runtime API requests (and go mod tidy, the
-// toolchain's work on the host), in microseconds, and how many requests it took. The rest of the
-// call's time is the daemon's own.
-struct SandboxWait {
-  std::uint64_t us = 0;
-  std::uint32_t requests = 0;
-};
-
 class LocalSandboxHandle final : public plugin::SandboxHandle {
  public:
-  LocalSandboxHandle(LocalSandbox& sandbox, const LocalSandboxPolicy& policy, BinaryCache* cache,
-                     ModuleTidier& tidier, net::RequestCanceller* canceller, plugin::Logger& logger,
-                     SandboxWait* wait = nullptr)
+  LocalSandboxHandle(LocalSandbox& sandbox, const LocalSandboxPolicy& policy,
+                     const CallServices& services, plugin::Logger& logger)
       : sandbox_(sandbox),
         policy_(policy),
-        cache_(cache),
-        tidier_(tidier),
-        canceller_(canceller),
+        cache_(services.binary_cache),
+        tidier_(services.tidier),
+        canceller_(services.canceller),
         logger_(logger),
-        wait_(wait) {}
+        wait_(services.wait) {}
 
   LocalSandboxHandle(const LocalSandboxHandle&) = delete;
   LocalSandboxHandle& operator=(const LocalSandboxHandle&) = delete;
@@ -60,8 +52,9 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
   void store_binary(std::string_view key, std::string_view sandbox_path) noexcept override;
   plugin::TidyOutcome tidy_module(std::span<const plugin::SourceFile> files,
                                   std::uint32_t timeout_ms) override {
+    if (tidier_ == nullptr) throw plugin::SandboxError("This sandbox cannot tidy modules");
     const Timed timed(wait_);
-    return tidier_.tidy(files, timeout_ms);
+    return tidier_->tidy(files, timeout_ms);
   }
 
  private:
@@ -87,7 +80,7 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
   LocalSandbox& sandbox_;
   const LocalSandboxPolicy& policy_;
   BinaryCache* cache_;  // null: no cache
-  ModuleTidier& tidier_;
+  ModuleTidier* tidier_;  // null: no tidy
   net::RequestCanceller* canceller_;
   plugin::Logger& logger_;
   SandboxWait* wait_;  // null: not tallied

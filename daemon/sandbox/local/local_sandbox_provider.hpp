@@ -21,42 +21,37 @@
 #include "host_services.hpp"
 #include "local_sandbox.hpp"
 #include "local_sandbox_layout.hpp"
+#include "local_sandbox_policy.hpp"
 #include "process_spawner.hpp"
 #include "sandbox_cgroup.hpp"
+#include "sandbox_provider.hpp"
 
 namespace kg::sandbox {
 
-struct LocalSandboxPolicy {
-  std::uint64_t memory_bytes = 4ull << 30;  // per sandbox, swap included (cgroup)
-  std::uint32_t pids = 512;                 // tasks (processes and threads) per sandbox
-  // The host uid the sandbox's user maps to when the daemon runs as root (an unprivileged
-  // daemon can only map to itself). nullopt: map to the daemon's own uid.
-  std::optional<uid_t> host_uid = 65534;
-  // What sandboxes may reach through the egress proxy when the layout has egress_proxy
-  // ([sandbox] network = allowlist).
-  EgressAllowlist egress_allowlist;
-};
-
-class LocalSandboxProvider {
+class LocalSandboxProvider final : public SandboxProvider {
  public:
   // Throws plugin::SandboxError when a root daemon's sandbox uid cannot read what is bound in.
   LocalSandboxProvider(LocalSandboxLayout layout, plugin::Logger& logger,
                        LocalSandboxPolicy policy = {});
 
+  std::string_view name() const noexcept override { return "local"; }
+  // A sandbox reading the base build cache under its own writable layer.
+  std::unique_ptr<Sandbox> open(const SandboxRequest& request) override;
   // Starts a sandbox and waits until it answers. Throws plugin::SandboxError (with nested
-  // causes) when bubblewrap or the server inside cannot start.
-  std::unique_ptr<LocalSandbox> open(BaseCacheAccess access = BaseCacheAccess::layered);
+  // causes) when bubblewrap or the server inside cannot start. BaseCacheAccess::writable is the
+  // prewarm's.
+  std::unique_ptr<LocalSandbox> open_local(BaseCacheAccess access);
 
   // At daemon start: kills what is left of sandboxes of a daemon that died, and removes their
   // folders. Returns how many it found.
-  int reap_orphans();
+  int reap_orphans() override;
 
   const LocalSandboxLayout& layout() const noexcept { return layout_; }
   const LocalSandboxPolicy& policy() const noexcept { return policy_; }
   // What isolation is in force, one line each (for the log and /v1/health).
-  std::vector<std::string> isolation_summary() const;
+  std::vector<std::string> isolation_summary() const override;
   // Choices in force that weaken isolation (host_uid = 0), for the log and /v1/health.
-  const std::vector<std::string>& warnings() const noexcept { return warnings_; }
+  const std::vector<std::string>& warnings() const noexcept override { return warnings_; }
 
  private:
   LocalSandboxLayout layout_;

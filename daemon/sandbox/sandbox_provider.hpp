@@ -1,0 +1,87 @@
+// The seam between the session layer and wherever sandboxes run. The session layer and the warm
+// pool open, use and close sandboxes only through SandboxProvider and Sandbox; the providers
+// (local/: bubblewrap processes on this machine; kubernetes/: agent-sandbox claims) implement
+// them, and nothing above them names a concrete one.
+//
+// Every sandbox speaks the runtime API of CONTRACTS.md §1 (SandboxClient), so a runtime plugin
+// drives any of them through the same plugin::SandboxHandle.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "host_services.hpp"
+#include "request_canceller.hpp"
+#include "sandbox_handle.hpp"
+
+namespace kg::sandbox {
+
+class BinaryCache;   // gocache/binary_cache.hpp
+class ModuleTidier;  // gocache/module_tidier.hpp
+
+// What a call spent waiting on its sandbox: the runtime API requests (and go mod tidy, the
+// toolchain's work on the host), in microseconds, and how many requests it took. The rest of the
+// call's time is the daemon's own.
+struct SandboxWait {
+  std::uint64_t us = 0;
+  std::uint32_t requests = 0;
+};
+
+// What one call's handle may use beside the sandbox; every pointer may be null (no binary cache,
+// no tidy, not cancellable, not tallied).
+struct CallServices {
+  BinaryCache* binary_cache = nullptr;
+  ModuleTidier* tidier = nullptr;
+  net::RequestCanceller* canceller = nullptr;
+  SandboxWait* wait = nullptr;
+};
+
+// What a session asks of a new sandbox.
+struct SandboxRequest {
+  std::string session_id;  // empty for the warm pool's sandboxes (not yet anyone's)
+  std::string runtime;     // the session's runtime (compiled-go, yaegi, auto)
+  // Hears what a slow start is waiting for (a claim binding, a pod starting). May be empty.
+  std::function<void(std::string_view)> progress;
+};
+
+// One running sandbox, owned by one session (or by the warm pool until a session takes it).
+// Destroying it releases it: every process in it is killed and its state removed (local), or its
+// claim deleted (Kubernetes). Used by one call thread at a time, except interrupt().
+class Sandbox {
+ public:
+  virtual ~Sandbox() = default;
+
+  virtual const std::string& id() const noexcept = 0;
+  // False once the sandbox is known to be gone (died, deleted, expired).
+  virtual bool alive() = 0;
+  // The handle a runtime plugin drives for one call.
+  virtual std::unique_ptr<plugin::SandboxHandle> call_handle(const CallServices& services) = 0;
+  // What the sandbox's egress filter refused since the last call (for that call's warnings);
+  // empty where the provider filters egress elsewhere.
+  virtual std::vector<std::string> take_egress_refusals() = 0;
+  // From any thread (daemon shutdown): makes a call in flight fail now. Never throws.
+  virtual void interrupt() noexcept = 0;
+};
+
+class SandboxProvider {
+ public:
+  virtual ~SandboxProvider() = default;
+
+  // "local" or "kubernetes": recorded with every session.
+  virtual std::string_view name() const noexcept = 0;
+  // Starts (or claims) a sandbox and waits until it answers. Throws plugin::SandboxError (with
+  // nested causes) saying what failed and what to do. Called from call threads concurrently.
+  virtual std::unique_ptr<Sandbox> open(const SandboxRequest& request) = 0;
+  // At daemon start: releases what a daemon that died left behind. Returns how many it found.
+  virtual int reap_orphans() = 0;
+  // What isolation is in force, one line each (for the log and /v1/health).
+  virtual std::vector<std::string> isolation_summary() const = 0;
+  // Choices in force that weaken isolation, for the log and /v1/health.
+  virtual const std::vector<std::string>& warnings() const noexcept = 0;
+};
+
+}  // namespace kg::sandbox
