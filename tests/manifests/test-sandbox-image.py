@@ -21,8 +21,15 @@ engine can (the image itself is not built here):
   compile     (with $KG_BASE_CACHE and root, for an overlay mount) `prewarm.sh compile` for real
               over a copy-on-write view of the daemon's prewarmed cache: every package it
               compiles is already there, i.e. it computes the daemon's cache keys
+  layout      (with $KG_SANDBOX_SERVER in a build dir that has the cacheprog and the Yaegi
+              runners, $KG_BASE_CACHE, $KG_BASE_MODCACHE and bubblewrap) the final stage's file
+              layout assembled with bwrap from the build, the toolchain and those caches: its
+              ENTRYPOINT (on a loopback port), ENV, USER and WORKDIR, a read-only root and the
+              template's writable folders; the server answers, runs as uid 1000, builds a
+              program importing a curated package from the prewarmed base (only the program's
+              own package compiles) and runs it, and the Yaegi runners interpret it
 
-download and compile are skipped, saying so, without those variables. Prints one line per check
+download, compile and layout are skipped, saying so, without those variables. Prints one line per check
 and 'N passed, N failed[, N skipped]'; exit 1 on any failure.
 """
 
@@ -35,7 +42,10 @@ import shlex
 import shutil
 import subprocess
 import sys
+import socket
 import tempfile
+import time
+import urllib.request
 import fnmatch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -359,10 +369,155 @@ def check_compile():
             f"prewarmed cache lacks (its cache keys differ), e.g. {added[:5]}"
 
 
+# --- the image's layout, run ----------------------------------------------------------------------
+
+# A program importing a curated package: with a working base cache only its own package compiles.
+CURATED_PROGRAM = """package main
+
+import (
+	"fmt"
+
+	"cloud.google.com/go/storage"
+)
+
+func main() { fmt.Println("scope", storage.ScopeReadOnly) }
+"""
+
+
+def layout_sources(build_dir, scratch):
+    """Where each path the final stage copies comes from on this machine: the meson build, the
+    Go toolchain, the daemon's prewarmed caches, the lockfile."""
+    go_root = subprocess.run(["go", "env", "GOROOT"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    lockfile = os.path.join(scratch, "lockfile")
+    os.mkdir(lockfile)
+    for name in ("go.mod", "go.sum", "curated.go"):
+        shutil.copy(os.path.join(LOCKFILE, name), lockfile)
+    shutil.copy(PREWARM, lockfile)
+    extra = os.path.join(scratch, "gomodcache-extra", "cache", "download")
+    os.makedirs(extra)
+    stamp = os.path.join(scratch, "kode-gopher-image")
+    with open(stamp, "w") as f:
+        f.write("made by test-sandbox-image.py\n")
+    prewarmed = {"/opt/kode-gopher/lockfile": lockfile,
+                 "/opt/kode-gopher/gomodcache": os.environ["KG_BASE_MODCACHE"],
+                 "/opt/kode-gopher/gocache-base": os.environ["KG_BASE_CACHE"],
+                 "/opt/kode-gopher/gomodcache-extra": os.path.dirname(os.path.dirname(extra)),
+                 "/opt/kode-gopher/kode-gopher-image": stamp}
+    binds = []
+    for stage, word, rest in instructions():
+        if stage is not None or word != "COPY":
+            continue
+        source_stage, sources, destination = copy_sources(rest)
+        for source in sources:
+            target = os.path.join(destination, os.path.basename(source)) \
+                if destination.endswith("/") else destination
+            if source_stage == "builder":
+                host = os.path.join(build_dir, os.path.relpath(source, "/build"))
+            elif source_stage == "toolchain":
+                host = go_root
+            else:
+                host = prewarmed[source]
+            assert os.path.exists(host), f"no {host} for the image's {target}"
+            binds.append((host, target))
+    return binds
+
+
+def http(port, method, path, body=None, timeout=600):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
+                                     data=json.dumps(body).encode() if body else None,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return json.loads(response.read())
+
+
+def check_layout():
+    server = os.environ.get("KG_SANDBOX_SERVER")
+    if not server or not os.environ.get("KG_BASE_CACHE") or not os.environ.get("KG_BASE_MODCACHE"):
+        raise Skip("set KG_SANDBOX_SERVER (in a build dir with the Yaegi runners and the "
+                   "cacheprog), KG_BASE_CACHE and KG_BASE_MODCACHE")
+    if not shutil.which("bwrap"):
+        raise Skip("needs bubblewrap (scripts/setup.sh installs it)")
+    build_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(server))))
+    image_env = {}
+    for stage, word, rest in instructions():
+        if stage is None and word == "ENV":
+            image_env.update(env_of(rest))
+    workdir = next(rest for stage, word, rest in instructions()
+                   if stage is None and word == "WORKDIR")
+    user = next(rest for stage, word, rest in instructions() if stage is None and word == "USER")
+    entrypoint = json.loads(next(rest for stage, word, rest in instructions()
+                                 if stage is None and word == "ENTRYPOINT"))
+    with socket.socket() as probe:  # a free loopback port instead of the pod's 0.0.0.0:8888
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    entrypoint[entrypoint.index("tcp:0.0.0.0:8888")] = f"tcp:127.0.0.1:{port}"
+    uid, gid = user.split(":")
+    with tempfile.TemporaryDirectory() as scratch:
+        args = ["bwrap", "--unshare-user", "--uid", uid, "--gid", gid, "--unshare-pid",
+                "--as-pid-1", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
+                "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+        for link in ("/bin", "/sbin", "/lib", "/lib64"):
+            if os.path.islink(link):
+                args += ["--symlink", os.readlink(link), link]
+        for host, target in layout_sources(build_dir, scratch):
+            args += ["--ro-bind", host, target]
+        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm"]
+        # The SandboxTemplate's emptyDir volumes; everything else is read-only.
+        for folder in ("/app", "/tmp", "/home/gopher", "/persist"):
+            args += ["--perms", "0755", "--tmpfs", folder]
+        args += ["--remount-ro", "/", "--clearenv", "--chdir", workdir]
+        for name, value in image_env.items():
+            args += ["--setenv", name, value]
+        server_process = subprocess.Popen(args + entrypoint, stdout=subprocess.PIPE,
+                                          stderr=subprocess.STDOUT)
+        try:
+            for _ in range(100):
+                try:
+                    assert http(port, "GET", "/", timeout=2).get("status") == "ok"
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            else:
+                raise AssertionError("the image's server did not answer GET / in 10 s")
+            who = http(port, "POST", "/execute", {"command": "id -u; go env GOCACHEPROG"})
+            assert who["exit_code"] == 0 and who["stdout"].split("\n", 1)[0] == uid, who
+            program = json.dumps(CURATED_PROGRAM)
+            build = ("printf '%s' " + shlex.quote(json.loads(program)) + " > main.go && "
+                     "cp /opt/kode-gopher/lockfile/go.mod /opt/kode-gopher/lockfile/go.sum . && "
+                     "go build -trimpath -buildvcs=false -ldflags='-s -w' -o /home/gopher/prog . "
+                     "&& /home/gopher/prog && "
+                     "for f in $(find /home/gopher/.cache/kode-gopher-upper -name '*-d'); do "
+                     "head -c 8 $f | grep -q 'go index' || echo $f; done | wc -l")
+            started = time.monotonic()
+            result = http(port, "POST", "/execute", {"command": build})
+            seconds = time.monotonic() - started
+            assert result["exit_code"] == 0, f"the build in the image's layout failed: {result}"
+            lines = result["stdout"].split()
+            assert lines[:2] == ["scope", "https://www.googleapis.com/auth/devstorage.read_only"], \
+                result
+            # Outputs other than the module index (keyed on paths) in the private layer: the
+            # program's own package and its link; misses would be hundreds of packages.
+            print("  compiled outputs in the private layer:", lines[-1], f"({seconds:.1f} s)")
+            assert int(lines[-1]) < 10, \
+                f"{lines[-1]} compiled outputs in the private cache layer after {seconds:.0f} s: " \
+                "the prewarmed base was not used"
+            # The same program under the Yaegi runner, which execs kode-gopher-yaegi-cloud beside
+            # it for the curated import.
+            interpreted = http(port, "POST", "/execute", {
+                "command": "KG_YAEGI_TOKEN=0123abcd /opt/kode-gopher/bin/kode-gopher-yaegi /app"})
+            assert interpreted["exit_code"] == 0 and \
+                interpreted["stdout"].split()[:1] == ["scope"], \
+                f"the Yaegi runner in the image's layout: {interpreted}"
+        finally:
+            server_process.kill()
+            server_process.wait()
+
+
 CHECKS = [("context", check_context), ("meson", check_meson), ("libraries", check_libraries),
           ("environment", check_environment), ("entrypoint", check_entrypoint),
           ("prewarm", check_prewarm_script), ("download", check_download),
-          ("compile", check_compile)]
+          ("compile", check_compile), ("layout", check_layout)]
 
 
 def main():
