@@ -292,7 +292,13 @@ def check_prewarm_script():
     prewarm_command = "".join(json.loads(part) for part in re.findall(
         r'"(?:[^"\\]|\\.)*"', re.search(r"kPrewarmCommand =(.*?);", read(os.path.join(
             REPO, "daemon", "sandbox", "base_cache.cpp")), re.DOTALL).group(1)))
-    for command in re.findall(r"go build [^&]*", prewarm_command):
+    # The daemon either runs this script's compile step or (before it was switched to the
+    # script) the same go build commands itself.
+    builds = re.findall(r"go build [^&]*", prewarm_command)
+    assert "prewarm.sh compile" in prewarm_command or builds, \
+        f"the daemon's kPrewarmCommand neither runs prewarm.sh compile nor go build: " \
+        f"{prewarm_command}"
+    for command in builds:
         assert command.strip() in script, \
             f"the daemon's prewarm runs `{command.strip()}`, prewarm.sh does not"
     digest = subprocess.run(["sh", PREWARM, "digest", LOCKFILE], capture_output=True, text=True,
