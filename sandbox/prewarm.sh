@@ -79,7 +79,7 @@ compile() {
   [ "${GOTOOLCHAIN:-}" = local ] || fail "GOTOOLCHAIN must be local, as in every sandbox"
   copy_lockfile "$lockfile_dir" .
   # The flags are kBuildFlags of plugins/compiled-go/compiled_go_plugin.cpp, word for word
-  # (tests/manifests/test-sandbox-image.sh checks it).
+  # (tests/manifests/test-sandbox-image.py checks it).
   go build -trimpath -buildvcs=false -ldflags='-s -w' -o /dev/null .
   exec go build -trimpath std
 }

@@ -1,0 +1,371 @@
+#!/usr/bin/env python3
+"""Renders every kustomization under manifests/ with the pinned kustomize (kustomize.sh) and checks
+what the deployment relies on:
+
+- each overlay has exactly the kinds it should (and no daemon Deployment: team mode does not
+  exist yet), every namespaced object in the kode-gopher namespace;
+- the SandboxTemplate and SandboxWarmPool use an API version the pinned agent-sandbox CRDs
+  (sigs.k8s.io/agent-sandbox v1.0.1, from the Go module proxy) serve, and every field they set
+  is in that version's schema with the right type (what a strict server-side apply rejects);
+- the sandbox pod: no service-account token, non-root 1000, drop ALL, no privilege escalation,
+  seccomp RuntimeDefault, read-only root, resource requests and limits, readiness probe GET /
+  on 8888, a writable volume for each folder sandbox/Dockerfile's entrypoint writes to;
+- runtimeClassName gvisor in gvisor and gke only; gke's node selector, toleration and Workload
+  Identity annotation;
+- the warm pool names the template; the router Service (sandbox-router-svc:8080) reaches the
+  router's proxy port; the router's upstream timeouts are >= 300 s; its pod cache has RBAC;
+- the template's NetworkPolicy admits the router's pods on 8888 only and lets out DNS and 443
+  only, never link-local (the metadata server);
+- the daemon's Role is exactly the verbs the kubernetes provider needs.
+
+Usage: test-manifests.py   (GO: the go command for kustomize.sh and the CRD download)
+Prints one line per overlay and 'N passed, N failed'; exit 1 on any failure.
+"""
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+try:
+    import yaml
+except ImportError:
+    sys.exit("test-manifests.py: needs PyYAML (Debian: apt-get install python3-yaml)")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+AGENT_SANDBOX = "sigs.k8s.io/agent-sandbox@v1.0.1"
+NAMESPACE = "kode-gopher"
+TEMPLATE = "kode-gopher-sandbox"
+DAEMON_SA = "kode-gopherd"
+MIN_UPSTREAM_TIMEOUT_S = 300
+
+BASE_KINDS = {("Namespace", NAMESPACE), ("SandboxTemplate", TEMPLATE),
+              ("SandboxWarmPool", "kode-gopher-pool"), ("ServiceAccount", "sandbox-router"),
+              ("Role", "sandbox-router"), ("RoleBinding", "sandbox-router"),
+              ("Service", "sandbox-router-svc"), ("Deployment", "sandbox-router")}
+DAEMON_KINDS = {("ServiceAccount", DAEMON_SA), ("Role", DAEMON_SA), ("RoleBinding", DAEMON_SA)}
+# kustomization -> (kinds, runtimeClassName, GKE scheduling and Workload Identity)
+KUSTOMIZATIONS = {
+    "base": (BASE_KINDS, None, False),
+    "overlays/daemon": (BASE_KINDS | DAEMON_KINDS, None, False),
+    "overlays/gvisor": (BASE_KINDS | DAEMON_KINDS, "gvisor", False),
+    "overlays/gke": (BASE_KINDS | DAEMON_KINDS, "gvisor", True),
+}
+DAEMON_RULES = {
+    ("extensions.agents.x-k8s.io", "sandboxclaims"):
+        {"create", "get", "list", "watch", "delete", "patch"},
+    ("agents.x-k8s.io", "sandboxes"): {"get", "list", "watch"},
+    ("extensions.agents.x-k8s.io", "sandboxwarmpools"): {"get"},
+    ("extensions.agents.x-k8s.io", "sandboxtemplates"): {"get"},
+}
+
+
+class Failures:
+    def __init__(self):
+        self.messages = []
+
+    def check(self, condition, message):
+        if not condition:
+            self.messages.append(message)
+        return condition
+
+
+def run(args, **kwargs):
+    result = subprocess.run(args, capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        sys.exit(f"test-manifests.py: {' '.join(args)} failed ({result.returncode}):\n"
+                 f"{result.stderr}")
+    return result.stdout
+
+
+def go_command():
+    return os.environ.get("GO") or "go"
+
+
+def crd_schemas():
+    """{(group, kind): {version: openAPIV3Schema}} for the versions the pinned CRDs serve."""
+    with tempfile.TemporaryDirectory() as outside_any_module:
+        info = json.loads(run([go_command(), "mod", "download", "-json", AGENT_SANDBOX],
+                              cwd=outside_any_module,
+                              env=dict(os.environ, GOFLAGS="", GOTOOLCHAIN="local")))
+    crd_dir = os.path.join(info["Dir"], "k8s", "crds")
+    schemas = {}
+    for name in sorted(os.listdir(crd_dir)):
+        with open(os.path.join(crd_dir, name)) as f:
+            crd = yaml.safe_load(f)
+        key = (crd["spec"]["group"], crd["spec"]["names"]["kind"])
+        schemas[key] = {v["name"]: v["schema"]["openAPIV3Schema"]
+                        for v in crd["spec"]["versions"] if v.get("served")}
+    return schemas
+
+
+def schema_errors(value, schema, path):
+    """Fields a structural-schema server would reject: unknown fields, wrong types, missing
+    required fields, values outside an enum."""
+    errors = []
+    if schema.get("x-kubernetes-int-or-string"):
+        if not isinstance(value, (int, str)) or isinstance(value, bool):
+            errors.append(f"{path}: want an integer or a string, have {value!r}")
+        return errors
+    kind = schema.get("type")
+    if kind == "object" or "properties" in schema:
+        if not isinstance(value, dict):
+            return [f"{path}: want an object, have {value!r}"]
+        properties = schema.get("properties")
+        additional = schema.get("additionalProperties")
+        for key, item in value.items():
+            if properties is not None and key in properties:
+                errors += schema_errors(item, properties[key], f"{path}.{key}")
+            elif isinstance(additional, dict):
+                errors += schema_errors(item, additional, f"{path}.{key}")
+            elif properties is not None and not schema.get("x-kubernetes-preserve-unknown-fields"):
+                errors.append(f"{path}.{key}: not a field of the CRD schema")
+        for key in schema.get("required", []):
+            if key not in value:
+                errors.append(f"{path}.{key}: required by the CRD schema, missing")
+    elif kind == "array":
+        if not isinstance(value, list):
+            return [f"{path}: want a list, have {value!r}"]
+        for i, item in enumerate(value):
+            errors += schema_errors(item, schema.get("items", {}), f"{path}[{i}]")
+    elif kind == "string":
+        if not isinstance(value, str):
+            errors.append(f"{path}: want a string, have {value!r}")
+        elif "enum" in schema and value not in schema["enum"]:
+            errors.append(f"{path}: {value!r} is not one of {schema['enum']}")
+    elif kind == "integer":
+        if not isinstance(value, int) or isinstance(value, bool):
+            errors.append(f"{path}: want an integer, have {value!r}")
+    elif kind == "boolean":
+        if not isinstance(value, bool):
+            errors.append(f"{path}: want true or false, have {value!r}")
+    elif kind == "number":
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            errors.append(f"{path}: want a number, have {value!r}")
+    return errors
+
+
+def entrypoint_folders():
+    """The folders sandbox/Dockerfile's entrypoint writes to (--workdir, --scratch-dir,
+    --persist-dir), less /dev/shm, which every container has as its own tmpfs."""
+    with open(os.path.join(REPO, "sandbox", "Dockerfile")) as f:
+        text = f.read().replace("\\\n", " ")
+    match = re.search(r"^ENTRYPOINT (\[.*\])$", text, re.MULTILINE)
+    arguments = json.loads(match.group(1))
+    folders = set()
+    for flag, value in zip(arguments, arguments[1:]):
+        if flag in ("--workdir", "--scratch-dir", "--persist-dir"):
+            folders.add(value)
+    return folders - {"/dev/shm"}
+
+
+def duration_seconds(text):
+    match = re.fullmatch(r"(\d+)(s|m)", text)
+    return int(match.group(1)) * (60 if match.group(2) == "m" else 1) if match else None
+
+
+def labels_match(selector, labels):
+    return all(labels.get(k) == v for k, v in selector.get("matchLabels", {}).items())
+
+
+def check_sandbox_pod(f, template, runtime_class, gke):
+    spec = template["spec"]["podTemplate"]["spec"]
+    f.check(spec.get("automountServiceAccountToken") is False,
+            "sandbox pod: automountServiceAccountToken is not false")
+    f.check(spec.get("runtimeClassName") == runtime_class,
+            f"sandbox pod: runtimeClassName is {spec.get('runtimeClassName')!r}, "
+            f"want {runtime_class!r}")
+    f.check(spec.get("shareProcessNamespace") in (None, False),
+            "sandbox pod: shares its pid namespace; kode-gopher-sandbox must be pid 1")
+    for field in ("hostNetwork", "hostPID", "hostIPC"):
+        f.check(not spec.get(field), f"sandbox pod: {field} is set")
+    pod_security = spec.get("securityContext", {})
+    f.check(pod_security.get("runAsNonRoot") is True and pod_security.get("runAsUser") == 1000,
+            "sandbox pod: not runAsNonRoot with runAsUser 1000")
+    f.check(pod_security.get("seccompProfile", {}).get("type") == "RuntimeDefault",
+            "sandbox pod: seccomp profile is not RuntimeDefault")
+    containers = spec.get("containers", [])
+    if not f.check(len(containers) == 1, f"sandbox pod: {len(containers)} containers, want 1"):
+        return
+    container = containers[0]
+    security = container.get("securityContext", {})
+    f.check(security.get("capabilities", {}).get("drop") == ["ALL"],
+            "sandbox container: capabilities not drop [ALL]")
+    f.check("add" not in security.get("capabilities", {}), "sandbox container: adds capabilities")
+    f.check(security.get("allowPrivilegeEscalation") is False,
+            "sandbox container: allowPrivilegeEscalation is not false")
+    f.check(security.get("privileged") in (None, False), "sandbox container: privileged")
+    f.check(security.get("readOnlyRootFilesystem") is True,
+            "sandbox container: root filesystem is writable")
+    f.check(security.get("runAsUser", pod_security.get("runAsUser")) == 1000,
+            "sandbox container: does not run as uid 1000")
+    resources = container.get("resources", {})
+    for side in ("requests", "limits"):
+        for resource in ("cpu", "memory"):
+            f.check(resource in resources.get(side, {}),
+                    f"sandbox container: no {resource} in resources.{side}")
+    f.check(any(p.get("containerPort") == 8888 for p in container.get("ports", [])),
+            "sandbox container: no containerPort 8888")
+    probe = container.get("readinessProbe", {}).get("httpGet", {})
+    f.check(probe.get("path") == "/" and probe.get("port") == 8888,
+            f"sandbox container: readiness probe is {probe}, want GET / on 8888")
+    f.check(container.get("image", "").startswith("kode-gopher-sandbox"),
+            f"sandbox container: image {container.get('image')!r} is not the kode-gopher-sandbox "
+            "image (kustomization images: sets it)")
+    volumes = {v["name"]: v for v in spec.get("volumes", [])}
+    mounts = {m["mountPath"]: m["name"] for m in container.get("volumeMounts", [])}
+    for folder in entrypoint_folders():
+        name = mounts.get(folder)
+        f.check(name is not None and "emptyDir" in volumes.get(name, {}),
+                f"sandbox container: {folder} (written by the image's entrypoint) has no emptyDir "
+                "mount; the root filesystem is read-only")
+    for name, volume in volumes.items():
+        f.check(set(volume) <= {"name", "emptyDir"},
+                f"sandbox pod: volume {name} is not an emptyDir")
+    scheduling = (spec.get("nodeSelector", {}).get("sandbox.gke.io/runtime") == "gvisor",
+                  {"key": "sandbox.gke.io/runtime", "operator": "Equal", "value": "gvisor",
+                   "effect": "NoSchedule"} in spec.get("tolerations", []))
+    if gke:
+        f.check(all(scheduling), "gke: sandbox pod lacks the gVisor node selector or toleration")
+    else:
+        f.check(not any(scheduling), "sandbox pod: GKE scheduling outside the gke overlay")
+
+
+def check_network_policy(f, template, router_labels):
+    policy = template["spec"].get("networkPolicy")
+    if not f.check(policy is not None and template["spec"].get("networkPolicyManagement")
+                   == "Managed", "template: no managed networkPolicy"):
+        return
+    ingress = policy.get("ingress", [])
+    f.check(len(ingress) >= 1, "networkPolicy: no ingress rule")
+    router_admitted = False
+    for rule in ingress:
+        f.check([p.get("port") for p in rule.get("ports", [])] == [8888],
+                f"networkPolicy: an ingress rule opens {rule.get('ports')}, want only 8888")
+        for peer in rule.get("from", []):
+            f.check(set(peer) == {"podSelector"},
+                    f"networkPolicy: ingress peer {peer} is not a pod of this namespace")
+            router_admitted |= labels_match(peer.get("podSelector", {}), router_labels)
+    f.check(router_admitted, "networkPolicy: the router's pods are not admitted")
+    for rule in policy.get("egress", []):
+        ports = {(p.get("protocol", "TCP"), p.get("port")) for p in rule.get("ports", [])}
+        f.check(ports and ports <= {("UDP", 53), ("TCP", 53), ("TCP", 443)},
+                f"networkPolicy: egress opens {sorted(ports)}, want only DNS and 443")
+        for peer in rule.get("to", []):
+            block = peer.get("ipBlock")
+            if block:
+                f.check(block.get("cidr") != "0.0.0.0/0" or
+                        "169.254.0.0/16" in block.get("except", []),
+                        "networkPolicy: egress reaches link-local (the metadata server)")
+
+
+def check_router(f, objects):
+    deployment = objects[("Deployment", "sandbox-router")]
+    service = objects[("Service", "sandbox-router-svc")]
+    pod = deployment["spec"]["template"]
+    ports = service["spec"]["ports"]
+    f.check([p["port"] for p in ports] == [8080], "router Service: port is not 8080")
+    f.check(labels_match({"matchLabels": service["spec"]["selector"]}, pod["metadata"]["labels"]),
+            "router Service: its selector does not match the router's pods")
+    container = pod["spec"]["containers"][0]
+    named = {p["name"]: p["containerPort"] for p in container.get("ports", [])}
+    f.check(named.get(ports[0].get("targetPort")) == 8080,
+            "router Service: targetPort is not the router's :8080 listener")
+    arguments = dict(a.split("=", 1) for a in container.get("args", []) if "=" in a)
+    f.check(arguments.get("--http-bind-address") == ":8080", "router: not listening on :8080")
+    for flag in ("--response-header-timeout", "--proxy-timeout"):
+        seconds = duration_seconds(arguments.get(flag, ""))
+        f.check(seconds is not None and seconds >= MIN_UPSTREAM_TIMEOUT_S,
+                f"router: {flag} is {arguments.get(flag)!r}, want >= {MIN_UPSTREAM_TIMEOUT_S}s")
+    if arguments.get("--cache-enabled") == "true":
+        account = pod["spec"].get("serviceAccountName")
+        binding = objects.get(("RoleBinding", "sandbox-router"), {})
+        role = objects.get(("Role", binding.get("roleRef", {}).get("name")), {})
+        f.check({"kind": "ServiceAccount", "name": account, "namespace": NAMESPACE}
+                in binding.get("subjects", []), "router: its account is not bound to its Role")
+        f.check(any("pods" in r.get("resources", []) and {"list", "watch"} <= set(r["verbs"])
+                    for r in role.get("rules", [])),
+                "router: --cache-enabled without list/watch on pods")
+    return pod["metadata"]["labels"]
+
+
+def check_daemon_rbac(f, objects, gke):
+    role = objects[("Role", DAEMON_SA)]
+    granted = {}
+    for rule in role["rules"]:
+        for group in rule["apiGroups"]:
+            for resource in rule["resources"]:
+                granted.setdefault((group, resource), set()).update(rule["verbs"])
+    f.check(granted == DAEMON_RULES, f"daemon Role grants {granted}, want {DAEMON_RULES}")
+    binding = objects[("RoleBinding", DAEMON_SA)]
+    f.check(binding["roleRef"]["name"] == DAEMON_SA and
+            binding["subjects"] == [{"kind": "ServiceAccount", "name": DAEMON_SA,
+                                     "namespace": NAMESPACE}],
+            f"daemon RoleBinding: {binding['roleRef']} {binding['subjects']}")
+    annotation = objects[("ServiceAccount", DAEMON_SA)]["metadata"].get(
+        "annotations", {}).get("iam.gke.io/gcp-service-account")
+    if gke:
+        f.check(annotation is not None and annotation.endswith(".iam.gserviceaccount.com"),
+                "gke: the daemon's ServiceAccount has no Workload Identity annotation")
+    else:
+        f.check(annotation is None, "Workload Identity annotation outside the gke overlay")
+
+
+def check_rendering(f, name, documents, expected_kinds, runtime_class, gke, schemas):
+    objects = {(d["kind"], d["metadata"]["name"]): d for d in documents}
+    f.check(len(objects) == len(documents), f"{name}: two objects share a kind and name")
+    f.check(set(objects) == expected_kinds,
+            f"{name}: renders {sorted(set(objects) ^ expected_kinds)} unexpectedly "
+            "(missing or extra)")
+    for (kind, object_name), document in objects.items():
+        if kind != "Namespace":
+            f.check(document["metadata"].get("namespace") == NAMESPACE,
+                    f"{name}: {kind}/{object_name} is not in namespace {NAMESPACE}")
+        group, _, version = document["apiVersion"].rpartition("/")
+        if (group, kind) in schemas:
+            served = schemas[(group, kind)]
+            if f.check(version in served, f"{name}: {kind} {document['apiVersion']} is not a "
+                       f"version the pinned CRD serves ({sorted(served)})"):
+                body = {k: v for k, v in document.items() if k != "metadata"}
+                for error in schema_errors(body, served[version], kind):
+                    f.check(False, f"{name}: {error}")
+    if not expected_kinds <= set(objects):
+        return
+    template = objects[("SandboxTemplate", TEMPLATE)]
+    pool = objects[("SandboxWarmPool", "kode-gopher-pool")]
+    f.check(pool["spec"]["sandboxTemplateRef"]["name"] == TEMPLATE,
+            "warm pool: does not name the template")
+    f.check(pool["spec"].get("replicas", 1) >= 1, "warm pool: no replicas")
+    check_sandbox_pod(f, template, runtime_class, gke)
+    check_network_policy(f, template, check_router(f, objects))
+    if ("Role", DAEMON_SA) in objects:
+        check_daemon_rbac(f, objects, gke)
+
+
+def main():
+    kustomize = run([os.path.join(HERE, "kustomize.sh")]).strip()
+    schemas = crd_schemas()
+    passed = failed = 0
+    for name, (kinds, runtime_class, gke) in KUSTOMIZATIONS.items():
+        rendered = run([kustomize, "build", os.path.join(REPO, "manifests", name)])
+        documents = [d for d in yaml.safe_load_all(rendered) if d]
+        f = Failures()
+        check_rendering(f, name, documents, kinds, runtime_class, gke, schemas)
+        if f.messages:
+            failed += 1
+            print(f"FAIL {name}")
+            for message in f.messages:
+                print(f"  {message}")
+        else:
+            passed += 1
+            print(f"ok   {name}: {len(documents)} objects")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
