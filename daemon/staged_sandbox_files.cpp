@@ -74,7 +74,8 @@ void stage_sandbox_files(InstallLayout& layout, const std::string& staging_dir) 
     }
     for (const auto& entry : fs::directory_iterator(layout.lockfile_dir)) {
       const auto name = entry.path().filename().string();
-      if (!entry.is_regular_file() || !(name == "go.mod" || name == "go.sum" || name.ends_with(".go"))) {
+      if (!entry.is_regular_file() ||
+          !(name == "go.mod" || name == "go.sum" || name.ends_with(".go") || name == "prewarm.sh")) {
         continue;
       }
       copy_if_changed(entry.path(), root / "lockfile" / name, kReadable);

@@ -10,6 +10,7 @@ PACKAGES=(meson ninja-build g++ pkg-config cmake python3 libpoco-dev rapidjson-d
           libsqlite3-dev libcli11-dev doctest-dev bubblewrap libseccomp-dev
           slirp4netns iproute2 ca-certificates openssl python3-venv
           patch)  # patch: the yaegi runner's build applies sandbox/yaegi-runner/patches
+PACKAGES+=(python3-yaml)  # tests/manifests reads the rendered manifests and the CRD schemas
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

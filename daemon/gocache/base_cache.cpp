@@ -21,12 +21,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr const char* kStampName = "kode-gopher-stamp";
-// What the prewarm compiles, with exactly the flags the runtime plugins build with.
-constexpr const char* kPrewarmCommand =
-    "cp /opt/kode-gopher/lockfile/go.mod /opt/kode-gopher/lockfile/go.sum "
-    "/opt/kode-gopher/lockfile/curated.go /app/ && "
-    "go build -trimpath -buildvcs=false -ldflags='-s -w' -o /dev/null . && "
-    "go build -trimpath std";
+// The prewarm's steps are sandbox/prewarm.sh's, the same script the Kubernetes sandbox image runs
+// (it sits beside the lockfile): `download` on the host, `compile` in a sandbox.
+constexpr const char* kPrewarmScript = "prewarm.sh";
+constexpr const char* kPrewarmCompileCommand =
+    "exec sh /opt/kode-gopher/lockfile/prewarm.sh compile /opt/kode-gopher/lockfile";
 constexpr const char* kLockfileFiles[] = {"go.mod", "go.sum", "curated.go"};
 // How often a waiting caller hears that the build is still running.
 constexpr auto kHeartbeat = std::chrono::seconds(15);
@@ -36,6 +35,12 @@ std::string read_file(const fs::path& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+std::string sha256_of(const std::string& text) {
+  Poco::SHA2Engine sha(Poco::SHA2Engine::SHA_256);
+  sha.update(text);
+  return Poco::DigestEngine::digestToHex(sha.digest());
 }
 
 std::string digest_of(const std::string& lockfile_dir) {
@@ -63,6 +68,7 @@ BaseCache::BaseCache(BaseCachePaths paths, OpenPrewarmSandbox open_prewarm_sandb
       open_prewarm_sandbox_(std::move(open_prewarm_sandbox)),
       go_version_(std::move(go_version)),
       lockfile_digest_(digest_of(paths_.lockfile_dir)),
+      prewarm_script_digest_(sha256_of(read_file(fs::path(paths_.lockfile_dir) / kPrewarmScript))),
       logger_(logger) {
   if (stamps_match()) state_ = State::current;
 }
@@ -70,8 +76,9 @@ BaseCache::BaseCache(BaseCachePaths paths, OpenPrewarmSandbox open_prewarm_sandb
 BaseCache::~BaseCache() { stop(); }
 
 std::string BaseCache::expected_stamp() const {
-  return "kode-gopher base cache v2\n" + go_version_ + "\nlockfile " + lockfile_digest_ +
-         "\nCGO_ENABLED=0 " + kPrewarmCommand + "\n";
+  // The script's own text is part of the recipe: a changed step rebuilds the cache.
+  return "kode-gopher base cache v3\n" + go_version_ + "\nlockfile " + lockfile_digest_ +
+         "\nCGO_ENABLED=0 prewarm.sh sha256 " + prewarm_script_digest_ + "\n";
 }
 
 bool BaseCache::modules_current() const {
@@ -241,24 +248,21 @@ void BaseCache::build_steps() {
   std::ofstream(fs::path(layout.base_cache_dir) / kStampName) << expected_stamp();
 }
 
-// Downloads every module the lockfile's packages need into the base module cache, on the host:
-// the lockfile is ours, and sandboxes have no network. `go list -deps` fetches exactly what a
-// build of the curated packages reads, without compiling anything.
+// Downloads every module the lockfile's packages need into the base module cache, on the host
+// (prewarm.sh download): the lockfile is ours, and sandboxes have no network. `go list -deps`
+// fetches exactly what a build of the curated packages reads, without compiling anything.
 void BaseCache::download_modules() {
   const auto& layout = paths_;
   const fs::path work = fs::path(layout.work_dir) / "lockfile-download";
   fs::remove_all(work);
-  fs::create_directories(work);
-  for (const char* name : kLockfileFiles) fs::copy_file(fs::path(layout.lockfile_dir) / name, work / name);
   Poco::Process::Env env;
-  env["GOMODCACHE"] = layout.base_modcache_dir;
-  env["GOFLAGS"] = "-mod=mod -modcacherw";
-  env["GOTOOLCHAIN"] = "local";
-  env["GOWORK"] = "off";
-  env["CGO_ENABLED"] = "0";
+  env["GO"] = layout.go_root + "/bin/go";
   Poco::Pipe output;
-  auto process = Poco::Process::launch(layout.go_root + "/bin/go", {"list", "-deps", "."},
-                                       work.string(), nullptr, &output, &output, env);
+  auto process = Poco::Process::launch(
+      "/bin/sh",
+      {(fs::path(layout.lockfile_dir) / kPrewarmScript).string(), "download", layout.lockfile_dir,
+       layout.base_modcache_dir, work.string()},
+      layout.lockfile_dir, nullptr, &output, &output, env);
   remember_process(process.id());
   Poco::PipeInputStream in(output);
   std::stringstream text;
@@ -279,7 +283,7 @@ void BaseCache::compile_into_base_cache() {
   auto sandbox = open_prewarm_sandbox_();
   remember_sandbox(sandbox.get());
   plugin::CommandSpec spec;
-  spec.command = kPrewarmCommand;
+  spec.command = kPrewarmCompileCommand;
   spec.timeout_ms = 60 * 60 * 1000;
   plugin::CommandOutcome outcome;
   try {

@@ -108,6 +108,7 @@ class BaseCache {
   OpenPrewarmSandbox open_prewarm_sandbox_;
   std::string go_version_;
   std::string lockfile_digest_;
+  std::string prewarm_script_digest_;  // sha256 of prewarm.sh, part of the stamp
   plugin::Logger& logger_;
 
   mutable std::mutex mutex_;

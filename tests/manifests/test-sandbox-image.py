@@ -9,12 +9,12 @@ engine can (the image itself is not built here):
   libraries   each shared library kode-gopher-sandbox needs ($KG_SANDBOX_SERVER, a built binary)
               comes from a Debian package the final stage installs (or debian:12-slim has)
   environment the final stage's ENV is exactly the environment a local sandbox gives commands
-              (daemon/sandbox/local_sandbox_layout.cpp, layered cache), and the prewarm stage's
+              (daemon/sandbox/local/local_sandbox_layout.cpp, layered cache), and the prewarm stage's
               `env -i` the one of the daemon's prewarm sandbox (writable base cache), with the
               image's GOROOT for the host's
   entrypoint  the server arguments are a local sandbox's, with a TCP listener on :8888
   prewarm     prewarm.sh parses (sh -n, dash -n), builds with compiled-go's kBuildFlags and
-              the daemon's kPrewarmCommand, and its digest equals the daemon's lockfile digest
+              the daemon runs it (kPrewarmCompileCommand), and its digest equals the daemon's lockfile digest
               (computed here the same way as BaseCache::lockfile_digest)
   download    (with $KG_BASE_MODCACHE) `prewarm.sh download` for real, offline from that module
               cache as a file:// proxy: it fetches exactly the modules the daemon's prewarm did
@@ -52,8 +52,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 DOCKERFILE = os.path.join(REPO, "sandbox", "Dockerfile")
 PREWARM = os.path.join(REPO, "sandbox", "prewarm.sh")
-LAYOUT_HPP = os.path.join(REPO, "daemon", "sandbox", "local_sandbox_layout.hpp")
-LAYOUT_CPP = os.path.join(REPO, "daemon", "sandbox", "local_sandbox_layout.cpp")
+LAYOUT_HPP = os.path.join(REPO, "daemon", "sandbox", "sandbox_paths.hpp")
+LAYOUT_CPP = os.path.join(REPO, "daemon", "sandbox", "local", "local_sandbox_layout.cpp")
 LOCKFILE = os.path.join(REPO, "sandbox", "lockfile")
 IMAGE_GOROOT = "/opt/kode-gopher/go"
 # Packages debian:12-slim already has (apt itself needs them).
@@ -290,17 +290,11 @@ def check_prewarm_script():
     assert f"go build {build_flags} -o /dev/null ." in script, \
         f"prewarm.sh does not build the lockfile with compiled-go's flags {build_flags}"
     prewarm_command = "".join(json.loads(part) for part in re.findall(
-        r'"(?:[^"\\]|\\.)*"', re.search(r"kPrewarmCommand =(.*?);", read(os.path.join(
-            REPO, "daemon", "sandbox", "base_cache.cpp")), re.DOTALL).group(1)))
-    # The daemon either runs this script's compile step or (before it was switched to the
-    # script) the same go build commands itself.
-    builds = re.findall(r"go build [^&]*", prewarm_command)
-    assert "prewarm.sh compile" in prewarm_command or builds, \
-        f"the daemon's kPrewarmCommand neither runs prewarm.sh compile nor go build: " \
-        f"{prewarm_command}"
-    for command in builds:
-        assert command.strip() in script, \
-            f"the daemon's prewarm runs `{command.strip()}`, prewarm.sh does not"
+        r'"(?:[^"\\]|\\.)*"', re.search(r"kPrewarmCompileCommand =(.*?);", read(os.path.join(
+            REPO, "daemon", "gocache", "base_cache.cpp")), re.DOTALL).group(1)))
+    # The daemon compiles with this script's compile step, as the image does.
+    assert "/opt/kode-gopher/lockfile/prewarm.sh compile /opt/kode-gopher/lockfile" in \
+        prewarm_command, f"the daemon's prewarm does not run prewarm.sh compile: {prewarm_command}"
     digest = subprocess.run(["sh", PREWARM, "digest", LOCKFILE], capture_output=True, text=True,
                             check=True).stdout.strip()
     sha = hashlib.sha256()
@@ -437,13 +431,12 @@ def http(port, method, path, body=None, timeout=600):
         return json.loads(response.read())
 
 
-def check_layout():
-    server = os.environ.get("KG_SANDBOX_SERVER")
-    if not server or not os.environ.get("KG_BASE_CACHE") or not os.environ.get("KG_BASE_MODCACHE"):
-        raise Skip("set KG_SANDBOX_SERVER (in a build dir with the Yaegi runners and the "
-                   "cacheprog), KG_BASE_CACHE and KG_BASE_MODCACHE")
-    if not shutil.which("bwrap"):
-        raise Skip("needs bubblewrap (scripts/setup.sh installs it)")
+def pod_command(server, scratch, listen):
+    """The command that runs the image's final stage as a pod would, from this machine's build:
+    bubblewrap assembles the stage's file layout (the build, the toolchain, the prewarmed caches)
+    with its ENTRYPOINT (listening on `listen` instead of tcp:0.0.0.0:8888), ENV, USER and
+    WORKDIR, a read-only root and the SandboxTemplate's writable folders. The network is the
+    caller's (a pod's address here is a loopback one)."""
     build_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(server))))
     image_env = {}
     for stage, word, rest in instructions():
@@ -454,28 +447,39 @@ def check_layout():
     user = next(rest for stage, word, rest in instructions() if stage is None and word == "USER")
     entrypoint = json.loads(next(rest for stage, word, rest in instructions()
                                  if stage is None and word == "ENTRYPOINT"))
+    entrypoint[entrypoint.index("tcp:0.0.0.0:8888")] = listen
+    uid, gid = user.split(":")
+    args = ["bwrap", "--unshare-user", "--uid", uid, "--gid", gid, "--unshare-pid",
+            "--as-pid-1", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
+            "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
+    for link in ("/bin", "/sbin", "/lib", "/lib64"):
+        if os.path.islink(link):
+            args += ["--symlink", os.readlink(link), link]
+    for host, target in layout_sources(build_dir, scratch):
+        args += ["--ro-bind", host, target]
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm"]
+    # The SandboxTemplate's emptyDir volumes; everything else is read-only.
+    for folder in ("/app", "/tmp", "/home/gopher", "/persist"):
+        args += ["--perms", "0755", "--tmpfs", folder]
+    args += ["--remount-ro", "/", "--clearenv", "--chdir", workdir]
+    for name, value in image_env.items():
+        args += ["--setenv", name, value]
+    return args + entrypoint, uid
+
+
+def check_layout():
+    server = os.environ.get("KG_SANDBOX_SERVER")
+    if not server or not os.environ.get("KG_BASE_CACHE") or not os.environ.get("KG_BASE_MODCACHE"):
+        raise Skip("set KG_SANDBOX_SERVER (in a build dir with the Yaegi runners and the "
+                   "cacheprog), KG_BASE_CACHE and KG_BASE_MODCACHE")
+    if not shutil.which("bwrap"):
+        raise Skip("needs bubblewrap (scripts/setup.sh installs it)")
     with socket.socket() as probe:  # a free loopback port instead of the pod's 0.0.0.0:8888
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    entrypoint[entrypoint.index("tcp:0.0.0.0:8888")] = f"tcp:127.0.0.1:{port}"
-    uid, gid = user.split(":")
     with tempfile.TemporaryDirectory() as scratch:
-        args = ["bwrap", "--unshare-user", "--uid", uid, "--gid", gid, "--unshare-pid",
-                "--as-pid-1", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
-                "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
-        for link in ("/bin", "/sbin", "/lib", "/lib64"):
-            if os.path.islink(link):
-                args += ["--symlink", os.readlink(link), link]
-        for host, target in layout_sources(build_dir, scratch):
-            args += ["--ro-bind", host, target]
-        args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm"]
-        # The SandboxTemplate's emptyDir volumes; everything else is read-only.
-        for folder in ("/app", "/tmp", "/home/gopher", "/persist"):
-            args += ["--perms", "0755", "--tmpfs", folder]
-        args += ["--remount-ro", "/", "--clearenv", "--chdir", workdir]
-        for name, value in image_env.items():
-            args += ["--setenv", name, value]
-        server_process = subprocess.Popen(args + entrypoint, stdout=subprocess.PIPE,
+        command, uid = pod_command(server, scratch, f"tcp:127.0.0.1:{port}")
+        server_process = subprocess.Popen(command, stdout=subprocess.PIPE,
                                           stderr=subprocess.STDOUT)
         try:
             for _ in range(100):
@@ -526,9 +530,21 @@ CHECKS = [("context", check_context), ("meson", check_meson), ("libraries", chec
           ("compile", check_compile), ("layout", check_layout)]
 
 
+def run_pod(listen):
+    """`run-pod tcp:HOST:PORT`: runs the image's layout in the foreground (the k8s suite's
+    kubelet player starts one per sandbox pod). Needs KG_SANDBOX_SERVER, KG_BASE_CACHE and
+    KG_BASE_MODCACHE as the layout check does."""
+    server = os.environ["KG_SANDBOX_SERVER"]
+    with tempfile.TemporaryDirectory() as scratch:
+        command, _ = pod_command(server, scratch, listen)
+        return subprocess.call(command)
+
+
 def main():
     if os.environ.get("GO"):
         os.environ["PATH"] = os.path.dirname(os.environ["GO"]) + os.pathsep + os.environ["PATH"]
+    if sys.argv[1:2] == ["run-pod"] and len(sys.argv) == 3:
+        return run_pod(sys.argv[2])
     passed = failed = skipped = 0
     only = set(sys.argv[1:])
     for name, check in CHECKS:
