@@ -21,12 +21,12 @@ import (
 	"k8s.io/client-go/util/workqueue"
 )
 
-// kubeletCommand plays the kubelet of one fake Node: it binds every unscheduled pod to that node
-// and runs, for each pod, one real kode-gopher-sandbox as a plain process listening on a loopback
-// address of its own (127.0.0.N, the pod's IP), then reports the pod Running and Ready. When a
-// pod is deleted it stops that process, frees the address and finishes the deletion the way a
-// kubelet does (grace period 0). There is no container, image or isolation: the pod's image and
-// command are ignored.
+// kubeletCommand plays the scheduler and the kubelet of one fake Node: it binds every unscheduled
+// pod whose nodeSelector the node matches to that node and runs, for each pod, one real
+// kode-gopher-sandbox as a plain process listening on a loopback address of its own (127.0.0.N,
+// the pod's IP), then reports the pod Running and Ready. When a pod is deleted it stops that
+// process, frees the address and finishes the deletion the way a kubelet does (grace period 0).
+// There is no container, image or isolation: the pod's image and command are ignored.
 func kubeletCommand(args []string) error {
 	fs := flag.NewFlagSet("kubelet", flag.ContinueOnError)
 	var p player
@@ -105,7 +105,11 @@ func orAll(namespace string) string {
 // ensureNode creates the fake Node, Ready, if it does not exist yet.
 func (p *player) ensureNode(ctx context.Context) error {
 	nodes := p.client.CoreV1().Nodes()
-	if _, err := nodes.Get(ctx, p.nodeName, metav1.GetOptions{}); err == nil {
+	p.nodeLabels = map[string]string{
+		"kubernetes.io/hostname": p.nodeName, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+	}
+	if node, err := nodes.Get(ctx, p.nodeName, metav1.GetOptions{}); err == nil {
+		p.nodeLabels = node.Labels
 		return nil
 	} else if !apierrors.IsNotFound(err) {
 		return fmt.Errorf("looking up node %s: %w", p.nodeName, err)
@@ -116,9 +120,7 @@ func (p *player) ensureNode(ctx context.Context) error {
 		corev1.ResourcePods:   resource.MustParse("250"),
 	}
 	node, err := nodes.Create(ctx, &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: p.nodeName, Labels: map[string]string{
-			"kubernetes.io/hostname": p.nodeName, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
-		}},
+		ObjectMeta: metav1.ObjectMeta{Name: p.nodeName, Labels: p.nodeLabels},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		return fmt.Errorf("creating node %s: %w", p.nodeName, err)
@@ -179,6 +181,10 @@ func (p *player) sync(ctx context.Context, key string) error {
 		return p.finishDeletion(ctx, pod)
 	}
 	if pod.Spec.NodeName == "" {
+		if !fitsNode(pod, p.nodeLabels) {
+			// What a scheduler does with a pod no node fits: leave it Pending.
+			return nil
+		}
 		return p.bind(ctx, pod)
 	}
 	if pod.Spec.NodeName != p.nodeName || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
@@ -290,6 +296,18 @@ func (p *player) markFailed(ctx context.Context, namespace, name string, uid str
 	if _, err := p.client.CoreV1().Pods(namespace).UpdateStatus(ctx, fresh, metav1.UpdateOptions{}); err != nil {
 		log.Printf("pod %s/%s: reporting it Failed: %v", namespace, name, err)
 	}
+}
+
+// fitsNode is the one scheduling rule played: the pod's nodeSelector must match the node's
+// labels (a template can keep its pods Pending with a selector no node has). Affinity, taints and
+// resources are not considered.
+func fitsNode(pod *corev1.Pod, nodeLabels map[string]string) bool {
+	for key, value := range pod.Spec.NodeSelector {
+		if nodeLabels[key] != value {
+			return false
+		}
+	}
+	return true
 }
 
 func boolPtr(b bool) *bool { return &b }

@@ -26,6 +26,7 @@ type player struct {
 	pods          listers.PodLister
 	queue         workqueue.TypedRateLimitingInterface[string]
 	nodeName      string
+	nodeLabels    map[string]string
 	namespace     string
 	sandboxServer string
 	podsDir       string
