@@ -15,7 +15,8 @@
 #   --sandbox-server  kode-gopher-sandbox (default $KG_SANDBOX_SERVER, else
 #                     <repo>/build/sandbox/server/kode-gopher-sandbox)
 #   --parent-pid      0 keeps the cluster until stop-cluster.sh
-# Writes <state-dir>/env (KEY=VALUE lines, see README.md), kubeconfig, kubeconfig-cert, pki/,
+# Writes <state-dir>/env (KEY=VALUE lines, see README.md), kubeconfig (token user),
+# kubeconfig-cert (client-certificate user), kubeconfig-exec (exec-plugin user), pki/,
 # logs/, pods/ and supervisor.pid. The state dir must not hold a running cluster.
 set -euo pipefail
 
@@ -138,7 +139,32 @@ contexts:
     user: kcluster-cert-admin
 current-context: kcluster-cert
 EOF
-chmod 600 "$state/kubeconfig" "$state/kubeconfig-cert"
+# The exec-plugin user: client-go runs `kcluster credential`, which prints an ExecCredential with
+# the admin token (and logs each call to logs/exec-credential.log).
+cat >"$state/kubeconfig-exec" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: kcluster
+  cluster:
+    server: $api_url
+    certificate-authority: $pki/ca.crt
+users:
+- name: kcluster-exec-admin
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1
+      command: $tools/bin/kcluster
+      args: [credential, --state-dir, $state]
+      interactiveMode: Never
+contexts:
+- name: kcluster-exec
+  context:
+    cluster: kcluster
+    user: kcluster-exec-admin
+current-context: kcluster-exec
+EOF
+chmod 600 "$state/kubeconfig" "$state/kubeconfig-cert" "$state/kubeconfig-exec"
 
 cat >"$state/env" <<EOF
 # The k8s test cluster started by tests/k8s/start-cluster.sh; KEY=VALUE, no quoting.
@@ -147,8 +173,10 @@ KG_K8S_API_URL=$api_url
 KG_K8S_API_PORT=${ports[0]}
 KG_K8S_KUBECONFIG=$state/kubeconfig
 KG_K8S_KUBECONFIG_CERT=$state/kubeconfig-cert
+KG_K8S_KUBECONFIG_EXEC=$state/kubeconfig-exec
 KG_K8S_CONTEXT=kcluster
 KG_K8S_CERT_CONTEXT=kcluster-cert
+KG_K8S_EXEC_CONTEXT=kcluster-exec
 KG_K8S_TOKEN=$token
 KG_K8S_TOKEN_USER=kcluster-token-admin
 KG_K8S_CA_FILE=$pki/ca.crt
@@ -184,9 +212,12 @@ deadline=$((SECONDS + 120))
 while [[ ! -f "$state/ready" ]]; do
 	if [[ -f "$state/failed" ]] || ! kill -0 "$supervisor" 2>/dev/null; then
 		echo "start-cluster: the cluster in $state failed to start:" >&2
-		cat "$state/failed" >&2 2>/dev/null || true
-		echo "--- last lines of $state/logs/supervisor.log:" >&2
-		tail -n 20 "$state/logs/supervisor.log" >&2
+		if [[ -f "$state/failed" ]]; then
+			cat "$state/failed" >&2
+		else
+			echo "--- last lines of $state/logs/supervisor.log:" >&2
+			tail -n 20 "$state/logs/supervisor.log" >&2
+		fi
 		exit 1
 	fi
 	if ((SECONDS > deadline)); then

@@ -14,11 +14,12 @@ var commands = map[string]func(args []string) error{
 	"kubelet":    kubeletCommand,
 	"apply":      applyCommand,
 	"e2e":        e2eCommand,
+	"credential": credentialCommand,
 }
 
 func main() {
 	if len(os.Args) < 2 || commands[os.Args[1]] == nil {
-		fmt.Fprintln(os.Stderr, "usage: kcluster free-ports|supervise|kubelet|apply|e2e [flags]; -h after one for its flags")
+		fmt.Fprintln(os.Stderr, "usage: kcluster free-ports|supervise|kubelet|apply|e2e|credential [flags]; -h after one for its flags")
 		os.Exit(2)
 	}
 	if err := commands[os.Args[1]](os.Args[2:]); err != nil {
