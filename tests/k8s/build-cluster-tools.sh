@@ -7,7 +7,8 @@
 #   agent-sandbox-controller  sigs.k8s.io/agent-sandbox       (tools/agent-sandbox)
 #   sandbox-router            sigs.k8s.io/agent-sandbox       (tools/agent-sandbox)
 #   kcluster                  this folder's own Go programs   (cluster/: supervisor, kubelet
-#                             player, manifest applier, end-to-end check)
+#                             player, manifest applier, exec credential, end-to-end check)
+# and copies the agent-sandbox CRDs of the pinned module into <out-dir>/crds.
 # Each tool is pinned by its committed go.mod/go.sum and built with -mod=readonly, so a build never
 # resolves a new version. A tool is rebuilt only when its stamp (the Go version plus the hash of its
 # module files and sources) changed, so running this again is cheap.
@@ -26,7 +27,7 @@ out=$(cd "$1" && pwd)
 
 # shellcheck source=../../scripts/go-env.sh
 . "$repo/scripts/go-env.sh"
-export GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0
+export GOTOOLCHAIN=local GOFLAGS="-mod=readonly -buildvcs=false" CGO_ENABLED=0
 
 k8s_version=$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v/ {print $2; exit}' "$here/tools/kubernetes/go.mod")
 go_version=$(go version)
@@ -80,5 +81,10 @@ if [[ -f "$here/cluster/go.mod" ]]; then
 	build kcluster "$here/cluster" ./cmd/kcluster
 fi
 
-# Where the pinned agent-sandbox module keeps its CRDs, for start-cluster.sh.
-(cd "$here/tools/agent-sandbox" && go list -m -f '{{.Dir}}' sigs.k8s.io/agent-sandbox) >"$out/agent-sandbox-module-dir"
+# The agent-sandbox CRDs of the pinned module, for start-cluster.sh to apply.
+module_dir=$(cd "$here/tools/agent-sandbox" && go list -m -f '{{.Dir}}' sigs.k8s.io/agent-sandbox)
+rm -rf "$out/crds"
+mkdir -p "$out/crds"
+cp "$module_dir"/k8s/crds/*.yaml "$out/crds/"
+chmod 644 "$out"/crds/*.yaml
+echo "agent-sandbox CRDs: $(ls "$out/crds" | tr '\n' ' ')"

@@ -53,7 +53,7 @@ if [[ ! -x "$sandbox_server" ]]; then
 fi
 tools=$(cd "$tools" && pwd)
 sandbox_server=$(cd "$(dirname "$sandbox_server")" && pwd)/$(basename "$sandbox_server")
-crd_dir="$(cat "$tools/agent-sandbox-module-dir")/k8s/crds"
+crd_dir=$tools/crds
 
 mkdir -p "$state_arg"
 state=$(cd "$state_arg" && pwd)
