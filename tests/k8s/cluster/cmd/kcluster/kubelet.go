@@ -26,7 +26,9 @@ import (
 // kode-gopher-sandbox as a plain process listening on a loopback address of its own (127.0.0.N,
 // the pod's IP), then reports the pod Running and Ready. When a pod is deleted it stops that
 // process, frees the address and finishes the deletion the way a kubelet does (grace period 0).
-// There is no container, image or isolation: the pod's image and command are ignored.
+// A server that exits on its own is started again at the same address with restartCount + 1, or,
+// with restartPolicy Never, the pod becomes Failed (OnFailure is treated as Always). There is no
+// container, image or isolation: the pod's image and command are ignored.
 func kubeletCommand(args []string) error {
 	fs := flag.NewFlagSet("kubelet", flag.ContinueOnError)
 	var p player
@@ -196,11 +198,11 @@ func (p *player) sync(ctx context.Context, key string) error {
 		server = nil
 	}
 	if server == nil {
-		if server, err = p.startServer(ctx, key, pod); err != nil {
+		if server, err = p.startServer(key, pod); err != nil {
 			return err
 		}
 	}
-	if pod.Status.Phase == corev1.PodRunning && pod.Status.PodIP == server.ip {
+	if pod.Status.Phase == corev1.PodRunning && pod.Status.PodIP == server.ip && podReady(pod) {
 		return nil
 	}
 	return p.markRunning(ctx, pod, server)
@@ -260,9 +262,13 @@ func (p *player) markRunning(ctx context.Context, pod *corev1.Pod, server *podSe
 		status.ContainerStatuses = append(status.ContainerStatuses, corev1.ContainerStatus{
 			Name: c.Name, Image: c.Image, ImageID: "kcluster://kode-gopher-sandbox",
 			ContainerID: fmt.Sprintf("kcluster://%d", server.process.cmd.Process.Pid),
-			Ready:       true, Started: boolPtr(true),
+			Ready:       true, Started: boolPtr(true), RestartCount: server.restarts,
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: started}},
 		})
+		if server.lastExit != nil {
+			status.ContainerStatuses[len(status.ContainerStatuses)-1].LastTerminationState =
+				corev1.ContainerState{Terminated: server.lastExit}
+		}
 	}
 	if _, err := p.client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, fresh, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("reporting it Running at %s: %w", server.ip, err)
@@ -271,31 +277,42 @@ func (p *player) markRunning(ctx context.Context, pod *corev1.Pod, server *podSe
 	return nil
 }
 
-// markFailed reports the pod Failed after its server exited on its own (restartPolicy is not
-// played: the server is not restarted).
-func (p *player) markFailed(ctx context.Context, namespace, name string, uid string, exitErr error) {
-	fresh, err := p.client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
-	if err != nil || string(fresh.UID) != uid || fresh.DeletionTimestamp != nil {
+// markExited reports the pod's containers terminated and the pod not Ready; failed also makes the
+// pod Failed (its server will not be restarted).
+func (p *player) markExited(ctx context.Context, pod *corev1.Pod, terminated *corev1.ContainerStateTerminated, failed bool) {
+	fresh, err := p.client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	if err != nil || fresh.UID != pod.UID || fresh.DeletionTimestamp != nil {
 		return
 	}
 	now := metav1.Now()
-	fresh.Status.Phase = corev1.PodFailed
+	if failed {
+		fresh.Status.Phase = corev1.PodFailed
+	}
 	for i := range fresh.Status.Conditions {
 		if t := fresh.Status.Conditions[i].Type; t == corev1.PodReady || t == corev1.ContainersReady {
 			fresh.Status.Conditions[i].Status = corev1.ConditionFalse
+			fresh.Status.Conditions[i].Reason = "ContainersNotReady"
 			fresh.Status.Conditions[i].LastTransitionTime = now
 		}
 	}
 	for i := range fresh.Status.ContainerStatuses {
 		cs := &fresh.Status.ContainerStatuses[i]
 		cs.Ready = false
-		cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
-			ExitCode: exitCode(exitErr), Reason: "Error", Message: fmt.Sprint(exitErr), FinishedAt: now,
-		}}
+		cs.Started = boolPtr(false)
+		cs.State = corev1.ContainerState{Terminated: terminated}
 	}
-	if _, err := p.client.CoreV1().Pods(namespace).UpdateStatus(ctx, fresh, metav1.UpdateOptions{}); err != nil {
-		log.Printf("pod %s/%s: reporting it Failed: %v", namespace, name, err)
+	if _, err := p.client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, fresh, metav1.UpdateOptions{}); err != nil {
+		log.Printf("pod %s/%s: reporting its container terminated: %v", pod.Namespace, pod.Name, err)
 	}
+}
+
+func podReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // fitsNode is the one scheduling rule played: the pod's nodeSelector must match the node's
