@@ -57,7 +57,7 @@ crd_dir=$tools/crds
 
 mkdir -p "$state_arg"
 state=$(cd "$state_arg" && pwd)
-if [[ -f "$state/supervisor.pid" ]] && kill -0 "$(cat "$state/supervisor.pid")" 2>/dev/null; then
+if [[ -f "$state/supervisor.pid" ]] && grep -q kcluster "/proc/$(cat "$state/supervisor.pid")/cmdline" 2>/dev/null; then
 	echo "start-cluster: a cluster is already running from $state (supervisor pid $(cat "$state/supervisor.pid")); stop it with tests/k8s/stop-cluster.sh $state" >&2
 	exit 1
 fi
@@ -95,6 +95,10 @@ chmod 600 "$pki"/*.key "$pki/tokens.csv"
 
 # --- Ports ---------------------------------------------------------------------------------------
 mapfile -t ports < <("$tools/bin/kcluster" free-ports 9)
+if [[ ${#ports[@]} -ne 9 ]]; then
+	echo "start-cluster: could not find 9 free loopback ports (kcluster free-ports 9 gave ${#ports[@]})" >&2
+	exit 1
+fi
 api_url=https://127.0.0.1:${ports[0]}
 ca_b64=$(base64 -w0 "$pki/ca.crt")
 
