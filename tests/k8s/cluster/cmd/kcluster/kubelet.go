@@ -192,7 +192,10 @@ func (p *player) sync(ctx context.Context, key string) error {
 	if pod.Spec.NodeName != p.nodeName || pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 		return nil
 	}
-	server := p.serverFor(key)
+	server, exitBeingHandled := p.serverFor(key)
+	if exitBeingHandled {
+		return nil
+	}
 	if server != nil && server.uid != pod.UID {
 		p.stopServer(key, "pod was replaced by one of the same name")
 		server = nil

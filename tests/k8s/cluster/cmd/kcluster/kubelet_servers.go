@@ -47,12 +47,25 @@ type podServer struct {
 	restarts int32                            // how often the player restarted it (restartCount)
 	lastExit *corev1.ContainerStateTerminated // how the previous run ended (lastState)
 	stopping bool                             // set before the player stops it, so its exit is not reported as a failure
+	exited   bool                             // it exited on its own and watchExit is restarting it or failing the pod
 }
 
-func (p *player) serverFor(key string) *podServer {
+// serverFor is the pod's server, and whether watchExit is handling its exit (then sync leaves the
+// pod alone).
+func (p *player) serverFor(key string) (server *podServer, exitBeingHandled bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.servers[key]
+	server = p.servers[key]
+	return server, server != nil && server.exited
+}
+
+// forget removes the pod's server from the map if it still is this one.
+func (p *player) forget(key string, server *podServer) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.servers[key] == server {
+		delete(p.servers, key)
+	}
 }
 
 // readinessPath is the path of the first container's readinessProbe httpGet, else "/"; the
@@ -132,8 +145,9 @@ func (p *player) watchExit(key string, pod *corev1.Pod, server *podServer) {
 	<-server.process.exited
 	p.mu.Lock()
 	stopping := server.stopping
-	if p.servers[key] == server {
-		delete(p.servers, key)
+	if !stopping {
+		// Stays in the map, marked, so sync does not start a second server meanwhile.
+		server.exited = true
 	}
 	p.mu.Unlock()
 	if stopping {
@@ -147,17 +161,19 @@ func (p *player) watchExit(key string, pod *corev1.Pod, server *podServer) {
 	terminated := &corev1.ContainerStateTerminated{ExitCode: exitCode(server.process.err), Reason: "Error",
 		Message: fmt.Sprint(server.process.err), StartedAt: metav1.NewTime(server.started), FinishedAt: metav1.Now()}
 	if pod.Spec.RestartPolicy == corev1.RestartPolicyNever {
-		p.addresses.release(server.ip)
 		log.Printf("pod %s: restartPolicy Never; reporting the pod Failed", key)
 		p.markExited(ctx, pod, terminated, true)
+		p.forget(key, server)
+		p.addresses.release(server.ip)
 		return
 	}
 	p.markExited(ctx, pod, terminated, false)
 	restarted, err := p.launch(key, pod, server.ip, server.port, server.restarts+1)
 	if err != nil {
-		p.addresses.release(server.ip)
-		log.Printf("pod %s: restarting kode-gopher-sandbox failed: %v", key, err)
+		log.Printf("pod %s: restarting kode-gopher-sandbox failed: %v; reporting the pod Failed", key, err)
 		p.markExited(ctx, pod, terminated, true)
+		p.forget(key, server)
+		p.addresses.release(server.ip)
 		return
 	}
 	restarted.lastExit = terminated
