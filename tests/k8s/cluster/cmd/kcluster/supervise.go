@@ -40,7 +40,11 @@ func superviseCommand(args []string) error {
 		return err
 	}
 	log.SetPrefix("supervisor: ")
-	s := &supervisor{env: env, stateDir: *stateDir, self: os.Args[0]}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding the kcluster binary, which plays the kubelet: %w", err)
+	}
+	s := &supervisor{env: env, stateDir: *stateDir, self: self}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
