@@ -42,6 +42,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import signal
 import socket
 import tempfile
 import time
@@ -535,6 +536,8 @@ def run_pod(listen):
     kubelet player starts one per sandbox pod). Needs KG_SANDBOX_SERVER, KG_BASE_CACHE and
     KG_BASE_MODCACHE as the layout check does."""
     server = os.environ["KG_SANDBOX_SERVER"]
+    # A kubelet stops a pod with SIGTERM: end like Ctrl-C, so the server and the scratch go too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with tempfile.TemporaryDirectory() as scratch:
         command, _ = pod_command(server, scratch, listen)
         return subprocess.call(command)

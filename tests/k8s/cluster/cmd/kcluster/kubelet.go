@@ -8,6 +8,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	corev1 "k8s.io/api/core/v1"
@@ -38,10 +39,15 @@ func kubeletCommand(args []string) error {
 	fs.StringVar(&p.sandboxServer, "sandbox-server", os.Getenv("KG_SANDBOX_SERVER"),
 		"path of kode-gopher-sandbox (default: $KG_SANDBOX_SERVER)")
 	fs.StringVar(&p.podsDir, "pods-dir", "", "folder for each pod's work dir and server log (required)")
+	podCommand := fs.String("pod-command", os.Getenv("KG_K8S_POD_COMMAND"),
+		"instead of the plain server: a command (words split on spaces) that runs a pod's server "+
+			"given one more argument, tcp:IP:PORT, e.g. tests/manifests/test-sandbox-image.py run-pod "+
+			"(the sandbox image's layout in bubblewrap) (default: $KG_K8S_POD_COMMAND)")
 	readyFile := fs.String("ready-file", "", "file written once the node exists and pods are watched")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	p.podCommand = strings.Fields(*podCommand)
 	if *kubeconfig == "" || p.podsDir == "" || p.sandboxServer == "" {
 		return errors.New("--kubeconfig, --pods-dir and --sandbox-server (or $KG_SANDBOX_SERVER) are required")
 	}

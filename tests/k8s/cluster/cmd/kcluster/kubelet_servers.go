@@ -30,6 +30,7 @@ type player struct {
 	nodeLabels    map[string]string
 	namespace     string
 	sandboxServer string
+	podCommand    []string // when set, runs each pod's server instead of sandboxServer
 	podsDir       string
 	addresses     *addressPool
 
@@ -118,8 +119,11 @@ func (p *player) launch(key string, pod *corev1.Pod, ip string, port int, restar
 		}
 	}
 	listen := net.JoinHostPort(ip, strconv.Itoa(port))
-	process, err := startChild("kode-gopher-sandbox of "+key, filepath.Join(dir, "server.log"),
-		[]string{p.sandboxServer, "--listen", "tcp:" + listen, "--workdir", work, "--shares-host-network"},
+	argv := []string{p.sandboxServer, "--listen", "tcp:" + listen, "--workdir", work, "--shares-host-network"}
+	if len(p.podCommand) > 0 {
+		argv = append(append([]string{}, p.podCommand...), "tcp:"+listen)
+	}
+	process, err := startChild("kode-gopher-sandbox of "+key, filepath.Join(dir, "server.log"), argv,
 		[]string{"HOME=" + home})
 	if err != nil {
 		return nil, err
