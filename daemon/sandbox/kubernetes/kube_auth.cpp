@@ -97,13 +97,21 @@ ExecCredential parse_exec_credential(const std::string& json, const std::string&
   if (const std::string expiry = member_text(status->value, "expirationTimestamp"); !expiry.empty()) {
     Poco::DateTime parsed;
     int tz = 0;
-    if (!Poco::DateTimeParser::tryParse(Poco::DateTimeFormat::ISO8601_FORMAT, expiry, parsed, tz) &&
-        !Poco::DateTimeParser::tryParse(Poco::DateTimeFormat::ISO8601_FRAC_FORMAT, expiry, parsed, tz)) {
+    // YYYY-MM-DDTHH:MM:SS first (Poco's parser alone takes almost anything).
+    static constexpr std::string_view kShape = "dddd-dd-ddTdd:dd:dd";
+    bool shaped = expiry.size() >= kShape.size();
+    for (std::size_t i = 0; shaped && i < kShape.size(); ++i) {
+      shaped = kShape[i] == 'd' ? std::isdigit(static_cast<unsigned char>(expiry[i])) != 0
+                                : (expiry[i] == kShape[i] || (kShape[i] == 'T' && expiry[i] == 't'));
+    }
+    if (!shaped ||
+        (!Poco::DateTimeParser::tryParse(Poco::DateTimeFormat::ISO8601_FORMAT, expiry, parsed, tz) &&
+         !Poco::DateTimeParser::tryParse(Poco::DateTimeFormat::ISO8601_FRAC_FORMAT, expiry, parsed, tz))) {
       throw KubeConfigError(where + " printed status.expirationTimestamp \"" + expiry +
                             "\", which is not RFC 3339");
     }
     parsed.makeUTC(tz);
-    credential.expires = std::chrono::system_clock::from_time_t(parsed.timestamp().epochTime());
+    credential.expires = std::chrono::sys_seconds(std::chrono::seconds(parsed.timestamp().epochTime()));
   }
   return credential;
 }
@@ -161,7 +169,7 @@ KubeCredentials KubeAuth::current() {
   }
   if (config_.exec) {
     const std::lock_guard lock(mutex_);
-    const auto now = std::chrono::system_clock::now();
+    const auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
     if (!cached_ || (cached_->expires && *cached_->expires - kExpiryMargin <= now)) {
       cached_ = run_exec_plugin();
     }

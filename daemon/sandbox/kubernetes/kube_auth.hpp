@@ -24,7 +24,7 @@ struct ExecCredential {
   std::string token;
   std::string client_cert_pem;
   std::string client_key_pem;
-  std::optional<std::chrono::system_clock::time_point> expires;
+  std::optional<std::chrono::sys_seconds> expires;  // (seconds: any year fits)
 };
 ExecCredential parse_exec_credential(const std::string& json, const std::string& command);
 
