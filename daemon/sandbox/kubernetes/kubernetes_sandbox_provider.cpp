@@ -59,6 +59,7 @@ KubernetesSandboxProvider::KubernetesSandboxProvider(KubernetesProviderOptions o
                                "most 63): set one that names this daemon");
   }
   describe_warm_pool();
+  for (const auto& warning : warnings_) logger_.log(plugin::LogLevel::warn, "Sandboxes: " + warning);
   lease_thread_ = std::thread([this] { renew_leases(); });
 }
 
