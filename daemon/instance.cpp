@@ -271,12 +271,12 @@ std::unique_ptr<session::CallCredentials> Instance::make_call_credentials(
 }
 
 int Instance::prewarm() {
-  start_parts();
-  if (!parts_->base_cache) {
+  if (config_.sandbox_provider == "kubernetes") {
     throw std::runtime_error("--prewarm builds the host's Go build cache for local sandboxes; with "
                              "[sandbox] provider = kubernetes the sandbox image carries it "
                              "(sandbox/Dockerfile)");
   }
+  start_parts();
   parts_->base_cache->ensure([](std::string_view line) { std::cerr << line << std::endl; });
   if (parts_->base_cache->current()) std::cerr << "Go build cache is current." << std::endl;
   return 0;

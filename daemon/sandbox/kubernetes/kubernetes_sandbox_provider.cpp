@@ -115,7 +115,7 @@ std::vector<std::string> KubernetesSandboxProvider::isolation_summary() const {
           " of " + kube_->server() + " (" + kube_->config().source + ")",
       "isolation is the pod's, as its SandboxTemplate sets it: " + pool_note_,
       options_.router_host.empty()
-          ? "sandboxes reached directly at <serviceFQDN>:8888 (in-cluster)"
+          ? "sandboxes reached directly at their serviceFQDN (else pod IP), port 8888 (in-cluster)"
           : "sandboxes reached through the sandbox-router at " + options_.router_host + ":" +
                 std::to_string(options_.router_port),
       "claims labelled " + std::string(kDaemonLabel) + "=" + options_.daemon_id + ", lease " +
