@@ -181,8 +181,12 @@ SandboxState KubernetesSandboxProvider::wait_until_ready(const std::string& clai
         }
       }
     } catch (const KubeApiError& e) {
-      // 404 for a sandbox the claim just named: the controller has not made it yet.
-      if (e.status() != 404 || e.reason() != "NotFound") throw;
+      // 404 for a sandbox the claim just named: the controller has not made it yet; 5xx: the
+      // API server is restarting or overloaded. Both may pass before the deadline.
+      if (e.status() < 500 && (e.status() != 404 || e.reason() != "NotFound")) throw;
+      if (e.status() >= 500) progress("the API server failed (" + std::string(e.what()) + "); trying again");
+    } catch (const KubeTransportError& e) {
+      progress("the API server did not answer (" + std::string(e.what()) + "); trying again");
     }
     if (std::chrono::steady_clock::now() >= deadline) {
       throw plugin::SandboxError(

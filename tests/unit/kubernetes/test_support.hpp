@@ -89,6 +89,7 @@ struct SeenRequest {
   std::string uri;
   std::string content_type;
   std::string authorization;
+  std::string sandbox_id;  // X-Sandbox-ID (the agent-sandbox router's header)
   std::string body;
 };
 
@@ -132,6 +133,7 @@ class LoopbackHttpServer {
       seen.uri = request.getURI();
       seen.content_type = request.getContentType();
       seen.authorization = request.get("Authorization", "");
+      seen.sandbox_id = request.get("X-Sandbox-ID", "");
       Poco::StreamCopier::copyToString(request.stream(), seen.body);
       int index = 0;
       {
