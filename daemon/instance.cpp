@@ -25,6 +25,7 @@
 #include "error_chain.hpp"
 #include "install_layout.hpp"
 #include "load_all_plugins.hpp"
+#include "kubernetes_sandbox_provider.hpp"
 #include "local_sandbox_provider.hpp"
 #include "plugin_loader.hpp"
 #include "plugin_registry.hpp"
@@ -61,6 +62,28 @@ class StateDirLock {
  private:
   int fd_ = -1;
 };
+
+// [kubernetes] as the provider takes it; the router's host:port split, the daemon id defaulted.
+sandbox::KubernetesProviderOptions kubernetes_provider_options(const config::DaemonConfig& config) {
+  sandbox::KubernetesProviderOptions options;
+  options.kubeconfig = config.kubernetes_kubeconfig;
+  options.context = config.kubernetes_context;
+  options.namespace_ = config.kubernetes_namespace;
+  if (!config.kubernetes_warm_pool.empty()) options.warm_pool = config.kubernetes_warm_pool;
+  if (!config.kubernetes_router.empty()) {
+    const auto colon = config.kubernetes_router.rfind(':');
+    std::string host = config.kubernetes_router.substr(0, colon);
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    options.router_host = host;
+    options.router_port =
+        static_cast<std::uint16_t>(std::stoul(config.kubernetes_router.substr(colon + 1)));
+  }
+  options.daemon_id = config.kubernetes_daemon_id.empty() ? sandbox::default_daemon_id()
+                                                          : config.kubernetes_daemon_id;
+  options.claim_timeout = std::chrono::seconds(config.kubernetes_claim_timeout_s);
+  options.lease = std::chrono::seconds(config.kubernetes_lease_s);
+  return options;
+}
 
 config::DaemonConfig load(const InstanceOptions& options) {
   auto loaded = config::load_config(options.config_path);
@@ -181,13 +204,22 @@ void Instance::start_parts() {
                                 ? std::nullopt
                                 : std::optional<uid_t>(config_.sandbox_host_uid);
   sandbox::LocalSandboxProvider* local = nullptr;
-  try {
-    auto provider =
-        std::make_unique<sandbox::LocalSandboxProvider>(sandbox_layout, logger_, sandbox_policy);
-    local = provider.get();
-    p.provider = std::move(provider);
-  } catch (...) {
-    std::throw_with_nested(std::runtime_error("Failed to set up local sandboxes"));
+  if (config_.sandbox_provider == "kubernetes") {
+    try {
+      p.provider = std::make_unique<sandbox::KubernetesSandboxProvider>(
+          kubernetes_provider_options(config_), logger_);
+    } catch (...) {
+      std::throw_with_nested(std::runtime_error("Failed to set up Kubernetes sandboxes"));
+    }
+  } else {
+    try {
+      auto provider =
+          std::make_unique<sandbox::LocalSandboxProvider>(sandbox_layout, logger_, sandbox_policy);
+      local = provider.get();
+      p.provider = std::move(provider);
+    } catch (...) {
+      std::throw_with_nested(std::runtime_error("Failed to set up local sandboxes"));
+    }
   }
   for (const auto& line : p.provider->isolation_summary()) {
     logger_.log(plugin::LogLevel::info, "Sandbox isolation: " + line);
@@ -196,6 +228,8 @@ void Instance::start_parts() {
     logger_.log(plugin::LogLevel::warn,
                 "Removed " + std::to_string(orphans) + " sandbox(es) left by a previous daemon");
   }
+  // Kubernetes sandboxes bring their own prewarmed build cache (the image carries it).
+  if (local == nullptr) return;
   sandbox::BaseCachePaths cache_paths{.go_root = sandbox_layout.go_root,
                                       .lockfile_dir = sandbox_layout.lockfile_dir,
                                       .base_cache_dir = sandbox_layout.base_cache_dir,
@@ -237,6 +271,11 @@ std::unique_ptr<session::CallCredentials> Instance::make_call_credentials(
 }
 
 int Instance::prewarm() {
+  if (config_.sandbox_provider == "kubernetes") {
+    throw std::runtime_error("--prewarm builds the host's Go build cache for local sandboxes; with "
+                             "[sandbox] provider = kubernetes the sandbox image carries it "
+                             "(sandbox/Dockerfile)");
+  }
   start_parts();
   parts_->base_cache->ensure([](std::string_view line) { std::cerr << line << std::endl; });
   if (parts_->base_cache->current()) std::cerr << "Go build cache is current." << std::endl;
@@ -256,7 +295,8 @@ int Instance::run() {
   auto& p = *parts_;
   p.host = std::make_unique<DaemonHostServices>(
       logger_, config_.plugin_sections,
-      plugin::ToolchainInfo{p.layout.go_version, p.layout.go_root, p.base_cache->lockfile_digest(),
+      plugin::ToolchainInfo{p.layout.go_version, p.layout.go_root,
+                            sandbox::lockfile_digest_of(p.layout.lockfile_dir),
                             sandbox::lockfile_text(p.layout.lockfile_dir, "go.mod"),
                             sandbox::lockfile_text(p.layout.lockfile_dir, "go.sum"),
                             p.layout.yaegi_runner_binary.empty()
@@ -299,7 +339,7 @@ int Instance::run() {
   logger_.log(plugin::LogLevel::info, std::string("kode-gopherd ") + kVersion + " (pid " +
                                           std::to_string(::getpid()) + ") serving on " +
                                           config_.socket_path + ", " + p.layout.go_version);
-  if (!p.base_cache->current()) {
+  if (p.base_cache && !p.base_cache->current()) {
     logger_.log(plugin::LogLevel::info, "The Go build cache is not prewarmed yet; the first call "
                                         "will build it (or run `kode-gopherd --prewarm`)");
   }

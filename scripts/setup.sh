@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(meson ninja-build g++ pkg-config cmake python3 libpoco-dev rapidjson-dev libarchive-dev
           libsqlite3-dev libcli11-dev doctest-dev bubblewrap libseccomp-dev
           slirp4netns iproute2 ca-certificates openssl python3-venv
+          libyaml-cpp-dev  # kubeconfig files (the kubernetes sandbox provider)
           patch)  # patch: the yaegi runner's build applies sandbox/yaegi-runner/patches
 PACKAGES+=(python3-yaml)  # tests/manifests reads the rendered manifests and the CRD schemas
 missing=()

@@ -2,7 +2,7 @@
 // name that is not on it. The config's key table accepts only these for [runtime] default and
 // [sandbox] provider, the daemon refuses a request naming another runtime, and
 // `kode-gopher exec --runtime` and the MCP tool `execute_go_code` (its input and output schemas
-// and its description) offer exactly these. kubernetes joins the providers when it is built.
+// and its description) offer exactly these.
 // Static, immutable data; any thread.
 #pragma once
 
@@ -21,7 +21,8 @@ inline constexpr std::string_view kAutoRuntime = "auto";
 // What a call or the config may ask for.
 inline constexpr std::array<std::string_view, 3> kAvailableRuntimes = {"compiled-go", "yaegi",
                                                                        "auto"};
-inline constexpr std::array<std::string_view, 1> kAvailableSandboxProviders = {"local"};
+inline constexpr std::array<std::string_view, 2> kAvailableSandboxProviders = {"local",
+                                                                              "kubernetes"};
 
 // The names joined with ", " ("compiled-go"; "a, b"), for messages and help texts.
 inline std::string join_names(std::span<const std::string_view> names) {

@@ -99,8 +99,8 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .current = [](const DaemonConfig& c) { return c.credentials_plugin; }},
     {.section = "sandbox", .name = "provider", .kind = ValueKind::choice,
      .choices = kAvailableSandboxProviders, .default_text = "local",
-     .help = "Where sandboxes run. local (bubblewrap namespaces on this host) is the only "
-             "provider so far.",
+     .help = "Where sandboxes run: local (bubblewrap namespaces on this host) or kubernetes "
+             "(agent-sandbox claims on a cluster; the [kubernetes] keys, docs/kubernetes.md).",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.sandbox_provider = v.text; },
      .current = [](const DaemonConfig& c) { return c.sandbox_provider; }},
     {.section = "sandbox", .name = "bwrap", .kind = ValueKind::program, .default_text = "bwrap",
@@ -195,6 +195,57 @@ constexpr ConfigKeySpec kKeySpecs[] = {
        c.warm_pool = static_cast<std::uint32_t>(v.number);
      },
      .current = [](const DaemonConfig& c) { return std::to_string(c.warm_pool); }},
+    {.section = "kubernetes", .name = "kubeconfig", .kind = ValueKind::absolute_path,
+     .default_text = "auto: the first file of `$KUBECONFIG`, else `~/.kube/config`, else the "
+                     "in-cluster service account",
+     .help = "The kubeconfig the kubernetes provider reads (server, CA, token, client certificate "
+             "or exec plugin).",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.kubernetes_kubeconfig = v.text; },
+     .current = [](const DaemonConfig& c) { return c.kubernetes_kubeconfig; }},
+    {.section = "kubernetes", .name = "context", .kind = ValueKind::text,
+     .default_text = "the kubeconfig's `current-context`",
+     .help = "The kubeconfig context to use.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.kubernetes_context = v.text; },
+     .current = [](const DaemonConfig& c) { return c.kubernetes_context; }},
+    {.section = "kubernetes", .name = "namespace", .kind = ValueKind::dns_label,
+     .default_text = "the context's namespace (in a pod: the service account's), else `default`",
+     .help = "The namespace of the warm pool, the claims and the sandbox-router.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.kubernetes_namespace = v.text; },
+     .current = [](const DaemonConfig& c) { return c.kubernetes_namespace; }},
+    {.section = "kubernetes", .name = "warm_pool", .kind = ValueKind::dns_label,
+     .default_text = "`kode-gopher-pool`",
+     .help = "The SandboxWarmPool each session's SandboxClaim names (manifests/ makes "
+             "kode-gopher-pool).",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.kubernetes_warm_pool = v.text; },
+     .current = [](const DaemonConfig& c) { return c.kubernetes_warm_pool; }},
+    {.section = "kubernetes", .name = "router", .kind = ValueKind::host_port,
+     .default_text = "none: each sandbox's service at `<serviceFQDN>:8888` (in-cluster only)",
+     .help = "The sandbox-router (sandbox-router-svc:8080, or a port-forward to it) the daemon "
+             "reaches sandboxes through.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.kubernetes_router = v.text; },
+     .current = [](const DaemonConfig& c) { return c.kubernetes_router; }},
+    {.section = "kubernetes", .name = "claim_timeout_s", .kind = ValueKind::integer, .min = 5,
+     .max = 3600, .default_text = "300",
+     .help = "How long a new sandbox may take to bind and become Ready before the call fails (and "
+             "its claim is deleted).",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.kubernetes_claim_timeout_s = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.kubernetes_claim_timeout_s); }},
+    {.section = "kubernetes", .name = "lease_s", .kind = ValueKind::integer, .min = 60,
+     .max = 86400, .default_text = "600",
+     .help = "Each claim's lease (spec.lifecycle.shutdownTime), renewed every third of it: a claim "
+             "the daemon stops renewing is deleted by the controller when it runs out.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.kubernetes_lease_s = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.kubernetes_lease_s); }},
+    {.section = "kubernetes", .name = "daemon_id", .kind = ValueKind::dns_label,
+     .default_text = "the host name, lowercased (set it for a Deployment, whose pod names change)",
+     .help = "Labels this daemon's claims, so the daemon deletes at start what a crashed "
+             "predecessor with the same id left. Unique per daemon sharing a namespace.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.kubernetes_daemon_id = v.text; },
+     .current = [](const DaemonConfig& c) { return c.kubernetes_daemon_id; }},
     {.section = "cache", .name = "binary_dir", .kind = ValueKind::absolute_path,
      .default_text = "auto: `<state_dir>/bincache`",
      .help = "Built programs kept by content hash, so an identical resubmission skips the build.",
@@ -298,7 +349,8 @@ std::string join_choices(std::span<const std::string_view> choices, std::string_
 }  // namespace
 
 bool default_is_description(ValueKind kind) {
-  return kind == ValueKind::absolute_path || kind == ValueKind::path_list;
+  return kind == ValueKind::absolute_path || kind == ValueKind::path_list ||
+         kind == ValueKind::text || kind == ValueKind::dns_label || kind == ValueKind::host_port;
 }
 
 std::string ConfigKeySpec::full_name() const {
@@ -341,6 +393,12 @@ std::string describe_allowed_values(const ConfigKeySpec& spec) {
       return "','-separated host names, IP addresses and `*.suffix` patterns";
     case ValueKind::port_list:
       return "','-separated ports from 1 to 65535";
+    case ValueKind::text:
+      return "one line of text";
+    case ValueKind::dns_label:
+      return "a Kubernetes name (lowercase letters, digits and '-', at most 63 characters)";
+    case ValueKind::host_port:
+      return "host:port (or http://host:port)";
   }
   return "a value";
 }

@@ -23,6 +23,9 @@ enum class ValueKind {
   path_list,      // ':'-separated absolute paths; empty means the default
   host_list,      // ','-separated host names, IP addresses and "*.suffix" patterns
   port_list,      // ','-separated ports from 1 to 65535
+  text,           // one line of any text; empty means the default
+  dns_label,      // a Kubernetes name: lowercase letters, digits and '-', at most 63; empty: default
+  host_port,      // host:port (an http:// prefix and a trailing '/' are dropped); empty: default
 };
 
 // A value that passed its key's checks, in the form its kind produces.

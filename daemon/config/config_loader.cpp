@@ -193,6 +193,15 @@ CheckedFile checked_config_file(const std::string& path) {
            "0 runs a root daemon's sandboxes as host root: a sandbox escape would be host root "
            "(remove the key to run them as uid 65534)"});
     }
+    if (checked.config.sandbox_provider != "kubernetes") {
+      for (const auto& spec : config_key_specs()) {
+        if (spec.section == "kubernetes" && ini.values->hasProperty(spec.full_name())) {
+          checked.issues.push_back(
+              {Severity::warning, path, spec.full_name(),
+               "ignored: the [kubernetes] keys are read only with [sandbox] provider = kubernetes"});
+        }
+      }
+    }
   }
   resolve_default_paths(checked.config);
   return checked;

@@ -141,6 +141,43 @@ ConfigValue parse_port_list(const ConfigKeySpec& spec, std::string_view raw) {
   return value;
 }
 
+ConfigValue parse_text(const ConfigKeySpec& spec, std::string_view raw) {
+  if (raw.find_first_of("\r\n") != std::string_view::npos) reject(spec, raw);
+  return text_value(std::string(raw));
+}
+
+// A DNS-1123 label: what Kubernetes accepts as a namespace, a label value and most names.
+ConfigValue parse_dns_label(const ConfigKeySpec& spec, std::string_view raw) {
+  if (raw.empty()) return {};
+  const bool valid = raw.size() <= 63 && raw.front() != '-' && raw.back() != '-' &&
+                     std::all_of(raw.begin(), raw.end(), [](char c) {
+                       return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+                     });
+  if (!valid) reject(spec, raw);
+  return text_value(std::string(raw));
+}
+
+// host:port, [v6]:port; "http://" and a trailing '/' are dropped (the router speaks plain HTTP).
+ConfigValue parse_host_port(const ConfigKeySpec& spec, std::string_view raw) {
+  if (raw.empty()) return {};
+  std::string_view rest = raw;
+  if (rest.starts_with("https://")) reject(spec, raw, "the sandbox-router speaks plain HTTP");
+  if (rest.starts_with("http://")) rest.remove_prefix(7);
+  if (rest.ends_with('/')) rest.remove_suffix(1);
+  const auto colon = rest.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) reject(spec, raw, "no port");
+  const auto port = parse_plain_decimal(rest.substr(colon + 1));
+  if (!port || *port < 1 || *port > 65535) reject(spec, raw, "the port must be from 1 to 65535");
+  std::string_view host = rest.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  const bool valid = !host.empty() && std::all_of(host.begin(), host.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '-' || c == ':' || c == '_';
+  });
+  if (!valid) reject(spec, raw, "\"" + std::string(host) + "\" is not a host name or address");
+  return text_value(std::string(rest));
+}
+
 }  // namespace
 
 ConfigValue parse_config_value(const ConfigKeySpec& spec, std::string_view raw) {
@@ -152,6 +189,9 @@ ConfigValue parse_config_value(const ConfigKeySpec& spec, std::string_view raw) 
     case ValueKind::path_list: return parse_path_list(spec, raw);
     case ValueKind::host_list: return parse_host_list(spec, raw);
     case ValueKind::port_list: return parse_port_list(spec, raw);
+    case ValueKind::text: return parse_text(spec, raw);
+    case ValueKind::dns_label: return parse_dns_label(spec, raw);
+    case ValueKind::host_port: return parse_host_port(spec, raw);
   }
   reject(spec, raw);
 }

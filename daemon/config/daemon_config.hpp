@@ -58,6 +58,15 @@ struct DaemonConfig {
   // [sandbox] allowed_hosts / allowed_ports: what network = allowlist admits (egress_allowlist.hpp).
   std::vector<std::string> sandbox_allowed_hosts = {"*.googleapis.com", "accounts.google.com"};
   std::vector<std::uint32_t> sandbox_allowed_ports = {443};
+  // [kubernetes]: read only with [sandbox] provider = kubernetes (kubernetes_sandbox_provider.hpp).
+  std::string kubernetes_kubeconfig;       // kubeconfig; empty: $KUBECONFIG, ~/.kube/config, in-cluster
+  std::string kubernetes_context;          // context; empty: the kubeconfig's current context
+  std::string kubernetes_namespace;        // namespace; empty: the context's, else "default"
+  std::string kubernetes_warm_pool;        // warm_pool; empty: kode-gopher-pool
+  std::string kubernetes_router;           // router: host:port; empty: direct (in-cluster)
+  std::uint32_t kubernetes_claim_timeout_s = 300;  // claim_timeout_s, 5..3600
+  std::uint32_t kubernetes_lease_s = 600;          // lease_s, 60..86400
+  std::string kubernetes_daemon_id;        // daemon_id; empty: the host name (as a DNS label)
   std::string binary_cache_dir;            // [cache] binary_dir; empty: <state_dir>/bincache
   std::uint64_t binary_cache_max_bytes = 2ull << 30;  // [cache] binary_max_bytes, 0..1 TiB; 0: off
   LimitsConfig limits;

@@ -43,14 +43,6 @@ std::string sha256_of(const std::string& text) {
   return Poco::DigestEngine::digestToHex(sha.digest());
 }
 
-std::string digest_of(const std::string& lockfile_dir) {
-  Poco::SHA2Engine sha(Poco::SHA2Engine::SHA_256);
-  for (const char* name : kLockfileFiles) {
-    sha.update(std::string(name) + '\0' + read_file(fs::path(lockfile_dir) / name) + '\0');
-  }
-  return Poco::DigestEngine::digestToHex(sha.digest());
-}
-
 std::uint64_t seconds_since(Clock::time_point start) {
   return static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::seconds>(Clock::now() - start).count());
@@ -62,12 +54,20 @@ std::string lockfile_text(const std::string& lockfile_dir, const std::string& na
   return read_file(fs::path(lockfile_dir) / name);
 }
 
+std::string lockfile_digest_of(const std::string& lockfile_dir) {
+  Poco::SHA2Engine sha(Poco::SHA2Engine::SHA_256);
+  for (const char* name : kLockfileFiles) {
+    sha.update(std::string(name) + '\0' + read_file(fs::path(lockfile_dir) / name) + '\0');
+  }
+  return Poco::DigestEngine::digestToHex(sha.digest());
+}
+
 BaseCache::BaseCache(BaseCachePaths paths, OpenPrewarmSandbox open_prewarm_sandbox,
                      std::string go_version, plugin::Logger& logger)
     : paths_(std::move(paths)),
       open_prewarm_sandbox_(std::move(open_prewarm_sandbox)),
       go_version_(std::move(go_version)),
-      lockfile_digest_(digest_of(paths_.lockfile_dir)),
+      lockfile_digest_(lockfile_digest_of(paths_.lockfile_dir)),
       prewarm_script_digest_(sha256_of(read_file(fs::path(paths_.lockfile_dir) / kPrewarmScript))),
       logger_(logger) {
   if (stamps_match()) state_ = State::current;

@@ -33,6 +33,8 @@ namespace kg::sandbox {
 
 // A file of the curated lockfile (go.mod, go.sum), as every sandbox sees it; "" when missing.
 std::string lockfile_text(const std::string& lockfile_dir, const std::string& name);
+// sha256 of the curated lockfile (go.mod, go.sum, curated.go): ToolchainInfo::lockfile_digest.
+std::string lockfile_digest_of(const std::string& lockfile_dir);
 
 // ensure() gave up because the daemon is stopping.
 class BaseCacheStoppedError : public plugin::SandboxError {

@@ -36,6 +36,14 @@ std::string one_issue(const TempDir& dir, const std::string& section, const std:
   return issues[0];
 }
 
+// The same for a [kubernetes] key, with the provider that reads it.
+std::string one_kubernetes_issue(const TempDir& dir, const std::string& key, const std::string& value) {
+  const auto issues = issues_for(
+      dir, "[sandbox]\nprovider = kubernetes\n[kubernetes]\n" + key + " = " + value + "\n");
+  REQUIRE(issues.size() == 1);
+  return issues[0];
+}
+
 TEST_CASE("every key is read from the file") {
   TempDir dir;
   auto env = isolated_env("/home/tester");
@@ -55,7 +63,7 @@ TEST_CASE("every key is read from the file") {
                                "[credentials]\n"
                                "plugin = creds-workload\n"
                                "[sandbox]\n"
-                               "provider = local\n"
+                               "provider = kubernetes\n"
                                "bwrap = /usr/local/bin/bwrap\n"
                                "server_binary = /opt/kg/kode-gopher-sandbox\n"
                                "cacheprog_binary = ~/bin/cacheprog\n"
@@ -68,6 +76,15 @@ TEST_CASE("every key is read from the file") {
                                "allowed_ports = 443, 8443\n"
                                "host_uid = 0\n"
                                "warm_pool = 8\n"
+                               "[kubernetes]\n"
+                               "kubeconfig = ~/.kube/team\n"
+                               "context = gke_proj_europe-west1_team\n"
+                               "namespace = kode-gopher\n"
+                               "warm_pool = go-pool\n"
+                               "router = http://127.0.0.1:8080/\n"
+                               "claim_timeout_s = 3600\n"
+                               "lease_s = 60\n"
+                               "daemon_id = team-daemon\n"
                                "[cache]\n"
                                "binary_dir = /var/cache/kg-bin\n"
                                "binary_max_bytes = 0\n"
@@ -99,7 +116,7 @@ TEST_CASE("every key is read from the file") {
         std::vector<std::string>{"/opt/kg/plugins", "/home/tester/kg-plugins"});
   CHECK(config.default_runtime == "compiled-go");
   CHECK(config.credentials_plugin == "creds-workload");
-  CHECK(config.sandbox_provider == "local");
+  CHECK(config.sandbox_provider == "kubernetes");
   CHECK(config.bwrap_path == "/usr/local/bin/bwrap");
   CHECK(config.sandbox_server_binary == "/opt/kg/kode-gopher-sandbox");
   CHECK(config.cacheprog_binary == "/home/tester/bin/cacheprog");
@@ -137,7 +154,7 @@ TEST_CASE("every key is read from the file") {
       {"plugins.dirs", "/opt/kg/plugins:/home/tester/kg-plugins"},
       {"runtime.default", "compiled-go"},
       {"credentials.plugin", "creds-workload"},
-      {"sandbox.provider", "local"},
+      {"sandbox.provider", "kubernetes"},
       {"sandbox.bwrap", "/usr/local/bin/bwrap"},
       {"sandbox.server_binary", "/opt/kg/kode-gopher-sandbox"},
       {"sandbox.cacheprog_binary", "/home/tester/bin/cacheprog"},
@@ -161,6 +178,14 @@ TEST_CASE("every key is read from the file") {
       {"limits.disk_bytes", "16777216"},
       {"sandbox.host_uid", "0"},
       {"sandbox.warm_pool", "8"},
+      {"kubernetes.kubeconfig", "/home/tester/.kube/team"},
+      {"kubernetes.context", "gke_proj_europe-west1_team"},
+      {"kubernetes.namespace", "kode-gopher"},
+      {"kubernetes.warm_pool", "go-pool"},
+      {"kubernetes.router", "127.0.0.1:8080"},
+      {"kubernetes.claim_timeout_s", "3600"},
+      {"kubernetes.lease_s", "60"},
+      {"kubernetes.daemon_id", "team-daemon"},
   };
   CHECK(config_key_specs().size() == expected.size());
   for (const auto& spec : config_key_specs()) {
@@ -219,7 +244,7 @@ TEST_CASE("choices must be one of the allowed values, exactly") {
   CHECK(one_issue(dir, "runtime", "default", "Compiled-Go") ==
         "<file>: runtime.default: must be one of compiled-go, yaegi, auto, got \"Compiled-Go\"");
   CHECK(one_issue(dir, "sandbox", "provider", "k8s") ==
-        "<file>: sandbox.provider: must be one of local, got \"k8s\"");
+        "<file>: sandbox.provider: must be one of local, kubernetes, got \"k8s\"");
 }
 
 TEST_CASE("allowed hosts and ports are comma-separated lists of valid items") {
@@ -237,15 +262,47 @@ TEST_CASE("allowed hosts and ports are comma-separated lists of valid items") {
         "70000\" (\"70000\")");
   CHECK(one_issue(dir, "sandbox", "network", "open") ==
         "<file>: sandbox.network: must be one of auto, none, allowlist, egress, host, got \"open\"");
+  CHECK(one_kubernetes_issue(dir, "namespace", "Kode_Gopher") ==
+        "<file>: kubernetes.namespace: must be a Kubernetes name (lowercase letters, digits and "
+        "'-', at most 63 characters), got \"Kode_Gopher\"");
+  CHECK(one_kubernetes_issue(dir, "daemon_id", "-team") ==
+        "<file>: kubernetes.daemon_id: must be a Kubernetes name (lowercase letters, digits and "
+        "'-', at most 63 characters), got \"-team\"");
+  CHECK(one_kubernetes_issue(dir, "router", "sandbox-router-svc") ==
+        "<file>: kubernetes.router: must be host:port (or http://host:port), got "
+        "\"sandbox-router-svc\" (no port)");
+  CHECK(one_kubernetes_issue(dir, "router", "https://router:8443") ==
+        "<file>: kubernetes.router: must be host:port (or http://host:port), got "
+        "\"https://router:8443\" (the sandbox-router speaks plain HTTP)");
+  CHECK(one_kubernetes_issue(dir, "router", "router:0") ==
+        "<file>: kubernetes.router: must be host:port (or http://host:port), got \"router:0\" "
+        "(the port must be from 1 to 65535)");
+  CHECK(one_kubernetes_issue(dir, "lease_s", "30") ==
+        "<file>: kubernetes.lease_s: must be an integer from 60 to 86400, got \"30\"");
 }
 
-TEST_CASE("runtimes and providers that are not built yet are refused, naming what is") {
+TEST_CASE("[kubernetes] keys without provider = kubernetes are flagged as ignored") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const auto file = write_file(dir / "kg.ini", "[kubernetes]\nwarm_pool = go-pool\n");
+  const auto loaded = load_config(file);
+  REQUIRE(loaded.warnings.size() == 1);
+  CHECK(loaded.warnings[0].to_string() ==
+        file + ": kubernetes.warm_pool: ignored: the [kubernetes] keys are read only with "
+               "[sandbox] provider = kubernetes");
+  const auto with_provider =
+      write_file(dir / "kg2.ini", "[sandbox]\nprovider = kubernetes\n[kubernetes]\nwarm_pool = go-pool\n");
+  CHECK(load_config(with_provider).warnings.empty());
+  CHECK(load_config(with_provider).config.kubernetes_warm_pool == "go-pool");
+}
+
+TEST_CASE("runtimes and providers that are not built are refused, naming what is") {
   TempDir dir;
   auto env = isolated_env(dir.path());
   CHECK(one_issue(dir, "runtime", "default", "tinygo") ==
         "<file>: runtime.default: must be one of compiled-go, yaegi, auto, got \"tinygo\"");
-  CHECK(one_issue(dir, "sandbox", "provider", "kubernetes") ==
-        "<file>: sandbox.provider: must be one of local, got \"kubernetes\"");
+  CHECK(one_issue(dir, "sandbox", "provider", "docker") ==
+        "<file>: sandbox.provider: must be one of local, kubernetes, got \"docker\"");
   // They are errors, so the daemon does not start with them.
   const auto file = write_file(dir / "kg.ini", "[runtime]\ndefault = tinygo\n");
   CHECK_THROWS_AS(load_config(file), ConfigError);

@@ -1,0 +1,95 @@
+// The kubernetes provider ([sandbox] provider = kubernetes): each sandbox is a SandboxClaim
+// against an agent-sandbox SandboxWarmPool (CONTRACTS.md §6). open() creates the claim, waits
+// for it to bind a Sandbox and for that Sandbox to be Ready (and to answer through the router),
+// reporting progress; a thread of its own renews every live claim's lease every lease/3;
+// reap_orphans() deletes the claims labelled with this daemon's identity that no live sandbox
+// owns (a crashed predecessor's). Isolation is the pod's: see isolation_summary().
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "host_services.hpp"
+#include "http_client.hpp"
+#include "kube_client.hpp"
+#include "sandbox_claim.hpp"
+#include "sandbox_provider.hpp"
+
+namespace kg::sandbox {
+
+class KubernetesSandbox;
+
+struct KubernetesProviderOptions {
+  std::string kubeconfig;  // empty: $KUBECONFIG, ~/.kube/config, else in-cluster
+  std::string context;     // empty: the kubeconfig's current context
+  std::string namespace_;  // empty: the context's (or service account's), else "default"
+  std::string warm_pool = "kode-gopher-pool";
+  // host:port of the sandbox-router; empty: straight to each sandbox's service on port 8888
+  // (in-cluster only).
+  std::string router_host;
+  std::uint16_t router_port = 0;
+  std::string daemon_id;  // a DNS-1123 label; labels every claim
+  std::chrono::seconds claim_timeout{300};
+  std::chrono::seconds lease{600};
+  std::chrono::milliseconds api_timeout{30'000};  // each API server request
+  std::chrono::milliseconds poll_interval{500};   // while a claim binds and its sandbox starts
+};
+
+// [kubernetes] daemon_id's default: the host name as a DNS-1123 label (lowercased, other
+// characters as '-', at most 63).
+std::string default_daemon_id();
+
+class KubernetesSandboxProvider final : public SandboxProvider {
+ public:
+  // Loads the Kubernetes config; throws plugin::SandboxError saying what to fix. Reads the warm
+  // pool and its template (best effort) for isolation_summary() and warnings().
+  KubernetesSandboxProvider(KubernetesProviderOptions options, plugin::Logger& logger);
+  ~KubernetesSandboxProvider() override;
+
+  std::string_view name() const noexcept override { return "kubernetes"; }
+  std::unique_ptr<Sandbox> open(const SandboxRequest& request) override;
+  int reap_orphans() override;
+  std::vector<std::string> isolation_summary() const override;
+  const std::vector<std::string>& warnings() const noexcept override { return warnings_; }
+
+  const std::string& kube_namespace() const noexcept { return namespace_; }
+  KubeClient& kube() noexcept { return *kube_; }
+  plugin::Logger& logger() noexcept { return logger_; }
+
+  // Used by KubernetesSandbox.
+  void track(KubernetesSandbox* sandbox);
+  void untrack(KubernetesSandbox* sandbox) noexcept;
+  // Deletes a claim; 404 counts as deleted. Throws KubeApiError / KubeTransportError.
+  void delete_claim(const std::string& claim_name);
+  std::string claim_path(const std::string& claim_name) const;
+  std::string sandbox_path(const std::string& sandbox_name) const;
+
+ private:
+  // Waits for `claim_name` to bind and its sandbox to be ready; returns the sandbox's state.
+  SandboxState wait_until_ready(const std::string& claim_name, const SandboxRequest& request);
+  std::unique_ptr<net::HttpClient> transport_to(const SandboxState& sandbox) const;
+  void renew_leases();
+  void describe_warm_pool();
+
+  KubernetesProviderOptions options_;
+  plugin::Logger& logger_;
+  std::unique_ptr<KubeClient> kube_;
+  std::string namespace_;
+  std::string pool_note_;  // what the warm pool's template says about isolation
+  std::vector<std::string> warnings_;
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::set<KubernetesSandbox*> live_;
+  bool stopping_ = false;
+  std::thread lease_thread_;
+};
+
+}  // namespace kg::sandbox

@@ -1,0 +1,283 @@
+// The provider's own logic (what it waits for, reports, deletes and renews) against a scripted
+// API server and router on loopback: one real HTTP server answering the agent-sandbox paths the
+// way the controller does, step by step. The same lifecycle against a real kube-apiserver, the
+// agent-sandbox controller and the router is the k8s suite's.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <map>
+
+#include "error_chain.hpp"
+#include "kubernetes_sandbox.hpp"
+#include "kubernetes_sandbox_provider.hpp"
+#include "test_support.hpp"
+
+using namespace kg::sandbox;
+using kg::test::Answer;
+using kg::test::LoopbackHttpServer;
+using kg::test::SeenRequest;
+using kg::test::TempDir;
+
+namespace {
+
+const std::string kClaims = "/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/team/sandboxclaims";
+const std::string kClaim = kClaims + "/sandbox-claim-t1";
+const std::string kSandbox = "/apis/agents.x-k8s.io/v1beta1/namespaces/team/sandboxes/sb-1";
+
+Answer not_found(const std::string& what) {
+  return {404, R"({"kind":"Status","status":"Failure","reason":"NotFound","code":404,"message":")" + what +
+                   R"( not found"})"};
+}
+
+std::string claim_json(const std::string& sandbox, const std::string& reason = "",
+                       const std::string& status = "False") {
+  std::string json = R"({"metadata":{"name":"sandbox-claim-t1"},"status":{)";
+  if (!sandbox.empty()) json += R"("sandbox":{"name":")" + sandbox + R"("},)";
+  json += R"("conditions":[)";
+  if (!reason.empty()) {
+    json += R"({"type":"Ready","status":")" + status + R"(","reason":")" + reason + R"(","message":"m"})";
+  }
+  return json + "]}}";
+}
+
+// The cluster as the provider sees it: each GET of the claim or sandbox takes the next state
+// of its script (the last one repeats).
+struct ScriptedCluster {
+  std::vector<Answer> claim_states;
+  std::vector<Answer> sandbox_states;
+  std::atomic<int> claim_gets{0}, sandbox_gets{0};
+  Answer patch_answer{200, "{}"};
+  Answer delete_answer{200, R"({"kind":"Status","status":"Success"})"};
+  std::vector<std::string> listed = {};
+
+  Answer respond(const SeenRequest& r) {
+    const std::string path = r.uri.substr(0, r.uri.find('?'));
+    if (!r.sandbox_id.empty()) return {200, R"({"status":"ok"})"};  // through the router
+    if (r.method == "POST" && path == kClaims) return {201, claim_json("")};
+    if (r.method == "GET" && path == kClaims) {
+      std::string items;
+      for (const auto& name : listed) {
+        items += (items.empty() ? "" : ",") + std::string(R"({"metadata":{"name":")") + name + "\"}}";
+      }
+      return {200, R"({"kind":"SandboxClaimList","items":[)" + items + "]}"};
+    }
+    if (r.method == "GET" && path == kClaim) return next(claim_states, claim_gets);
+    if (r.method == "GET" && path == kSandbox) return next(sandbox_states, sandbox_gets);
+    if (r.method == "PATCH") return patch_answer;
+    if (r.method == "DELETE") return delete_answer;
+    if (path.ends_with("/sandboxwarmpools/pool")) {
+      return {200, R"({"spec":{"sandboxTemplateRef":{"name":"tmpl"}}})"};
+    }
+    if (path.ends_with("/sandboxtemplates/tmpl")) {
+      return {200, R"({"spec":{"podTemplate":{"spec":{"runtimeClassName":"gvisor"}}}})"};
+    }
+    return not_found(path);
+  }
+  static Answer next(const std::vector<Answer>& states, std::atomic<int>& count) {
+    const int i = count++;
+    return states.at(std::min<std::size_t>(static_cast<std::size_t>(i), states.size() - 1));
+  }
+};
+
+struct Logger : kg::plugin::Logger {
+  void log(kg::plugin::LogLevel, std::string_view) noexcept override {}
+};
+
+struct Fixture {
+  ScriptedCluster cluster;
+  LoopbackHttpServer server{[this](const SeenRequest& r, int) { return cluster.respond(r); }};
+  TempDir dir;
+  Logger logger;
+  KubernetesProviderOptions options;
+
+  Fixture() {
+    options.kubeconfig = kg::test::write_file(
+        dir / "kc", "current-context: c\n"
+                    "clusters: [{name: k, cluster: {server: 'http://127.0.0.1:" +
+                        std::to_string(server.port()) + "'}}]\n"
+                    "users: [{name: u, user: {token: t}}]\n"
+                    "contexts: [{name: c, context: {cluster: k, user: u, namespace: team}}]\n");
+    options.warm_pool = "pool";
+    options.router_host = "127.0.0.1";
+    options.router_port = server.port();
+    options.daemon_id = "unit";
+    options.poll_interval = std::chrono::milliseconds(10);
+    options.claim_timeout = std::chrono::seconds(5);
+  }
+  std::vector<SeenRequest> requests(const std::string& method) const {
+    std::vector<SeenRequest> out;
+    for (const auto& r : server.seen()) {
+      if (r.method == method) out.push_back(r);
+    }
+    return out;
+  }
+};
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return kg::describe_error_chain(e);
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("open waits through an API hiccup, the binding and the sandbox's start, with progress") {
+  Fixture f;
+  f.cluster.claim_states = {{503, R"({"kind":"Status","reason":"ServiceUnavailable","message":"etcd"})"},
+                            {200, claim_json("")},
+                            {200, claim_json("", "SandboxCreatePending")},
+                            {200, claim_json("sb-1", "SandboxNotReady")}};
+  f.cluster.sandbox_states = {not_found("sb-1"),
+                              {200, R"({"metadata":{"name":"sb-1"},"status":{"conditions":[{"type":"Ready",
+                                   "status":"False","reason":"DependenciesNotReady","message":"Pod is Pending"}]}})"},
+                              {200, R"({"metadata":{"name":"sb-1"},"status":{"conditions":[{"type":"Ready",
+                                   "status":"True","reason":"DependenciesReady"}]}})"}};
+  KubernetesSandboxProvider provider(f.options, f.logger);
+  CHECK(provider.warnings().empty());
+  CHECK(provider.isolation_summary().at(1).find("sets runtimeClassName gvisor") != std::string::npos);
+  std::vector<std::string> progress;
+  SandboxRequest request;
+  request.session_id = "s-1";
+  request.progress = [&](std::string_view line) { progress.emplace_back(line); };
+  auto sandbox = provider.open(request);
+  CHECK(sandbox->id() == "sandbox-claim-t1");
+  REQUIRE(progress.size() == 6);
+  CHECK(progress[0] == "claiming a sandbox from warm pool pool");
+  CHECK(progress[1].starts_with("the API server failed (The Kubernetes API server answered GET"));
+  CHECK(progress[2] == "waiting for claim sandbox-claim-t1 to bind a sandbox of warm pool pool");
+  CHECK(progress[3] == "waiting for claim sandbox-claim-t1 to bind a sandbox of warm pool pool (SandboxCreatePending)");
+  CHECK(progress[4] == "waiting for sandbox sb-1 to be Ready (DependenciesNotReady: Pod is Pending)");
+  CHECK(progress[5] == "waiting for sandbox sb-1 to answer through the router");
+  const auto posts = f.requests("POST");
+  REQUIRE(posts.size() == 1);
+  CHECK(posts[0].body.find(R"("warmPoolRef":{"name":"pool"})") != std::string::npos);
+  CHECK(posts[0].authorization == "Bearer t");
+  CHECK(f.requests("DELETE").empty());
+  sandbox.reset();  // closing deletes the claim
+  const auto deletes = f.requests("DELETE");
+  REQUIRE(deletes.size() == 1);
+  CHECK(deletes[0].uri == kClaim);
+}
+
+TEST_CASE("a claim that never binds: gives up at the timeout, says on what, deletes the claim") {
+  Fixture f;
+  f.options.claim_timeout = std::chrono::seconds(1);
+  f.cluster.claim_states = {{200, claim_json("")}};
+  KubernetesSandboxProvider provider(f.options, f.logger);
+  const auto message = message_of([&] { provider.open({}); });
+  CHECK(message == "Failed to start a Kubernetes sandbox (claim sandbox-claim-t1, deleted): Gave up after "
+                   "1 s ([kubernetes] claim_timeout_s) waiting for claim sandbox-claim-t1 to bind a "
+                   "sandbox of warm pool pool: check the warm pool (kubectl -n team get "
+                   "sandboxwarmpool pool) and the claim's events");
+  REQUIRE(f.requests("DELETE").size() == 1);
+  CHECK(f.requests("DELETE")[0].uri == kClaim);
+}
+
+TEST_CASE("a missing warm pool ends the wait at once, named, and the claim is deleted (404 is fine)") {
+  Fixture f;
+  f.cluster.claim_states = {{200, claim_json("", "WarmPoolNotFound")}};
+  f.cluster.delete_answer = not_found("sandbox-claim-t1");
+  KubernetesSandboxProvider provider(f.options, f.logger);
+  const auto message = message_of([&] { provider.open({}); });
+  CHECK(message.find("(claim sandbox-claim-t1, deleted): SandboxWarmPool \"pool\" does not exist in "
+                     "namespace team") != std::string::npos);
+  CHECK(f.cluster.claim_gets == 1);
+  CHECK(f.requests("DELETE").size() == 1);
+}
+
+TEST_CASE("reap_orphans deletes this daemon's claims, found by its labels") {
+  Fixture f;
+  f.cluster.listed = {"sandbox-claim-a", "sandbox-claim-b"};
+  KubernetesSandboxProvider provider(f.options, f.logger);
+  CHECK(provider.reap_orphans() == 2);
+  const auto gets = f.requests("GET");
+  bool listed = false;
+  for (const auto& r : gets) {
+    listed = listed || r.uri == kClaims + "?labelSelector=agents.x-k8s.io%2Fcreated-by%3Dkode-gopher%2C"
+                                          "kode-gopher%2Fdaemon-id%3Dunit";
+  }
+  CHECK(listed);
+  const auto deletes = f.requests("DELETE");
+  REQUIRE(deletes.size() == 2);
+  CHECK(deletes[0].uri == kClaims + "/sandbox-claim-a");
+  CHECK(deletes[1].uri == kClaims + "/sandbox-claim-b");
+}
+
+TEST_CASE("the lease is renewed every third of it; a claim gone from the cluster is not alive") {
+  Fixture f;
+  f.options.lease = std::chrono::seconds(3);
+  const Answer ready_claim{200, claim_json("sb-1", "SandboxReady", "True")};
+  const Answer ready_sandbox{200, R"({"metadata":{"name":"sb-1"},"status":{"conditions":[{"type":"Ready",
+                                   "status":"True","reason":"DependenciesReady"}]}})"};
+  f.cluster.claim_states = {ready_claim};
+  f.cluster.sandbox_states = {ready_sandbox};
+  KubernetesSandboxProvider provider(f.options, f.logger);
+  const auto started = std::chrono::steady_clock::now();
+  auto sandbox = provider.open({});
+  CHECK(sandbox->alive());
+  // Two renewals come no sooner than 2 s (one per second), and not much later.
+  while (f.requests("PATCH").size() < 2 &&
+         std::chrono::steady_clock::now() - started < std::chrono::seconds(10)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(1900));
+  const auto patches = f.requests("PATCH");
+  REQUIRE(patches.size() >= 2);
+  CHECK(patches[0].uri == kClaim);
+  CHECK(patches[0].content_type == "application/merge-patch+json");
+  CHECK(patches[0].body.starts_with(R"({"spec":{"lifecycle":{"shutdownTime":")"));
+
+  // Deleted behind the daemon's back: the next renewal finds it gone (alive() then asks no one).
+  f.cluster.patch_answer = not_found("sandbox-claim-t1");
+  const auto patched = f.requests("PATCH").size();
+  while (f.requests("PATCH").size() == patched &&
+         std::chrono::steady_clock::now() - started < std::chrono::seconds(15)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  // The cluster still shows the claim ready to anyone asking, so only the renewal's 404 can
+  // make alive() false.
+  bool alive = true;
+  for (int i = 0; i < 150 && alive; ++i) {
+    alive = sandbox->alive();
+    if (alive) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK_FALSE(alive);
+}
+
+TEST_CASE("alive: false when the claim is bound elsewhere, expired or its sandbox not Ready; "
+          "true when the API server cannot say") {
+  Fixture f;
+  const Answer ready_sandbox{200, R"({"metadata":{"name":"sb-1"},"status":{"conditions":[{"type":"Ready",
+                                   "status":"True","reason":"DependenciesReady"}]}})"};
+  f.cluster.sandbox_states = {ready_sandbox};
+  f.cluster.claim_states = {{200, claim_json("sb-1", "SandboxReady", "True")}};
+  KubernetesSandboxProvider provider(f.options, f.logger);
+  auto rebound = provider.open({});
+  f.cluster.claim_states = {{200, claim_json("sb-2", "SandboxReady", "True")}};
+  f.cluster.claim_gets = 0;
+  CHECK_FALSE(rebound->alive());
+
+  f.cluster.claim_states = {{200, claim_json("sb-1", "SandboxReady", "True")}};
+  f.cluster.claim_gets = 0;
+  auto expiring = provider.open({});
+  CHECK(expiring->alive());
+  f.cluster.claim_states = {{200, claim_json("sb-1", "ClaimExpired")}};
+  f.cluster.claim_gets = 0;
+  CHECK_FALSE(expiring->alive());
+
+  f.cluster.claim_states = {{200, claim_json("sb-1", "SandboxReady", "True")}};
+  f.cluster.claim_gets = 0;
+  auto unknown = provider.open({});
+  f.cluster.claim_states = {{500, R"({"kind":"Status","reason":"InternalError"})"}};
+  f.cluster.claim_gets = 0;
+  CHECK(unknown->alive());
+  f.cluster.claim_states = {{200, claim_json("sb-1", "SandboxReady", "True")}};
+  f.cluster.claim_gets = 0;
+  f.cluster.sandbox_states = {{200, R"({"metadata":{"name":"sb-1"},"status":{"conditions":[{"type":"Ready",
+                                   "status":"False","reason":"DependenciesNotReady"}]}})"}};
+  f.cluster.sandbox_gets = 0;
+  CHECK_FALSE(unknown->alive());
+}
