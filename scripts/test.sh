@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# README's second command: set up, then run every test suite (unit, plugins, integration).
-# Extra arguments go to `meson test`, e.g. `scripts/test.sh --suite unit`.
+# README's second command: set up, then run every test suite (unit, plugins, integration, ...)
+# but the opt-in k8s suite. Extra arguments go to `meson test`, e.g. `scripts/test.sh --suite unit`.
+# `scripts/test.sh --k8s` runs the k8s suite instead: it first builds the test cluster's etcd,
+# kube-apiserver, agent-sandbox controller and router from the Go proxy into build/k8s-tools
+# (about 11 minutes on two cores, once; tests/k8s/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh --no-prewarm
 . scripts/go-env.sh  # the Go setup.sh picked
+if [ "${1:-}" = --k8s ]; then
+  shift
+  tests/k8s/build-cluster-tools.sh build/k8s-tools
+  exec meson test -C build --print-errorlogs --suite k8s "$@"
+fi
 status=0
-meson test -C build --print-errorlogs --num-processes 2 "$@" || status=$?
+meson test -C build --print-errorlogs --num-processes 2 --no-suite k8s "$@" || status=$?
 # A short libFuzzer run of every fuzz/ target (docs/fuzzing.md); KG_SKIP_FUZZ=1 skips it.
 if [ "${KG_SKIP_FUZZ:-0}" != 1 ]; then
   ./scripts/fuzz.sh --ci || status=1

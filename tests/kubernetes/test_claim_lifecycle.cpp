@@ -1,0 +1,202 @@
+// The kubernetes provider through the real daemon, against the real cluster of test_cluster.hpp:
+// claim → ready → execute → close, a claim that cannot bind, a sandbox deleted in the middle of a
+// call, and a restarted daemon cleaning up the claims its predecessor left.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "daemon_fixture.hpp"
+#include "test_cluster.hpp"
+
+namespace kg::test {
+namespace {
+
+constexpr const char* kHello =
+    "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"hello from a pod\") }\n";
+
+// A daemon whose sandboxes are claims in the test cluster, labelled with `daemon_id`.
+DaemonFixtureOptions kubernetes_daemon(const std::string& daemon_id,
+                                       const std::string& warm_pool = TestCluster::kWarmPool,
+                                       int claim_timeout_s = 120) {
+  auto& cluster = TestCluster::get();
+  DaemonFixtureOptions options;
+  // No host build cache: the sandbox image carries it (the fixture must not prewarm one).
+  options.base_cache_dir = unique_temp_dir("kg-k8s-no-cache-");
+  options.extra_sandbox_keys = "provider = kubernetes\n";
+  options.extra_sections = "[kubernetes]\nkubeconfig = " + cluster.kubeconfig() +
+                           "\nnamespace = " + TestCluster::kNamespace +
+                           "\nwarm_pool = " + warm_pool + "\nrouter = " + cluster.router() +
+                           "\nclaim_timeout_s = " + std::to_string(claim_timeout_s) +
+                           "\ndaemon_id = " + daemon_id +
+                           // A retry after a dead sandbox is refused once a credentialed run began.
+                           "\n[credentials]\nplugin = none\n";
+  return options;
+}
+
+// The claims in the cluster that carry this daemon's identity.
+std::vector<std::string> claims_of(const std::string& daemon_id) {
+  std::vector<std::string> names;
+  for (const auto& [name, claim] : TestCluster::get().claims()) {
+    const auto& metadata = claim["metadata"];
+    if (!metadata.HasMember("labels")) continue;
+    for (const auto& label : metadata["labels"].GetObject()) {
+      if (label.value.IsString() && daemon_id == label.value.GetString()) names.push_back(name);
+    }
+  }
+  return names;
+}
+
+bool eventually(const std::function<bool()>& condition, std::chrono::seconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return condition();
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+TEST_CASE("a session claims a sandbox from the warm pool, runs programs in it, and closing it deletes the claim") {
+  auto& cluster = TestCluster::get();
+  cluster.wait_for_ready_pool(1, 120);
+  DaemonFixture daemon(kubernetes_daemon("kg-test-lifecycle"));
+  daemon.start();
+  const auto health = daemon.json(daemon.get("/v1/health"));
+  CHECK(json_string(health, "provider") == "kubernetes");
+  CHECK_FALSE(health.HasMember("go_build_cache"));  // the image carries it
+
+  const auto session = daemon.open_session();
+  const auto hello = daemon.execute(session, kHello);
+  INFO(file_text(daemon.dir() + "/daemon.log"));
+  REQUIRE(json_string(hello, "status") == "ok");
+  CHECK(json_string(hello, "stdout") == "hello from a pod\n");
+  CHECK(json_string(hello, "runtime") == "compiled-go");
+
+  // The session's sandbox is this daemon's one claim, bound to a Ready sandbox.
+  const auto record = daemon.json(daemon.get("/v1/sessions/" + session));
+  CHECK(json_string(record, "provider") == "kubernetes");
+  const std::string claim = json_string(record, "sandbox_id");
+  CHECK(claims_of("kg-test-lifecycle") == std::vector<std::string>{claim});
+  const auto claimed = cluster.api_json(claim_path(claim));
+  CHECK(claimed["spec"]["warmPoolRef"]["name"].GetString() == std::string(TestCluster::kWarmPool));
+  CHECK(std::string(claimed["metadata"]["labels"]["agents.x-k8s.io/created-by"].GetString()) ==
+        "kode-gopher");
+  CHECK(claimed["spec"]["lifecycle"].HasMember("shutdownTime"));  // the lease
+
+  // A curated import builds from the image's prewarmed cache; Yaegi runs in the same pod.
+  const auto curated = daemon.execute(
+      session,
+      "package main\nimport (\"fmt\"\n\"cloud.google.com/go/storage\")\n"
+      "func main() { fmt.Println(storage.ScopeReadOnly) }\n");
+  CHECK(json_string(curated, "status") == "ok");
+  CHECK(json_string(curated, "stdout") == "https://www.googleapis.com/auth/devstorage.read_only\n");
+  const auto interpreted = daemon.execute(session, kHello, R"("runtime":"yaegi")");
+  CHECK(json_string(interpreted, "status") == "ok");
+  CHECK(json_string(interpreted, "runtime") == "yaegi");
+  CHECK(json_string(interpreted, "stdout") == "hello from a pod\n");
+  // Files persist across the session's calls, as in a local sandbox.
+  CHECK(daemon.json(daemon.get("/v1/sessions/" + session))["sandbox_id"].GetString() == claim);
+
+  CHECK(daemon.del("/v1/sessions/" + session).status == 200);
+  CHECK(eventually([&] { return cluster.api("GET", claim_path(claim)).status == 404; },
+                   std::chrono::seconds(15)));
+  daemon.stop_gracefully();
+}
+
+TEST_CASE("a claim against a warm pool that does not exist fails the call, naming the pool, and is deleted") {
+  TestCluster::get().wait_for_ready_pool(1, 120);
+  DaemonFixture daemon(kubernetes_daemon("kg-test-nopool", "no-such-pool", 8));
+  daemon.start();
+  const auto session = daemon.open_session();
+  const auto started = std::chrono::steady_clock::now();
+  const auto answer = daemon.post("/v1/sessions/" + session + "/execute",
+                                  R"({"files":{"main.go":"package main\nfunc main() {}\n"}})");
+  INFO(answer.body);
+  CHECK(answer.status >= 500);
+  CHECK(answer.body.find("no-such-pool") != std::string::npos);
+  CHECK(answer.body.find("does not exist") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(60));
+  // Giving up deletes the claim: nothing is left waiting in the cluster.
+  CHECK(eventually([] { return claims_of("kg-test-nopool").empty(); }, std::chrono::seconds(15)));
+  // The daemon keeps serving.
+  CHECK(daemon.get("/v1/health").status == 200);
+}
+
+TEST_CASE("a sandbox deleted in the middle of a call is replaced, and the call runs once more on a new claim") {
+  auto& cluster = TestCluster::get();
+  cluster.wait_for_ready_pool(1, 120);
+  DaemonFixture daemon(kubernetes_daemon("kg-test-deleted"));
+  daemon.start();
+  const auto session = daemon.open_session();
+  REQUIRE(json_string(daemon.execute(session, kHello), "status") == "ok");
+  const auto first_claims = claims_of("kg-test-deleted");
+  REQUIRE(first_claims.size() == 1);
+  const std::string first_claim = first_claims[0];
+  const std::string first_sandbox =
+      cluster.api_json(claim_path(first_claim))["status"]["sandbox"]["name"].GetString();
+
+  std::vector<std::string> lines;
+  int deletions = 0;
+  const int status = daemon.post_streaming(
+      "/v1/sessions/" + session + "/execute",
+      R"({"files":{"main.go":"package main\nimport (\"fmt\"\n\"time\")\nfunc main() { time.Sleep(3 * time.Second); fmt.Println(\"done\") }\n"}})",
+      [&](const std::string& line) {
+        lines.push_back(line);
+        // The first run started: delete its sandbox under it.
+        const bool run_began = line.starts_with(R"({"progress":{"phase":"run")");
+        if (run_began && deletions++ == 0) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(500));
+          const auto deleted = cluster.api("DELETE", sandbox_path(first_sandbox));
+          CHECK(deleted.status == 200);
+        }
+      });
+  INFO(file_text(daemon.dir() + "/daemon.log"));
+  CHECK(status == 200);
+  REQUIRE_FALSE(lines.empty());
+  CHECK(lines.back().find(R"("status":"ok")") != std::string::npos);
+  CHECK(lines.back().find(R"("stdout":"done\n")") != std::string::npos);
+  CHECK(deletions == 2);  // the program's run began twice: once per sandbox
+  CHECK(file_text(daemon.dir() + "/daemon.log").find("retrying once") != std::string::npos);
+  // The session moved to a new claim; the old one is deleted.
+  const std::string now_claim =
+      daemon.json(daemon.get("/v1/sessions/" + session))["sandbox_id"].GetString();
+  CHECK(now_claim != first_claim);
+  CHECK(eventually([&] { return cluster.api("GET", claim_path(first_claim)).status == 404; },
+                   std::chrono::seconds(15)));
+  CHECK(daemon.del("/v1/sessions/" + session).status == 200);
+}
+
+TEST_CASE("a daemon restarted after a crash deletes the claims its predecessor left") {
+  auto& cluster = TestCluster::get();
+  cluster.wait_for_ready_pool(1, 120);
+  DaemonFixture daemon(kubernetes_daemon("kg-test-restart"));
+  daemon.start();
+  const auto session = daemon.open_session();
+  REQUIRE(json_string(daemon.execute(session, kHello), "status") == "ok");
+  const auto left = claims_of("kg-test-restart");
+  REQUIRE(left.size() == 1);
+  daemon.kill_hard();  // no chance to delete its claim
+  CHECK(cluster.api("GET", claim_path(left[0])).status == 200);
+
+  daemon.start();  // the same identity: its start deletes the leftover
+  CHECK(eventually([&] { return cluster.api("GET", claim_path(left[0])).status == 404; },
+                   std::chrono::seconds(15)));
+  // And it serves: a new session gets a new claim.
+  const auto next = daemon.open_session();
+  CHECK(json_string(daemon.execute(next, kHello), "status") == "ok");
+  daemon.stop_gracefully();
+  CHECK(eventually([] { return claims_of("kg-test-restart").empty(); }, std::chrono::seconds(15)));
+}
+
+}  // namespace kg::test

@@ -1,0 +1,55 @@
+// The real Kubernetes cluster the k8s suite runs the kubernetes provider against: etcd,
+// kube-apiserver, the agent-sandbox controller and router built from the Go proxy
+// (tests/k8s/build-cluster-tools.sh), started once per test process by tests/k8s/start-cluster.sh
+// on loopback, with the test playing the kubelet: each pod runs the sandbox image's layout in
+// bubblewrap (tests/manifests/test-sandbox-image.py run-pod) on an address 127.0.0.N. The
+// project's own manifests (manifests/overlays/daemon, rendered with the pinned kustomize) are
+// applied to it, so their SandboxTemplate and SandboxWarmPool are what the provider claims from.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <rapidjson/document.h>
+
+namespace kg::test {
+
+struct ApiAnswer {
+  int status = 0;
+  std::string body;
+};
+
+class TestCluster {
+ public:
+  // Starts the cluster on first use (the pool has a ready sandbox when this returns); it stops
+  // when the test process exits.
+  static TestCluster& get();
+
+  const std::string& env(const std::string& key) const;
+  std::string kubeconfig() const { return env("KG_K8S_KUBECONFIG"); }
+  std::string router() const { return env("KG_K8S_ROUTER_ADDR"); }
+  static constexpr const char* kNamespace = "kode-gopher";     // manifests/base
+  static constexpr const char* kWarmPool = "kode-gopher-pool";  // manifests/base
+
+  // One request to the API server as the admin token user; `path` starts with /api or /apis.
+  ApiAnswer api(const std::string& method, const std::string& path,
+                const std::string& body = "") const;
+  rapidjson::Document api_json(const std::string& path) const;
+  // The claims in the test namespace, by name.
+  std::map<std::string, rapidjson::Document> claims() const;
+  // Waits until the warm pool has `ready` ready sandboxes; throws after the timeout.
+  void wait_for_ready_pool(int ready, int timeout_s) const;
+
+  ~TestCluster();
+
+ private:
+  TestCluster();
+  std::string state_dir_;
+  std::map<std::string, std::string> env_;
+};
+
+std::string claims_path();
+std::string claim_path(const std::string& name);
+std::string sandbox_path(const std::string& name);
+
+}  // namespace kg::test
