@@ -122,6 +122,8 @@ ExecPluginConfig read_exec(const KubeconfigReader& reader, const YAML::Node& exe
     }
   }
   config.base_dir = reader.dir();
+  config.provide_cluster_info =
+      reader.text(exec, "provideClusterInfo", field + ".provideClusterInfo") == "true";
   return config;
 }
 

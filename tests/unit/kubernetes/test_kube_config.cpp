@@ -248,7 +248,8 @@ TEST_CASE("an exec plugin's token, run with its args and env, cached until it ex
   KubeAuth auth(config);
   CHECK(auth.current().bearer_token == "tok-alpha-1");
   CHECK(auth.current().bearer_token == "tok-alpha-1");  // cached: it has not expired
-  CHECK(kg::test::read_file(dir / "exec-info").find("\"interactive\":false") != std::string::npos);
+  CHECK(kg::test::read_file(dir / "exec-info") ==
+        R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","spec":{"interactive":false}})");
   auth.forget_cached();  // the server said 401
   CHECK(auth.current().bearer_token == "tok-alpha-2");
 
@@ -257,6 +258,18 @@ TEST_CASE("an exec plugin's token, run with its args and env, cached until it ex
   auth.forget_cached();
   CHECK(auth.current().bearer_token == "tok-alpha-3");
   CHECK(auth.current().bearer_token == "tok-alpha-4");
+
+  // provideClusterInfo: the plugin also hears the cluster's server and CA.
+  write_file(dir / "expiry", "2999-01-01T00:00:00Z");
+  std::string text = kg::test::read_file(path);
+  text.replace(text.find("      args:"), 0, "      provideClusterInfo: true\n");
+  text.replace(text.find("server: 'https://h:6443'"), 24,
+               "server: 'https://h:6443', certificate-authority-data: " + base64("CA") + "");
+  KubeAuth with_cluster(load_kubeconfig(write_file(dir / "kc-cluster", text)));
+  CHECK(with_cluster.current().bearer_token == "tok-alpha-5");
+  CHECK(kg::test::read_file(dir / "exec-info") ==
+        R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","spec":{"interactive":false,)"
+        R"("cluster":{"server":"https://h:6443","certificate-authority-data":")" + base64("CA") + R"("}}})");
 }
 
 TEST_CASE("an exec plugin that fails: its status and stderr; bad output: what is wrong") {
