@@ -194,8 +194,19 @@ SandboxState KubernetesSandboxProvider::wait_until_ready(const std::string& clai
           "claim_timeout_s) waiting for " + waiting_for + ": check the warm pool (kubectl -n " +
           namespace_ + " get sandboxwarmpool " + options_.warm_pool + ") and the claim's events");
     }
-    std::this_thread::sleep_for(options_.poll_interval);
+    std::unique_lock lock(mutex_);
+    if (wake_.wait_for(lock, options_.poll_interval, [&] { return opening_stopped_; })) {
+      throw plugin::SandboxError("The daemon is stopping: it gave up waiting for " + waiting_for);
+    }
   }
+}
+
+void KubernetesSandboxProvider::stop_opening() noexcept {
+  {
+    const std::lock_guard lock(mutex_);
+    opening_stopped_ = true;
+  }
+  wake_.notify_all();
 }
 
 std::unique_ptr<Sandbox> KubernetesSandboxProvider::open(const SandboxRequest& request) {
@@ -205,6 +216,10 @@ std::unique_ptr<Sandbox> KubernetesSandboxProvider::open(const SandboxRequest& r
                              .shutdown_time = std::chrono::system_clock::now() + options_.lease};
   std::string claim_name;
   try {
+    {
+      const std::lock_guard lock(mutex_);
+      if (opening_stopped_) throw plugin::SandboxError("The daemon is stopping: it starts no sandbox");
+    }
     if (request.progress) request.progress("claiming a sandbox from warm pool " + options_.warm_pool);
     claim_name = parse_claim(kube_->post(std::string(kClaimsApi) + "/namespaces/" + namespace_ +
                                              "/sandboxclaims",
