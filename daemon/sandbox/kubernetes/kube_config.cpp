@@ -64,7 +64,7 @@ class KubeconfigReader {
 
   std::string text(const YAML::Node& map, const std::string& key, const std::string& field) const {
     const YAML::Node value = map[key];
-    if (!value) return {};
+    if (!value || value.IsNull()) return {};
     if (!value.IsScalar()) fail(field, "must be a string");
     return value.as<std::string>();
   }

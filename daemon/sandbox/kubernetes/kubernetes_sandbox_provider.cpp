@@ -153,8 +153,10 @@ SandboxState KubernetesSandboxProvider::wait_until_ready(const std::string& clai
   };
   std::string waiting_for = "the claim to bind a sandbox";
   for (;;) {
+    bool claim_read = false;
     try {
       const ClaimState claim = parse_claim(kube_->get(claim_path(claim_name)));
+      claim_read = true;
       if (const auto failure = claim_failure(claim, namespace_, options_.warm_pool)) {
         throw plugin::SandboxError(*failure);
       }
@@ -183,7 +185,8 @@ SandboxState KubernetesSandboxProvider::wait_until_ready(const std::string& clai
     } catch (const KubeApiError& e) {
       // 404 for a sandbox the claim just named: the controller has not made it yet; 5xx: the
       // API server is restarting or overloaded. Both may pass before the deadline.
-      if (e.status() < 500 && (e.status() != 404 || e.reason() != "NotFound")) throw;
+      // (A 404 for the claim itself: someone deleted it; that does not pass.)
+      if (e.status() < 500 && (e.status() != 404 || e.reason() != "NotFound" || !claim_read)) throw;
       if (e.status() >= 500) progress("the API server failed (" + std::string(e.what()) + "); trying again");
     } catch (const KubeTransportError& e) {
       progress("the API server did not answer (" + std::string(e.what()) + "); trying again");

@@ -176,6 +176,16 @@ TEST_CASE("a claim that never binds: gives up at the timeout, says on what, dele
   CHECK(f.requests("DELETE")[0].uri == kClaim);
 }
 
+TEST_CASE("a claim deleted while it is awaited ends the wait at once") {
+  Fixture f;
+  f.cluster.claim_states = {{200, claim_json("")}, not_found("sandbox-claim-t1")};
+  KubernetesSandboxProvider provider(f.options, f.logger);
+  const auto started = std::chrono::steady_clock::now();
+  CHECK(message_of([&] { provider.open({}); }).find("with 404 NotFound: sandbox-claim-t1 not found") !=
+        std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(2));
+}
+
 TEST_CASE("stop_opening() ends a wait at once (the claim deleted) and refuses later starts") {
   Fixture f;
   f.options.claim_timeout = std::chrono::seconds(60);
