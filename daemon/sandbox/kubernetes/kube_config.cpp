@@ -176,6 +176,13 @@ KubeConfig load_kubeconfig(const std::string& path, const std::string& wanted_co
     const std::string insecure =
         reader.text(cluster, "insecure-skip-tls-verify", cluster_field + ".insecure-skip-tls-verify");
     config.insecure_skip_tls_verify = insecure == "true";
+    for (const char* unsupported : {"tls-server-name", "proxy-url"}) {
+      if (!reader.text(cluster, unsupported, cluster_field + "." + unsupported).empty()) {
+        reader.fail(cluster_field + "." + unsupported,
+                    "is not supported by kode-gopher's Kubernetes client: reach the API server "
+                    "directly, by the name its certificate carries");
+      }
+    }
 
     if (!user_name.empty()) {
       const YAML::Node user = reader.named("users", user_name, "user", ctx_field + ".user");

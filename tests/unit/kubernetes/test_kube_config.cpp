@@ -155,6 +155,14 @@ TEST_CASE("errors name the file and the field") {
   CHECK(message_of([&] { load_kubeconfig(not_yaml); }).starts_with("kubeconfig " + not_yaml +
                                                                     " is not valid YAML"));
 
+  const auto proxied = write_file(dir / "proxied",
+                                  "current-context: c\n"
+                                  "clusters: [{name: k, cluster: {server: 'https://h', "
+                                  "proxy-url: 'http://proxy:3128'}}]\n"
+                                  "contexts: [{name: c, context: {cluster: k}}]\n");
+  CHECK(message_of([&] { load_kubeconfig(proxied); }).starts_with(
+      "kubeconfig " + proxied + ": clusters[k].cluster.proxy-url: is not supported"));
+
   const auto half_cert = write_file(dir / "half-cert",
                                     "current-context: c\n"
                                     "clusters: [{name: k, cluster: {server: 'https://h'}}]\n"
