@@ -99,6 +99,7 @@ struct Instance::Parts {
   InstallLayout layout;
   std::unique_ptr<store::Store> store;
   std::unique_ptr<sandbox::SandboxProvider> provider;
+  sandbox::KubernetesSandboxProvider* kubernetes = nullptr;  // provider, when it is that one
   std::unique_ptr<sandbox::BaseCache> base_cache;
   std::unique_ptr<sandbox::BinaryCache> binary_cache;
   std::unique_ptr<sandbox::ModuleTidier> tidier;
@@ -206,8 +207,10 @@ void Instance::start_parts() {
   sandbox::LocalSandboxProvider* local = nullptr;
   if (config_.sandbox_provider == "kubernetes") {
     try {
-      p.provider = std::make_unique<sandbox::KubernetesSandboxProvider>(
+      auto provider = std::make_unique<sandbox::KubernetesSandboxProvider>(
           kubernetes_provider_options(config_), logger_);
+      p.kubernetes = provider.get();
+      p.provider = std::move(provider);
     } catch (...) {
       std::throw_with_nested(std::runtime_error("Failed to set up Kubernetes sandboxes"));
     }
@@ -356,6 +359,8 @@ int Instance::run() {
     [[maybe_unused]] const auto wrote = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
     std::_Exit(1);
   }).detach();
+  // A sandbox start waiting for a claim to bind gives up now, not at [kubernetes] claim_timeout_s.
+  if (p.kubernetes != nullptr) p.kubernetes->stop_opening();
   // New connections are refused; queued callers and calls in flight end with shutting_down;
   // every session is closed in the database and its sandbox killed and removed.
   p.api_server->stop_accepting();

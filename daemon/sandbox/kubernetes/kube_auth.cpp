@@ -1,5 +1,6 @@
 #include "kube_auth.hpp"
 
+#include <Poco/Base64Encoder.h>
 #include <Poco/DateTimeFormat.h>
 #include <Poco/DateTimeParser.h>
 #include <Poco/Exception.h>
@@ -32,8 +33,19 @@ std::string member_text(const rapidjson::Value& object, const char* key) {
   return it != object.MemberEnd() && it->value.IsString() ? it->value.GetString() : std::string();
 }
 
-// KUBERNETES_EXEC_INFO: what client-go hands a plugin (never interactive here).
-std::string exec_info(const std::string& api_version) {
+std::string base64(const std::string& text) {
+  std::ostringstream out;
+  Poco::Base64Encoder encoder(out);
+  encoder.rdbuf()->setLineLength(0);
+  encoder << text;
+  encoder.close();
+  return out.str();
+}
+
+// KUBERNETES_EXEC_INFO: what client-go hands a plugin (never interactive here), with the
+// cluster when the kubeconfig asks for it (provideClusterInfo).
+std::string exec_info(const KubeConfig& config) {
+  const std::string& api_version = config.exec->api_version;
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> out(buffer);
   out.StartObject();
@@ -45,6 +57,21 @@ std::string exec_info(const std::string& api_version) {
   out.StartObject();
   out.Key("interactive");
   out.Bool(false);
+  if (config.exec->provide_cluster_info) {
+    out.Key("cluster");
+    out.StartObject();
+    out.Key("server");
+    out.String(config.server.c_str());
+    if (!config.ca_pem.empty()) {
+      out.Key("certificate-authority-data");
+      out.String(base64(config.ca_pem).c_str());
+    }
+    if (config.insecure_skip_tls_verify) {
+      out.Key("insecure-skip-tls-verify");
+      out.Bool(true);
+    }
+    out.EndObject();
+  }
   out.EndObject();
   out.EndObject();
   return buffer.GetString();
@@ -121,7 +148,7 @@ ExecCredential KubeAuth::run_exec_plugin() const {
   const std::string command = resolve_command(exec);
   Poco::Process::Env env;
   for (const auto& [name, value] : exec.env) env[name] = value;
-  env["KUBERNETES_EXEC_INFO"] = exec_info(exec.api_version);
+  env["KUBERNETES_EXEC_INFO"] = exec_info(config_);
   Poco::Pipe in_pipe, out_pipe, err_pipe;
   std::string out, err;
   int status = 0;

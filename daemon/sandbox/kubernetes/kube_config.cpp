@@ -64,7 +64,7 @@ class KubeconfigReader {
 
   std::string text(const YAML::Node& map, const std::string& key, const std::string& field) const {
     const YAML::Node value = map[key];
-    if (!value) return {};
+    if (!value || value.IsNull()) return {};
     if (!value.IsScalar()) fail(field, "must be a string");
     return value.as<std::string>();
   }
@@ -122,6 +122,8 @@ ExecPluginConfig read_exec(const KubeconfigReader& reader, const YAML::Node& exe
     }
   }
   config.base_dir = reader.dir();
+  config.provide_cluster_info =
+      reader.text(exec, "provideClusterInfo", field + ".provideClusterInfo") == "true";
   return config;
 }
 
@@ -174,6 +176,13 @@ KubeConfig load_kubeconfig(const std::string& path, const std::string& wanted_co
     const std::string insecure =
         reader.text(cluster, "insecure-skip-tls-verify", cluster_field + ".insecure-skip-tls-verify");
     config.insecure_skip_tls_verify = insecure == "true";
+    for (const char* unsupported : {"tls-server-name", "proxy-url"}) {
+      if (!reader.text(cluster, unsupported, cluster_field + "." + unsupported).empty()) {
+        reader.fail(cluster_field + "." + unsupported,
+                    "is not supported by kode-gopher's Kubernetes client: reach the API server "
+                    "directly, by the name its certificate carries");
+      }
+    }
 
     if (!user_name.empty()) {
       const YAML::Node user = reader.named("users", user_name, "user", ctx_field + ".user");

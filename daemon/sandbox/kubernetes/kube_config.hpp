@@ -27,6 +27,8 @@ struct ExecPluginConfig {
   std::vector<std::string> args;
   std::vector<std::pair<std::string, std::string>> env;  // added to the daemon's environment
   std::string base_dir;     // the kubeconfig's folder
+  // provideClusterInfo: KUBERNETES_EXEC_INFO carries spec.cluster (server, CA), as client-go's.
+  bool provide_cluster_info = false;
 };
 
 struct KubeConfig {

@@ -153,8 +153,10 @@ SandboxState KubernetesSandboxProvider::wait_until_ready(const std::string& clai
   };
   std::string waiting_for = "the claim to bind a sandbox";
   for (;;) {
+    bool claim_read = false;
     try {
       const ClaimState claim = parse_claim(kube_->get(claim_path(claim_name)));
+      claim_read = true;
       if (const auto failure = claim_failure(claim, namespace_, options_.warm_pool)) {
         throw plugin::SandboxError(*failure);
       }
@@ -183,7 +185,8 @@ SandboxState KubernetesSandboxProvider::wait_until_ready(const std::string& clai
     } catch (const KubeApiError& e) {
       // 404 for a sandbox the claim just named: the controller has not made it yet; 5xx: the
       // API server is restarting or overloaded. Both may pass before the deadline.
-      if (e.status() < 500 && (e.status() != 404 || e.reason() != "NotFound")) throw;
+      // (A 404 for the claim itself: someone deleted it; that does not pass.)
+      if (e.status() < 500 && (e.status() != 404 || e.reason() != "NotFound" || !claim_read)) throw;
       if (e.status() >= 500) progress("the API server failed (" + std::string(e.what()) + "); trying again");
     } catch (const KubeTransportError& e) {
       progress("the API server did not answer (" + std::string(e.what()) + "); trying again");
@@ -194,8 +197,19 @@ SandboxState KubernetesSandboxProvider::wait_until_ready(const std::string& clai
           "claim_timeout_s) waiting for " + waiting_for + ": check the warm pool (kubectl -n " +
           namespace_ + " get sandboxwarmpool " + options_.warm_pool + ") and the claim's events");
     }
-    std::this_thread::sleep_for(options_.poll_interval);
+    std::unique_lock lock(mutex_);
+    if (wake_.wait_for(lock, options_.poll_interval, [&] { return opening_stopped_; })) {
+      throw plugin::SandboxError("The daemon is stopping: it gave up waiting for " + waiting_for);
+    }
   }
+}
+
+void KubernetesSandboxProvider::stop_opening() noexcept {
+  {
+    const std::lock_guard lock(mutex_);
+    opening_stopped_ = true;
+  }
+  wake_.notify_all();
 }
 
 std::unique_ptr<Sandbox> KubernetesSandboxProvider::open(const SandboxRequest& request) {
@@ -205,6 +219,10 @@ std::unique_ptr<Sandbox> KubernetesSandboxProvider::open(const SandboxRequest& r
                              .shutdown_time = std::chrono::system_clock::now() + options_.lease};
   std::string claim_name;
   try {
+    {
+      const std::lock_guard lock(mutex_);
+      if (opening_stopped_) throw plugin::SandboxError("The daemon is stopping: it starts no sandbox");
+    }
     if (request.progress) request.progress("claiming a sandbox from warm pool " + options_.warm_pool);
     claim_name = parse_claim(kube_->post(std::string(kClaimsApi) + "/namespaces/" + namespace_ +
                                              "/sandboxclaims",

@@ -59,6 +59,10 @@ class KubernetesSandboxProvider final : public SandboxProvider {
   std::vector<std::string> isolation_summary() const override;
   const std::vector<std::string>& warnings() const noexcept override { return warnings_; }
 
+  // From any thread (daemon shutdown): open() calls still waiting for a claim give up now
+  // (deleting their claims), and later ones fail at once. Never throws.
+  void stop_opening() noexcept;
+
   const std::string& kube_namespace() const noexcept { return namespace_; }
   KubeClient& kube() noexcept { return *kube_; }
   plugin::Logger& logger() noexcept { return logger_; }
@@ -88,7 +92,8 @@ class KubernetesSandboxProvider final : public SandboxProvider {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::set<KubernetesSandbox*> live_;
-  bool stopping_ = false;
+  bool stopping_ = false;          // the lease thread ends
+  bool opening_stopped_ = false;   // stop_opening() was called
   std::thread lease_thread_;
 };
 

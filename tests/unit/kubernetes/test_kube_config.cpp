@@ -155,6 +155,14 @@ TEST_CASE("errors name the file and the field") {
   CHECK(message_of([&] { load_kubeconfig(not_yaml); }).starts_with("kubeconfig " + not_yaml +
                                                                     " is not valid YAML"));
 
+  const auto proxied = write_file(dir / "proxied",
+                                  "current-context: c\n"
+                                  "clusters: [{name: k, cluster: {server: 'https://h', "
+                                  "proxy-url: 'http://proxy:3128'}}]\n"
+                                  "contexts: [{name: c, context: {cluster: k}}]\n");
+  CHECK(message_of([&] { load_kubeconfig(proxied); }).starts_with(
+      "kubeconfig " + proxied + ": clusters[k].cluster.proxy-url: is not supported"));
+
   const auto half_cert = write_file(dir / "half-cert",
                                     "current-context: c\n"
                                     "clusters: [{name: k, cluster: {server: 'https://h'}}]\n"
@@ -248,7 +256,8 @@ TEST_CASE("an exec plugin's token, run with its args and env, cached until it ex
   KubeAuth auth(config);
   CHECK(auth.current().bearer_token == "tok-alpha-1");
   CHECK(auth.current().bearer_token == "tok-alpha-1");  // cached: it has not expired
-  CHECK(kg::test::read_file(dir / "exec-info").find("\"interactive\":false") != std::string::npos);
+  CHECK(kg::test::read_file(dir / "exec-info") ==
+        R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","spec":{"interactive":false}})");
   auth.forget_cached();  // the server said 401
   CHECK(auth.current().bearer_token == "tok-alpha-2");
 
@@ -257,6 +266,18 @@ TEST_CASE("an exec plugin's token, run with its args and env, cached until it ex
   auth.forget_cached();
   CHECK(auth.current().bearer_token == "tok-alpha-3");
   CHECK(auth.current().bearer_token == "tok-alpha-4");
+
+  // provideClusterInfo: the plugin also hears the cluster's server and CA.
+  write_file(dir / "expiry", "2999-01-01T00:00:00Z");
+  std::string text = kg::test::read_file(path);
+  text.replace(text.find("      args:"), 0, "      provideClusterInfo: true\n");
+  text.replace(text.find("server: 'https://h:6443'"), 24,
+               "server: 'https://h:6443', certificate-authority-data: " + base64("CA") + "");
+  KubeAuth with_cluster(load_kubeconfig(write_file(dir / "kc-cluster", text)));
+  CHECK(with_cluster.current().bearer_token == "tok-alpha-5");
+  CHECK(kg::test::read_file(dir / "exec-info") ==
+        R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","spec":{"interactive":false,)"
+        R"("cluster":{"server":"https://h:6443","certificate-authority-data":")" + base64("CA") + R"("}}})");
 }
 
 TEST_CASE("an exec plugin that fails: its status and stderr; bad output: what is wrong") {

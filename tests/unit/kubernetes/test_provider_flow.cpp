@@ -176,6 +176,36 @@ TEST_CASE("a claim that never binds: gives up at the timeout, says on what, dele
   CHECK(f.requests("DELETE")[0].uri == kClaim);
 }
 
+TEST_CASE("a claim deleted while it is awaited ends the wait at once") {
+  Fixture f;
+  f.cluster.claim_states = {{200, claim_json("")}, not_found("sandbox-claim-t1")};
+  KubernetesSandboxProvider provider(f.options, f.logger);
+  const auto started = std::chrono::steady_clock::now();
+  CHECK(message_of([&] { provider.open({}); }).find("with 404 NotFound: sandbox-claim-t1 not found") !=
+        std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(2));
+}
+
+TEST_CASE("stop_opening() ends a wait at once (the claim deleted) and refuses later starts") {
+  Fixture f;
+  f.options.claim_timeout = std::chrono::seconds(60);
+  f.cluster.claim_states = {{200, claim_json("")}};
+  KubernetesSandboxProvider provider(f.options, f.logger);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    provider.stop_opening();
+  });
+  const auto started = std::chrono::steady_clock::now();
+  const auto message = message_of([&] { provider.open({}); });
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(3));
+  stopper.join();
+  CHECK(message.find("The daemon is stopping: it gave up waiting for claim sandbox-claim-t1") !=
+        std::string::npos);
+  CHECK(f.requests("DELETE").size() == 1);
+  CHECK(message_of([&] { provider.open({}); }).find("it starts no sandbox") != std::string::npos);
+  CHECK(f.requests("POST").size() == 1);
+}
+
 TEST_CASE("a missing warm pool ends the wait at once, named, and the claim is deleted (404 is fine)") {
   Fixture f;
   f.cluster.claim_states = {{200, claim_json("", "WarmPoolNotFound")}};
