@@ -207,8 +207,11 @@ void Instance::start_parts() {
   sandbox::LocalSandboxProvider* local = nullptr;
   if (config_.sandbox_provider == "kubernetes") {
     try {
-      auto provider = std::make_unique<sandbox::KubernetesSandboxProvider>(
-          kubernetes_provider_options(config_), logger_);
+      auto options = kubernetes_provider_options(config_);
+      // The image must be built for the toolchain and lockfile the runtime plugins are given.
+      options.expected_image = p.layout.go_version + "\nlockfile " +
+                               sandbox::lockfile_digest_of(p.layout.lockfile_dir) + "\n";
+      auto provider = std::make_unique<sandbox::KubernetesSandboxProvider>(std::move(options), logger_);
       p.kubernetes = provider.get();
       p.provider = std::move(provider);
     } catch (...) {

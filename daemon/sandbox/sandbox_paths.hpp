@@ -16,6 +16,9 @@ inline constexpr const char* kSandboxExtraModcachePath = "/opt/kode-gopher/gomod
 inline constexpr const char* kSandboxLockfilePath = "/opt/kode-gopher/lockfile";
 inline constexpr const char* kSandboxBinaryCachePath = "/opt/kode-gopher/bincache";
 inline constexpr const char* kSandboxHome = "/home/gopher";
+// The Kubernetes sandbox image only: what it was built from, "<go version>\nlockfile <digest>\n"
+// (sandbox/Dockerfile), checked against the daemon's before a sandbox is used.
+inline constexpr const char* kSandboxImageStampPath = "/opt/kode-gopher/kode-gopher-image";
 // A session's scratch folder, kept across its calls (a bounded tmpfs); /app/persist links to it
 // while a program runs (never while a cacheable build runs: see the server's clean_state).
 inline constexpr const char* kSandboxPersistPath = "/persist";

@@ -17,16 +17,18 @@ namespace {
 constexpr const char* kHello =
     "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"hello from a pod\") }\n";
 
-// A daemon whose sandboxes are claims in the test cluster, labelled with `daemon_id`.
+// A daemon whose sandboxes are claims in the test cluster, labelled with `daemon_id`, signing in
+// with `kubeconfig` (default: the token user's).
 DaemonFixtureOptions kubernetes_daemon(const std::string& daemon_id,
                                        const std::string& warm_pool = TestCluster::kWarmPool,
-                                       int claim_timeout_s = 120) {
+                                       int claim_timeout_s = 120, std::string kubeconfig = "") {
   auto& cluster = TestCluster::get();
+  if (kubeconfig.empty()) kubeconfig = cluster.kubeconfig();
   DaemonFixtureOptions options;
   // No host build cache: the sandbox image carries it (the fixture must not prewarm one).
   options.base_cache_dir = unique_temp_dir("kg-k8s-no-cache-");
   options.extra_sandbox_keys = "provider = kubernetes\n";
-  options.extra_sections = "[kubernetes]\nkubeconfig = " + cluster.kubeconfig() +
+  options.extra_sections = "[kubernetes]\nkubeconfig = " + kubeconfig +
                            "\nnamespace = " + TestCluster::kNamespace +
                            "\nwarm_pool = " + warm_pool + "\nrouter = " + cluster.router() +
                            "\nclaim_timeout_s = " + std::to_string(claim_timeout_s) +
@@ -112,6 +114,25 @@ TEST_CASE("a session claims a sandbox from the warm pool, runs programs in it, a
   CHECK(eventually([&] { return cluster.api("GET", claim_path(claim)).status == 404; },
                    std::chrono::seconds(15)));
   daemon.stop_gracefully();
+}
+
+TEST_CASE("the daemon signs in to the API server with a client certificate or an exec plugin") {
+  auto& cluster = TestCluster::get();
+  for (const char* key : {"KG_K8S_KUBECONFIG_CERT", "KG_K8S_KUBECONFIG_EXEC"}) {
+    CAPTURE(key);
+    cluster.wait_for_ready_pool(1, 120);
+    DaemonFixture daemon(kubernetes_daemon("kg-test-auth", TestCluster::kWarmPool, 120,
+                                           cluster.env(key)));
+    daemon.start();
+    const auto session = daemon.open_session();
+    const auto hello = daemon.execute(session, kHello);
+    CHECK(json_string(hello, "status") == "ok");
+    CHECK(json_string(hello, "stdout") == "hello from a pod\n");
+    daemon.stop_gracefully();  // deletes its claim
+    CHECK(eventually([] { return claims_of("kg-test-auth").empty(); }, std::chrono::seconds(15)));
+  }
+  // The exec plugin ran (it logs each call): the daemon's token came from it.
+  CHECK(file_text(cluster.env("KG_K8S_LOG_DIR") + "/exec-credential.log").size() > 0);
 }
 
 TEST_CASE("a claim against a warm pool that does not exist fails the call, naming the pool, and is deleted") {

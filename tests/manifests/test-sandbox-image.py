@@ -398,8 +398,13 @@ def layout_sources(build_dir, scratch):
     extra = os.path.join(scratch, "gomodcache-extra", "cache", "download")
     os.makedirs(extra)
     stamp = os.path.join(scratch, "kode-gopher-image")
+    # What the Dockerfile's RUN writes: the toolchain's version and the lockfile's digest.
+    go_version = subprocess.run(["go", "env", "GOVERSION"], capture_output=True, text=True,
+                                check=True).stdout.strip()
+    digest = subprocess.run(["sh", PREWARM, "digest", LOCKFILE], capture_output=True, text=True,
+                            check=True).stdout.strip()
     with open(stamp, "w") as f:
-        f.write("made by test-sandbox-image.py\n")
+        f.write(f"{go_version}\nlockfile {digest}\n")
     prewarmed = {"/opt/kode-gopher/lockfile": lockfile,
                  "/opt/kode-gopher/gomodcache": os.environ["KG_BASE_MODCACHE"],
                  "/opt/kode-gopher/gocache-base": os.environ["KG_BASE_CACHE"],

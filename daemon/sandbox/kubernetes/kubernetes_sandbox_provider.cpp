@@ -7,6 +7,7 @@
 
 #include "error_chain.hpp"
 #include "kubernetes_sandbox.hpp"
+#include "sandbox_paths.hpp"
 #include "tcp_http_client.hpp"
 
 namespace kg::sandbox {
@@ -232,6 +233,7 @@ std::unique_ptr<Sandbox> KubernetesSandboxProvider::open(const SandboxRequest& r
     const SandboxState sandbox = wait_until_ready(claim_name, request);
     logger_.log(plugin::LogLevel::debug, "Kubernetes: claim " + claim_name + " ready as sandbox " +
                                              sandbox.name);
+    check_image(sandbox);
     return std::make_unique<KubernetesSandbox>(*this, claim_name, sandbox.name, transport_to(sandbox));
   } catch (...) {
     if (!claim_name.empty()) {
@@ -246,6 +248,34 @@ std::unique_ptr<Sandbox> KubernetesSandboxProvider::open(const SandboxRequest& r
     std::throw_with_nested(plugin::SandboxError(
         "Failed to start a Kubernetes sandbox" +
         (claim_name.empty() ? std::string() : " (claim " + claim_name + ", deleted)")));
+  }
+}
+
+void KubernetesSandboxProvider::check_image(const SandboxState& sandbox) const {
+  if (options_.expected_image.empty()) return;
+  SandboxClient client(transport_to(sandbox));
+  plugin::CommandSpec spec;
+  spec.command = std::string("cat ") + kSandboxImageStampPath;
+  spec.timeout_ms = 30'000;
+  const auto outcome = client.run_command(spec);
+  if (outcome.exit_code != 0) {
+    throw plugin::SandboxError(
+        "Sandbox " + sandbox.name + " has no " + kSandboxImageStampPath +
+        ": its pods do not run a kode-gopher sandbox image (sandbox/Dockerfile); set the "
+        "SandboxTemplate's image to one built from this daemon's checkout");
+  }
+  if (outcome.stdout_text != options_.expected_image) {
+    auto one_line = [](std::string text) {
+      for (auto& c : text) c = c == '\n' ? ' ' : c;
+      while (!text.empty() && text.back() == ' ') text.pop_back();
+      return text;
+    };
+    throw plugin::SandboxError(
+        "Sandbox " + sandbox.name + " runs an image built for " +
+        one_line(outcome.stdout_text) + ", but this daemon has " +
+        one_line(options_.expected_image) +
+        ": programs would build against another toolchain or lockfile. Build the sandbox image "
+        "from the daemon's checkout (docs/kubernetes.md) and roll the warm pool");
   }
 }
 

@@ -40,6 +40,10 @@ struct KubernetesProviderOptions {
   std::chrono::seconds lease{600};
   std::chrono::milliseconds api_timeout{30'000};  // each API server request
   std::chrono::milliseconds poll_interval{500};   // while a claim binds and its sandbox starts
+  // What the sandbox image must say it was built from (its /opt/kode-gopher/kode-gopher-image:
+  // the Go version and the lockfile digest, as sandbox/Dockerfile writes them), so that the
+  // runtime plugins' toolchain and lockfile are the pod's. Empty: not checked.
+  std::string expected_image;
 };
 
 // [kubernetes] daemon_id's default: the host name as a DNS-1123 label (lowercased, other
@@ -79,6 +83,9 @@ class KubernetesSandboxProvider final : public SandboxProvider {
   // Waits for `claim_name` to bind and its sandbox to be ready; returns the sandbox's state.
   SandboxState wait_until_ready(const std::string& claim_name, const SandboxRequest& request);
   std::unique_ptr<net::HttpClient> transport_to(const SandboxState& sandbox) const;
+  // Throws plugin::SandboxError when the sandbox's image was built from another toolchain or
+  // lockfile than options_.expected_image.
+  void check_image(const SandboxState& sandbox) const;
   void renew_leases();
   void describe_warm_pool();
 

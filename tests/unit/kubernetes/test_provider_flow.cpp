@@ -49,9 +49,18 @@ struct ScriptedCluster {
   Answer patch_answer{200, "{}"};
   Answer delete_answer{200, R"({"kind":"Status","status":"Success"})"};
   std::vector<std::string> listed = {};
+  // What `cat /opt/kode-gopher/kode-gopher-image` answers in the sandbox (exit 1: no such file).
+  std::string image_stamp = "go1.26.8\nlockfile abc\n";
+  int image_exit = 0;
 
   Answer respond(const SeenRequest& r) {
     const std::string path = r.uri.substr(0, r.uri.find('?'));
+    if (!r.sandbox_id.empty() && path == "/execute") {  // the image check, through the router
+      std::string escaped;
+      for (char c : image_stamp) escaped += c == '\n' ? std::string("\\n") : std::string(1, c);
+      return {200, R"({"stdout":")" + escaped + R"(","stderr":"","exit_code":)" +
+                       std::to_string(image_exit) + "}"};
+    }
     if (!r.sandbox_id.empty()) return {200, R"({"status":"ok"})"};  // through the router
     if (r.method == "POST" && path == kClaims) return {201, claim_json("")};
     if (r.method == "GET" && path == kClaims) {
@@ -160,6 +169,41 @@ TEST_CASE("open waits through an API hiccup, the binding and the sandbox's start
   const auto deletes = f.requests("DELETE");
   REQUIRE(deletes.size() == 1);
   CHECK(deletes[0].uri == kClaim);
+}
+
+TEST_CASE("a sandbox whose image was built for another toolchain or lockfile is refused, named, and its claim deleted") {
+  const std::vector<Answer> bound = {{200, claim_json("sb-1", "DependenciesReady", "True")}};
+  const std::vector<Answer> ready = {{200, R"({"metadata":{"name":"sb-1"},"status":{"conditions":[{"type":"Ready",
+                                   "status":"True","reason":"DependenciesReady"}]}})"}};
+  {
+    Fixture f;
+    f.cluster.claim_states = bound;
+    f.cluster.sandbox_states = ready;
+    f.options.expected_image = "go1.26.8\nlockfile abc\n";
+    KubernetesSandboxProvider provider(f.options, f.logger);
+    CHECK(provider.open({})->id() == "sandbox-claim-t1");  // the same: used
+  }
+  {
+    Fixture f;
+    f.cluster.claim_states = bound;
+    f.cluster.sandbox_states = ready;
+    f.options.expected_image = "go1.26.8\nlockfile def\n";
+    KubernetesSandboxProvider provider(f.options, f.logger);
+    const auto message = message_of([&] { provider.open({}); });
+    CHECK(message.find("Sandbox sb-1 runs an image built for go1.26.8 lockfile abc, but this daemon "
+                       "has go1.26.8 lockfile def") != std::string::npos);
+    CHECK(f.requests("DELETE").size() == 1);
+  }
+  {
+    Fixture f;
+    f.cluster.claim_states = bound;
+    f.cluster.sandbox_states = ready;
+    f.cluster.image_exit = 1;
+    f.options.expected_image = "go1.26.8\nlockfile abc\n";
+    KubernetesSandboxProvider provider(f.options, f.logger);
+    CHECK(message_of([&] { provider.open({}); }).find("do not run a kode-gopher sandbox image") !=
+          std::string::npos);
+  }
 }
 
 TEST_CASE("a claim that never binds: gives up at the timeout, says on what, deletes the claim") {
