@@ -4,6 +4,8 @@
 #   kube-apiserver            k8s.io/kubernetes               (tools/kubernetes)
 #   kube-controller-manager   k8s.io/kubernetes               (tools/kubernetes; only its garbage
 #                             collector, service-account and namespace controllers are run)
+#   kubectl                   k8s.io/kubernetes               (tools/kubernetes; the manifests'
+#                             server-side dry run, tests/manifests/validate-against-cluster.sh)
 #   agent-sandbox-controller  sigs.k8s.io/agent-sandbox       (tools/agent-sandbox)
 #   sandbox-router            sigs.k8s.io/agent-sandbox       (tools/agent-sandbox)
 #   kcluster                  this folder's own Go programs   (cluster/: supervisor, kubelet
@@ -75,6 +77,7 @@ k8s_ldflags="-X k8s.io/component-base/version.gitVersion=$k8s_version
 	-X k8s.io/component-base/version.gitTreeState=clean"
 build kube-apiserver "$here/tools/kubernetes" k8s.io/kubernetes/cmd/kube-apiserver -ldflags "$k8s_ldflags"
 build kube-controller-manager "$here/tools/kubernetes" k8s.io/kubernetes/cmd/kube-controller-manager -ldflags "$k8s_ldflags"
+build kubectl "$here/tools/kubernetes" k8s.io/kubernetes/cmd/kubectl -ldflags "$k8s_ldflags"
 build agent-sandbox-controller "$here/tools/agent-sandbox" sigs.k8s.io/agent-sandbox/cmd/agent-sandbox-controller
 build sandbox-router "$here/tools/agent-sandbox" sigs.k8s.io/agent-sandbox/sandbox-router/cmd
 if [[ -f "$here/cluster/go.mod" ]]; then

@@ -8,6 +8,10 @@
 #include <sstream>
 #include <thread>
 
+#include <Poco/Pipe.h>
+#include <Poco/PipeStream.h>
+#include <Poco/Process.h>
+
 #include "daemon_fixture.hpp"
 #include "test_cluster.hpp"
 
@@ -21,7 +25,8 @@ constexpr const char* kHello =
 // with `kubeconfig` (default: the token user's).
 DaemonFixtureOptions kubernetes_daemon(const std::string& daemon_id,
                                        const std::string& warm_pool = TestCluster::kWarmPool,
-                                       int claim_timeout_s = 120, std::string kubeconfig = "") {
+                                       int claim_timeout_s = 120, std::string kubeconfig = "",
+                                       const std::string& more_kubernetes_keys = "") {
   auto& cluster = TestCluster::get();
   if (kubeconfig.empty()) kubeconfig = cluster.kubeconfig();
   DaemonFixtureOptions options;
@@ -32,7 +37,7 @@ DaemonFixtureOptions kubernetes_daemon(const std::string& daemon_id,
                            "\nnamespace = " + TestCluster::kNamespace +
                            "\nwarm_pool = " + warm_pool + "\nrouter = " + cluster.router() +
                            "\nclaim_timeout_s = " + std::to_string(claim_timeout_s) +
-                           "\ndaemon_id = " + daemon_id +
+                           "\ndaemon_id = " + daemon_id + "\n" + more_kubernetes_keys +
                            // A retry after a dead sandbox is refused once a credentialed run began.
                            "\n[credentials]\nplugin = none\n";
   return options;
@@ -133,6 +138,47 @@ TEST_CASE("the daemon signs in to the API server with a client certificate or an
   }
   // The exec plugin ran (it logs each call): the daemon's token came from it.
   CHECK(file_text(cluster.env("KG_K8S_LOG_DIR") + "/exec-credential.log").size() > 0);
+}
+
+TEST_CASE("every overlay of manifests/ passes the API server's strict server-side dry run") {
+  auto& cluster = TestCluster::get();
+  // The agent-sandbox CRD schemas and the Kubernetes OpenAPI of a real API server, unknown
+  // fields refused (tests/manifests/validate-against-cluster.sh, with the kubectl built beside
+  // the cluster).
+  Poco::Process::Env env;
+  env["KUBECTL"] = cluster.env("KG_K8S_BIN_DIR") + "/kubectl";
+  Poco::Pipe out;
+  auto process = Poco::Process::launch(
+      "/bin/bash",
+      {required_env("KG_REPO") + "/tests/manifests/validate-against-cluster.sh", cluster.kubeconfig()},
+      nullptr, &out, &out, env);
+  Poco::PipeInputStream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  const int rc = process.wait();
+  INFO(text.str());
+  CHECK(rc == 0);
+  CHECK(text.str().find("4 passed, 0 failed") != std::string::npos);
+}
+
+TEST_CASE("the daemon renews its claim's lease on the real API server") {
+  auto& cluster = TestCluster::get();
+  cluster.wait_for_ready_pool(1, 120);
+  DaemonFixture daemon(
+      kubernetes_daemon("kg-test-lease", TestCluster::kWarmPool, 120, "", "lease_s = 60\n"));
+  daemon.start();
+  const auto session = daemon.open_session();
+  REQUIRE(json_string(daemon.execute(session, kHello), "status") == "ok");
+  const std::string claim = claims_of("kg-test-lease").at(0);
+  auto shutdown_time = [&] {
+    return std::string(
+        cluster.api_json(claim_path(claim))["spec"]["lifecycle"]["shutdownTime"].GetString());
+  };
+  const std::string first = shutdown_time();
+  // Renewed every third of the lease (20 s): the time moves on, and the claim lives past it.
+  CHECK(eventually([&] { return shutdown_time() != first; }, std::chrono::seconds(40)));
+  CHECK(shutdown_time() > first);  // RFC 3339 in UTC compares as text
+  CHECK(daemon.del("/v1/sessions/" + session).status == 200);
 }
 
 TEST_CASE("a claim against a warm pool that does not exist fails the call, naming the pool, and is deleted") {
