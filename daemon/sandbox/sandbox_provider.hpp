@@ -7,6 +7,7 @@
 // drives any of them through the same plugin::SandboxHandle.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -29,6 +30,26 @@ class ModuleTidier;  // gocache/module_tidier.hpp
 struct SandboxWait {
   std::uint64_t us = 0;
   std::uint32_t requests = 0;
+};
+
+// Adds one request and its duration to a SandboxWait (null: nothing), however the request ends.
+class TimedSandboxWait {
+ public:
+  explicit TimedSandboxWait(SandboxWait* wait)
+      : wait_(wait), started_(std::chrono::steady_clock::now()) {}
+  ~TimedSandboxWait() {
+    if (wait_ == nullptr) return;
+    wait_->us += static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                                std::chrono::steady_clock::now() - started_)
+                                                .count());
+    ++wait_->requests;
+  }
+  TimedSandboxWait(const TimedSandboxWait&) = delete;
+  TimedSandboxWait& operator=(const TimedSandboxWait&) = delete;
+
+ private:
+  SandboxWait* wait_;
+  std::chrono::steady_clock::time_point started_;
 };
 
 // What one call's handle may use beside the sandbox; every pointer may be null (no binary cache,

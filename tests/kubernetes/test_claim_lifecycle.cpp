@@ -112,7 +112,14 @@ TEST_CASE("a session claims a sandbox from the warm pool, runs programs in it, a
   CHECK(json_string(interpreted, "status") == "ok");
   CHECK(json_string(interpreted, "runtime") == "yaegi");
   CHECK(json_string(interpreted, "stdout") == "hello from a pod\n");
-  // Files persist across the session's calls, as in a local sandbox.
+  // Modules beyond the curated lockfile need the host's go mod tidy: refused, saying so, and the
+  // session goes on in the same sandbox.
+  const auto outside = daemon.post(
+      "/v1/sessions/" + session + "/execute",
+      R"({"files":{"main.go":"package main\nimport \"github.com/dustin/go-humanize\"\nfunc main() { println(humanize.Bytes(1)) }\n"}})");
+  CAPTURE(outside.body);
+  CHECK(outside.status == 400);
+  CHECK(outside.body.find("outside the curated lockfile") != std::string::npos);
   CHECK(daemon.json(daemon.get("/v1/sessions/" + session))["sandbox_id"].GetString() == claim);
 
   CHECK(daemon.del("/v1/sessions/" + session).status == 200);

@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "sandbox_client.hpp"
+#include "runtime_plugin.hpp"  // InvalidInputError
 #include "sandbox_provider.hpp"
 
 namespace kg::sandbox {
@@ -18,48 +19,32 @@ class KubernetesSandboxHandle final : public plugin::SandboxHandle {
       : client_(client), canceller_(services.canceller), wait_(services.wait) {}
 
   void replace_workdir(std::span<const plugin::SourceFile> files) override {
-    const Timed timed(wait_);
+    const TimedSandboxWait timed(wait_);
     client_.replace_workdir(files);
   }
   void upload_files(std::span<const plugin::SourceFile> files) override {
-    const Timed timed(wait_);
+    const TimedSandboxWait timed(wait_);
     client_.upload_files(files);
   }
   plugin::CommandOutcome run_command(const plugin::CommandSpec& spec) override {
-    const Timed timed(wait_);
+    const TimedSandboxWait timed(wait_);
     return client_.run_command(spec, canceller_);
   }
   std::optional<std::string> read_file(std::string_view path, std::uint64_t max_bytes) override {
-    const Timed timed(wait_);
+    const TimedSandboxWait timed(wait_);
     return client_.read_file(path, max_bytes);
   }
   std::optional<std::string> cached_binary(std::string_view) override { return std::nullopt; }
   void store_binary(std::string_view, std::string_view) noexcept override {}
   plugin::TidyOutcome tidy_module(std::span<const plugin::SourceFile>, std::uint32_t) override {
-    throw plugin::SandboxError(
+    // The caller's to change (its imports), not a failure of the sandbox.
+    throw plugin::InvalidInputError(
         "Imports outside the curated lockfile need go mod tidy, which the kubernetes sandbox "
         "provider does not offer yet (the pod has no network and the host's module cache is not "
         "the pod's): use the curated lockfile's modules, or the local provider");
   }
 
  private:
-  class Timed {
-   public:
-    explicit Timed(SandboxWait* wait) : wait_(wait), started_(std::chrono::steady_clock::now()) {}
-    ~Timed() {
-      if (wait_ == nullptr) return;
-      wait_->us += static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                                  std::chrono::steady_clock::now() - started_)
-                                                  .count());
-      ++wait_->requests;
-    }
-    Timed(const Timed&) = delete;
-    Timed& operator=(const Timed&) = delete;
-
-   private:
-    SandboxWait* wait_;
-    std::chrono::steady_clock::time_point started_;
-  };
 
   SandboxClient& client_;
   net::RequestCanceller* canceller_;

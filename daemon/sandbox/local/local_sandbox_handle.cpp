@@ -66,7 +66,7 @@ plugin::CommandOutcome LocalSandboxHandle::run_command(const plugin::CommandSpec
   plugin::CommandOutcome outcome;
   built_clean_ = false;
   try {
-    const Timed timed(wait_);
+    const TimedSandboxWait timed(wait_);
     outcome = sandbox_.client().run_command(spec, canceller_);
   } catch (...) {
     // This command's OOM kills, if any, must not be reported on the next one.

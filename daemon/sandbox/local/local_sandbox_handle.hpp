@@ -33,16 +33,16 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
   LocalSandboxHandle& operator=(const LocalSandboxHandle&) = delete;
 
   void replace_workdir(std::span<const plugin::SourceFile> files) override {
-    const Timed timed(wait_);
+    const TimedSandboxWait timed(wait_);
     sandbox_.client().replace_workdir(files);
   }
   void upload_files(std::span<const plugin::SourceFile> files) override {
-    const Timed timed(wait_);
+    const TimedSandboxWait timed(wait_);
     sandbox_.client().upload_files(files);
   }
   plugin::CommandOutcome run_command(const plugin::CommandSpec& spec) override;
   std::optional<std::string> read_file(std::string_view path, std::uint64_t max_bytes) override {
-    const Timed timed(wait_);
+    const TimedSandboxWait timed(wait_);
     return sandbox_.client().read_file(path, max_bytes);
   }
   std::optional<std::string> cached_binary(std::string_view key) override;
@@ -53,29 +53,11 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
   plugin::TidyOutcome tidy_module(std::span<const plugin::SourceFile> files,
                                   std::uint32_t timeout_ms) override {
     if (tidier_ == nullptr) throw plugin::SandboxError("This sandbox cannot tidy modules");
-    const Timed timed(wait_);
+    const TimedSandboxWait timed(wait_);
     return tidier_->tidy(files, timeout_ms);
   }
 
  private:
-  // Adds one request and its duration to the tally, however the request ends.
-  class Timed {
-   public:
-    explicit Timed(SandboxWait* wait) : wait_(wait), started_(std::chrono::steady_clock::now()) {}
-    ~Timed() {
-      if (wait_ == nullptr) return;
-      wait_->us += static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                                  std::chrono::steady_clock::now() - started_)
-                                                  .count());
-      ++wait_->requests;
-    }
-    Timed(const Timed&) = delete;
-    Timed& operator=(const Timed&) = delete;
-
-   private:
-    SandboxWait* wait_;
-    std::chrono::steady_clock::time_point started_;
-  };
 
   LocalSandbox& sandbox_;
   const LocalSandboxPolicy& policy_;
