@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// dataFormat is the version of the file prepare writes. Bump it with the base cache's stamp
+// (daemon/gocache/base_cache.cpp says "fastbuild data v<N>"), so a daemon that brings a new
+// kode-gopher-fastbuild also rebuilds the data; data_test.go checks the two agree.
+const dataFormat = 1
+
+const dataHeader = "kode-gopher-fastbuild data"
+
+// Data is what prepare computes once per toolchain and lockfile: what `go build` would work out
+// on every call. Export paths point into the prewarmed base cache as sandboxes see it.
+type Data struct {
+	GoVersion      string   // "go1.26.8"
+	LockfileDigest string   // the daemon's lockfile digest (prewarm.sh digest)
+	GoModSum       string   // sha256 of the lockfile's go.mod
+	GoSumSum       string   // sha256 of the lockfile's go.sum
+	Module         string   // the lockfile's module path: kode_gopher_user
+	GoRoot         string   // GOROOT: the compiler and linker are under pkg/tool
+	ToolDir        string   // GOROOT/pkg/tool/GOOS_GOARCH
+	CompileFlags   []string // go build's compile flags that are the same for every user package
+	LinkFlags      []string // go build's link flags but -o, -importcfg, -buildid and the archive
+	LinkEnv        []string // what go build sets in the linker's environment (GOROOT=)
+	ModinfoStart   string   // the markers around the build info the linker embeds
+	ModinfoEnd     string
+	ModinfoHead    []string // the build info's path and mod lines
+	ModinfoBuild   []string // its build lines (flags, GOOS, ...)
+	Packages       map[string]*PackageData
+	ModuleDeps     map[string]string // module path → its build info "dep" line(s)
+}
+
+// PackageData is one prebuilt package (standard library or curated).
+type PackageData struct {
+	Export  string   // its archive in the base cache; "" for unsafe
+	Module  string   // its module; "" for the standard library
+	Imports []string // resolved import paths (vendored ones included)
+}
+
+func writeData(w io.Writer, d *Data) error {
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "%s %d\n", dataHeader, dataFormat)
+	line := func(key string, values ...string) {
+		b.WriteString(key)
+		for _, v := range values {
+			b.WriteByte('\t')
+			b.WriteString(strconv.Quote(v))
+		}
+		b.WriteByte('\n')
+	}
+	line("go", d.GoVersion)
+	line("lockfile", d.LockfileDigest)
+	line("gomod", d.GoModSum)
+	line("gosum", d.GoSumSum)
+	line("module", d.Module)
+	line("goroot", d.GoRoot)
+	line("tooldir", d.ToolDir)
+	line("compile", d.CompileFlags...)
+	line("link", d.LinkFlags...)
+	line("linkenv", d.LinkEnv...)
+	line("modinfo-start", d.ModinfoStart)
+	line("modinfo-end", d.ModinfoEnd)
+	line("modinfo-head", d.ModinfoHead...)
+	line("modinfo-build", d.ModinfoBuild...)
+	for _, path := range sortedKeys(d.ModuleDeps) {
+		line("mod", path, d.ModuleDeps[path])
+	}
+	// Packages take most of the file: plain tab-separated fields (import and file paths hold
+	// no tabs or newlines), imports joined by commas, so reading it costs a millisecond.
+	for _, path := range sortedKeys(d.Packages) {
+		p := d.Packages[path]
+		fmt.Fprintf(b, "pkg\t%s\t%s\t%s\t%s\n", path, p.Export, p.Module, strings.Join(p.Imports, ","))
+	}
+	b.WriteString("end\n")
+	return b.Flush()
+}
+
+// readData reads a file writeData wrote; a file of another format is an error that says so.
+func readData(path string) (*Data, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	d := &Data{Packages: map[string]*PackageData{}, ModuleDeps: map[string]string{}}
+	scanner := bufio.NewScanner(f)
+	scanner.Buffer(make([]byte, 0, 1<<16), 1<<24)
+	if !scanner.Scan() {
+		return nil, fmt.Errorf("%s is empty", path)
+	}
+	want := fmt.Sprintf("%s %d", dataHeader, dataFormat)
+	if got := scanner.Text(); got != want {
+		return nil, fmt.Errorf("%s is %q, this %s reads %q: run `kode-gopherd --prewarm` to compute it again", path, got, programName, want)
+	}
+	complete := false
+	for scanner.Scan() {
+		text := scanner.Text()
+		if text == "end" {
+			complete = true
+			break
+		}
+		key, rest, _ := strings.Cut(text, "\t")
+		if key == "pkg" {
+			fields := strings.Split(rest, "\t")
+			if len(fields) != 4 {
+				return nil, fmt.Errorf("%s: malformed package line %q", path, text)
+			}
+			p := &PackageData{Export: fields[1], Module: fields[2]}
+			if fields[3] != "" {
+				p.Imports = strings.Split(fields[3], ",")
+			}
+			d.Packages[fields[0]] = p
+			continue
+		}
+		values, err := unquoteFields(rest)
+		if err != nil {
+			return nil, fmt.Errorf("%s: line %q: %v", path, key, err)
+		}
+		if err := d.set(key, values); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+	}
+	if err := scanner.Err(); err != nil {
+		return nil, fmt.Errorf("reading %s: %v", path, err)
+	}
+	if !complete {
+		return nil, fmt.Errorf("%s is cut short (no end line): run `kode-gopherd --prewarm` to compute it again", path)
+	}
+	return d, nil
+}
+
+func (d *Data) set(key string, values []string) error {
+	one := func(target *string) error {
+		if len(values) != 1 {
+			return fmt.Errorf("%s wants one value, has %d", key, len(values))
+		}
+		*target = values[0]
+		return nil
+	}
+	switch key {
+	case "go":
+		return one(&d.GoVersion)
+	case "lockfile":
+		return one(&d.LockfileDigest)
+	case "gomod":
+		return one(&d.GoModSum)
+	case "gosum":
+		return one(&d.GoSumSum)
+	case "module":
+		return one(&d.Module)
+	case "goroot":
+		return one(&d.GoRoot)
+	case "tooldir":
+		return one(&d.ToolDir)
+	case "compile":
+		d.CompileFlags = values
+	case "link":
+		d.LinkFlags = values
+	case "linkenv":
+		d.LinkEnv = values
+	case "modinfo-start":
+		return one(&d.ModinfoStart)
+	case "modinfo-end":
+		return one(&d.ModinfoEnd)
+	case "modinfo-head":
+		d.ModinfoHead = values
+	case "modinfo-build":
+		d.ModinfoBuild = values
+	case "mod":
+		if len(values) != 2 {
+			return fmt.Errorf("mod wants a path and a line, has %d values", len(values))
+		}
+		d.ModuleDeps[values[0]] = values[1]
+	default:
+		return fmt.Errorf("unknown key %q", key)
+	}
+	return nil
+}
+
+func unquoteFields(rest string) ([]string, error) {
+	if rest == "" {
+		return nil, nil
+	}
+	var values []string
+	for _, field := range strings.Split(rest, "\t") {
+		v, err := strconv.Unquote(field)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %v", field, err)
+		}
+		values = append(values, v)
+	}
+	return values, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

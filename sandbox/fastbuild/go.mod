@@ -1,0 +1,3 @@
+module kode-gopher/sandbox/fastbuild
+
+go 1.24

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// linkProgram links the main package's archive with everything it imports, directly or not,
+// into out, with the build info go build would embed.
+func linkProgram(data *Data, work *workDir, prog *program, archives map[string]string, out string) error {
+	mainPkg := prog.packages[len(prog.packages)-1]
+	prebuilt := prebuiltClosure(data, prog)
+	var cfg strings.Builder
+	cfg.WriteString("# import config\n")
+	for _, p := range prog.packages {
+		fmt.Fprintf(&cfg, "packagefile %s=%s\n", p.importPath, archives[p.importPath])
+	}
+	for _, path := range prebuilt {
+		if export := data.Packages[path].Export; export != "" {
+			fmt.Fprintf(&cfg, "packagefile %s=%s\n", path, export)
+		}
+	}
+	fmt.Fprintf(&cfg, "modinfo %s\n", strconv.Quote(buildInfo(data, prebuilt)))
+	importcfg := filepath.Join(work.root, "importcfg.link")
+	if err := os.WriteFile(importcfg, []byte(cfg.String()), 0o644); err != nil {
+		return err
+	}
+	exe := filepath.Join(work.root, "a.out")
+	args := append([]string{"-o", exe, "-importcfg", importcfg}, data.LinkFlags...)
+	args = append(args, archives[mainPkg.importPath])
+	cmd := exec.Command(filepath.Join(data.ToolDir, "link"), args...)
+	cmd.Dir = work.cwd
+	cmd.Env = append(os.Environ(), data.LinkEnv...)
+	if output, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("the linker failed (%v): %s", err, strings.TrimSpace(string(output)))
+	}
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	return moveFile(exe, out)
+}
+
+// prebuiltClosure lists, sorted, every prebuilt package the program needs.
+func prebuiltClosure(data *Data, prog *program) []string {
+	seen := map[string]bool{}
+	var queue []string
+	for _, p := range prog.packages {
+		for _, imp := range p.imports {
+			if data.Packages[imp] != nil && !seen[imp] {
+				seen[imp] = true
+				queue = append(queue, imp)
+			}
+		}
+	}
+	for len(queue) > 0 {
+		path := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, imp := range data.Packages[path].Imports {
+			if !seen[imp] && data.Packages[imp] != nil {
+				seen[imp] = true
+				queue = append(queue, imp)
+			}
+		}
+	}
+	paths := sortedKeys(seen)
+	sort.Strings(paths)
+	return paths
+}
+
+// buildInfo is runtime/debug's build info for the program between its markers: path and mod,
+// a dep line per module whose packages it links (sorted by module path), the build settings.
+func buildInfo(data *Data, prebuilt []string) string {
+	modules := map[string]bool{}
+	for _, path := range prebuilt {
+		if m := data.Packages[path].Module; m != "" {
+			modules[m] = true
+		}
+	}
+	var b strings.Builder
+	b.WriteString(data.ModinfoStart)
+	for _, line := range data.ModinfoHead {
+		b.WriteString(line + "\n")
+	}
+	for _, m := range sortedKeys(modules) {
+		b.WriteString(data.ModuleDeps[m] + "\n")
+	}
+	for _, line := range data.ModinfoBuild {
+		b.WriteString(line + "\n")
+	}
+	b.WriteString(data.ModinfoEnd)
+	return b.String()
+}
+
+// moveFile renames, or copies when the two are on different file systems (the work folder is
+// under TMPDIR).
+func moveFile(from, to string) error {
+	if err := os.Rename(from, to); err == nil {
+		return nil
+	}
+	content, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	temporary := to + ".fastbuild-new"
+	if err := os.WriteFile(temporary, content, 0o755); err != nil {
+		return err
+	}
+	return os.Rename(temporary, to)
+}
