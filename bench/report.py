@@ -7,6 +7,8 @@ import os
 import platform
 import subprocess
 
+import issue15_report
+
 
 def _run(argv):
     try:
@@ -143,6 +145,11 @@ def _cell(summary, key="median"):
     return "—" if not summary else f"{summary[key]:.0f}"
 
 
+def _alone_cell(row):
+    alone = row.get("compile_link_alone")
+    return "—" if not alone else f"{_cell(alone)} (p95 {_cell(alone, 'p95')})"
+
+
 def markdown(r):
     m = r["machine"]
     lines = ["# kode-gopher benchmark results", "",
@@ -157,14 +164,16 @@ def markdown(r):
              ("; ".join(r.get("isolation") or []) or "not reported") + ".", "",
              "## Paths", "",
              "| row | API median | API p95 | CLI median | CLI p95 | go build + exec in sandbox "
-             "(baseline) | go run on host | API / baseline | CLI / baseline | go run / baseline |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "(baseline) | go run on host | compiler + linker alone in the sandbox | "
+             "API / baseline | CLI / baseline | go run / baseline |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for key, row in r["rows"].items():
         lines.append(
             f"| {row['title']} | {_cell(row['api'])} | {_cell(row['api'], 'p95')} | "
             f"{_cell(row['cli'])} | {_cell(row['cli'], 'p95')} | "
             f"{_cell(row['sandbox_build_exec'])} (p95 {_cell(row['sandbox_build_exec'], 'p95')}) | "
             f"{_cell(row['go_run'])} (p95 {_cell(row['go_run'], 'p95')}) | "
+            f"{_alone_cell(row)} | "
             f"{row['api']['ratio_to_sandbox_build_exec']} | {row['cli']['ratio_to_sandbox_build_exec']} | "
             f"{row['go_run']['ratio_to_sandbox_build_exec']} |")
     yaegi_rows = {k: row for k, row in r["rows"].items() if row.get("runtime") == "yaegi"}
@@ -188,6 +197,7 @@ def markdown(r):
                 f"{_cell(row['sandbox_build_exec'])} | "
                 f"{_get(row, 'api_phases', 'build_ms', 'median')} / "
                 f"{_get(row, 'api_phases', 'run_ms', 'median')} |")
+    lines += issue15_report.alone_section(r)
     fc = r["first_call"]
     if fc:
         hello = r["rows"].get("hello", {})
@@ -260,6 +270,7 @@ def markdown(r):
         for target, measured, met, bound in yaegi_targets(r):
             lines.append(f"| {target} | {measured} | {'met' if met else '**not met**'} | "
                          f"{'' if met else bound} |")
+    lines += issue15_report.targets_section(r)
     if r["errors"]:
         lines += ["", "## Failed sections", ""] + [f"- {e}" for e in r["errors"]]
     return "\n".join(lines) + "\n"
@@ -273,7 +284,8 @@ def _ratio(summary, base):
 
 def write(results, out_dir):
     results["targets"] = [{"target": t, "measured": m, "met": met, "bound": b}
-                          for t, m, met, b in targets(results) + yaegi_targets(results)]
+                          for t, m, met, b in targets(results) + yaegi_targets(results)
+                          + issue15_report.targets(results)]
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(results, f, indent=2)
