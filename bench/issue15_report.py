@@ -31,11 +31,13 @@ def alone_section(r):
              "In each repetition, after the baseline built the row's program in the session's "
              "sandbox, a one-line edit and `go build -x -work` (not timed) give the compile of "
              "the user's package and the link with go build's flags and importcfg files; both "
-             "then run directly in one `/execute` of the same sandbox, each timed inside it. The "
-             "API call also runs the program; the baseline is go build + exec.", "",
+             "then run directly in one `/execute` of the same sandbox, each timed inside it (wall, "
+             "and user + system CPU time). The API call also runs the program; the baseline is "
+             "go build + exec.", "",
              "| row | API median | go build + exec (baseline) | compile alone | link alone | "
-             "compiler + linker alone | API / alone | API / baseline | go build fallbacks |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "compiler + linker alone | their CPU time | API / alone | API / baseline | "
+             "go build fallbacks |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows.values():
         lines.append(
             f"| {row['title']} | {_get(row, 'api', 'median')} | "
@@ -44,6 +46,7 @@ def alone_section(r):
             f"{_get(row, 'compile_link_alone_parts', 'link_ms', 'median')} | "
             f"{_get(row, 'compile_link_alone', 'median')} (p95 "
             f"{_get(row, 'compile_link_alone', 'p95')}) | "
+            f"{_get(row, 'compile_link_alone_parts', 'cpu_ms', 'median')} | "
             f"{row.get('api_over_compile_link_alone')} | "
             f"{_get(row, 'api', 'ratio_to_sandbox_build_exec')} | {_fallbacks(row)} |")
     return lines

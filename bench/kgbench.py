@@ -54,7 +54,7 @@ class Bench:
             samples["yaegi_cli"] = []
         if row.alone:
             samples["compile_link_alone"] = []
-            alone_parts = {"compile_ms": [], "link_ms": []}
+            alone_parts = {"compile_ms": [], "link_ms": [], "cpu_ms": []}
         fallbacks = []
         overheads, outside_daemon, daemon_own, requests = [], [], [], []
         phases = {"setup_ms": [], "build_ms": [], "run_ms": [], "duration_ms": []}
@@ -100,12 +100,14 @@ class Bench:
                 if keep:
                     samples["sandbox_build_exec"].append(wall)
                 if row.alone:
-                    compile_ms, link_ms, _ = mp.sandbox_compile_link_alone(
+                    steps, _ = mp.sandbox_compile_link_alone(
                         session, f"bl-{row.key}", f"alone {nonce('alone')}")
                     if keep:
-                        samples["compile_link_alone"].append(compile_ms + link_ms)
-                        alone_parts["compile_ms"].append(compile_ms)
-                        alone_parts["link_ms"].append(link_ms)
+                        samples["compile_link_alone"].append(steps["compile"][0] +
+                                                             steps["link"][0])
+                        alone_parts["compile_ms"].append(steps["compile"][0])
+                        alone_parts["link_ms"].append(steps["link"][0])
+                        alone_parts["cpu_ms"].append(steps["compile"][1] + steps["link"][1])
                 app = os.path.join(mp.sandbox_root(session), "tmp", f"bl-{row.key}")
                 line = None if row.mode == "cached" and rep > 0 else f"go run {nonce('gorun')}"
                 wall = mp.host_go_run(self.host_env, self.args.lockfile, host_dir, app, line)

@@ -209,35 +209,17 @@ def sandbox_compile_link_alone(session, target_rel, nonce_line):
     """Compiler + linker alone in the sandbox: `go build -x -work` of /tmp/<target_rel> (a copy
     the baseline built, so it has go.mod) after a one-line edit, not timed, gives the compile of
     the user's package and the link with their flags and importcfg files; they then run directly
-    in one /execute. Returns (compile ms, link ms, /execute wall ms)."""
+    in one /execute. Returns ({"compile": (wall ms, CPU ms), "link": (..)}, /execute wall ms)."""
     directory = f"/tmp/{target_rel}"
     _, captured = sandbox_execute(session, capture_command(directory, nonce_line,
                                                             f"{directory}-alone-prog"))
     if captured.get("exit_code") != 0:
         raise CallFailed(f"go build -x -work in the sandbox failed: {captured.get('stderr', '')[-400:]}")
-    script = toolchain_capture.compile_link_script(captured.get("stderr", ""))
-    wall, ran = sandbox_execute(session, script)
+    command = toolchain_capture.compile_link_command(captured.get("stderr", ""))
+    wall, ran = sandbox_execute(session, command)
     if ran.get("exit_code") != 0:
         raise CallFailed(f"compile + link alone in the sandbox failed: {ran.get('stderr', '')[-400:]}")
-    compile_ms, link_ms = toolchain_capture.parse_alone(ran.get("stdout", ""))
-    return compile_ms, link_ms, wall
-
-
-def host_compile_link_alone(env, directory, nonce_line, output):
-    """The same as sandbox_compile_link_alone on the host, in `directory` (a program prepared by
-    host_go_run). Returns (compile ms, link ms, wall ms of the script)."""
-    done = subprocess.run(["sh", "-c", capture_command(directory, nonce_line, output)], env=env,
-                          capture_output=True, text=True, timeout=600)
-    if done.returncode != 0:
-        raise CallFailed(f"go build -x -work on the host failed: {done.stderr[-400:]!r}")
-    script = toolchain_capture.compile_link_script(done.stderr)
-    start = time.monotonic()
-    ran = subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True, timeout=600)
-    wall = _ms(start)
-    if ran.returncode != 0:
-        raise CallFailed(f"compile + link alone on the host failed: {ran.stderr[-400:]!r}")
-    compile_ms, link_ms = toolchain_capture.parse_alone(ran.stdout)
-    return compile_ms, link_ms, wall
+    return toolchain_capture.parse_steps(ran.get("stdout", "")), wall
 
 
 def host_go_run(env, lockfile_dir, directory, files_from, nonce_line):

@@ -1,8 +1,9 @@
 """What `go build` does for one program, taken apart so its pieces can be timed alone:
 
-- compile_link_script: from the `go build -x -work` log, a shell script that runs the user's
+- compile_link_command: from the `go build -x -work` log, a command that runs the user's
   package's `compile` and the `link` directly, with exactly the flags and importcfg files go
-  build used (kept by -work), and prints how long each took ("compiler + linker alone").
+  build used (kept by -work), and prints how long each took, wall and CPU ("compiler + linker
+  alone"); timer_command times any other command the same way.
 - trace_phases: from a `go build -debug-trace=FILE` trace (Chrome trace JSON), the go command's
   own phases: package loading, planning, the dependencies' action-cache checks, the user
   package's build action, the link action and installing the binary.
@@ -10,20 +11,25 @@
 Used by kgbench.py (the "compiler + linker alone" column) and profile.py (issue 15's profile)."""
 
 import json
-import re
+import shlex
 
-# Prints "kg-alone <compile ns> <link ns>" last; each span is taken with `date +%s%N` (one process
-# start, ~1 ms, lands in each span), then removes the work folder -work kept.
-_SCRIPT = """set -e
-WORK={work}
-cd {directory}
-t0=$(date +%s%N)
-{compile}
-t1=$(date +%s%N)
-{link}
-t2=$(date +%s%N)
-echo "kg-alone $((t1 - t0)) $((t2 - t1))"
-rm -rf "$WORK"
+# Runs each step (name, extra env, argv) as a child and prints "kg-steps {name: [wall ms, CPU
+# ms]}": wall from just before the fork to the exit, CPU as user + system of the child and its
+# threads (RUSAGE_CHILDREN), which a loaded machine disturbs far less than wall time. Python 3
+# is in the sandbox because a local sandbox binds the host's /usr (as the bench needs it anyway).
+_TIMER = """import json, os, resource, subprocess, sys, time
+steps, out = json.loads(sys.argv[1]), {}
+for name, env, argv in steps:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(argv, env={**os.environ, **env})
+    wall = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        sys.exit(f"{name} exited {done.returncode}")
+    cpu = (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
+    out[name] = [wall, cpu]
+print("kg-steps " + json.dumps(out))
 """
 
 
@@ -31,10 +37,39 @@ class CaptureFailed(RuntimeError):
     pass
 
 
-def compile_link_script(x_log):
-    """The script that reruns the main package's compile and the link of a `go build -x -work`
-    log. Raises CaptureFailed when the log has no compile of package main (the package came from
-    the cache: the caller must edit the program before capturing)."""
+def timer_command(directory, steps, after=""):
+    """A shell command that runs `steps` [(name, env dict, argv list)] in `directory`, timed
+    (see _TIMER), then `after` (not timed)."""
+    command = (f"cd {shlex.quote(directory)} && python3 -c {shlex.quote(_TIMER)} "
+               f"{shlex.quote(json.dumps(steps))}")
+    return f"{command} && {after}" if after else command
+
+
+def parse_steps(stdout):
+    """{name: (wall ms, CPU ms)} from a timer_command's output."""
+    for line in stdout.splitlines():
+        if line.startswith("kg-steps "):
+            return {name: tuple(values) for name, values in json.loads(line[9:]).items()}
+    raise CaptureFailed(f"the timed steps printed no times: {stdout[-300:]!r}")
+
+
+def _argv(line, work):
+    """A -x command line as (env, argv): $WORK expanded, shell quotes removed, leading
+    NAME=value words (such as GOROOT='') as the environment."""
+    words = shlex.split(line.replace("$WORK", work))
+    env = {}
+    while words and "=" in words[0] and not words[0].startswith(("-", "/")):
+        name, value = words.pop(0).split("=", 1)
+        env[name] = value
+    return env, words
+
+
+def compile_link_command(x_log):
+    """The command that reruns, timed, the main package's compile and the link of a `go build
+    -x -work` log with its flags and the importcfg files -work kept, then removes the work
+    folder. Its output parses with parse_steps into {"compile": .., "link": ..}. Raises
+    CaptureFailed when the log has no compile of package main (the package came from the
+    cache: the caller must edit the program before capturing)."""
     work = directory = compile_line = link_line = None
     current_dir = None
     for line in x_log.splitlines():
@@ -52,15 +87,8 @@ def compile_link_script(x_log):
     if missing:
         raise CaptureFailed(f"the go build -x -work log lacks {', '.join(missing)}: "
                             f"{x_log[-600:]!r}")
-    return _SCRIPT.format(work=work, directory=directory, compile=compile_line, link=link_line)
-
-
-def parse_alone(stdout):
-    """(compile ms, link ms) from the script's output."""
-    match = re.search(r"kg-alone (\d+) (\d+)", stdout)
-    if not match:
-        raise CaptureFailed(f"compile + link alone printed no times: {stdout[-300:]!r}")
-    return int(match.group(1)) / 1e6, int(match.group(2)) / 1e6
+    steps = [("compile", *_argv(compile_line, work)), ("link", *_argv(link_line, work))]
+    return timer_command(directory, steps, after=f"rm -rf {shlex.quote(work)}")
 
 
 def _spans(events):
