@@ -384,11 +384,13 @@ def main():
     for name in ("work", "daemon", "cli", "cacheprog", "fake_gcs", "base_cache", "base_modcache",
                  "lockfile", "out_dir", "yaegi_cli"):
         setattr(args, name, os.path.abspath(getattr(args, name)))
+    load_before = report.load_average()
     results = Bench(args).run()
     results["machine"] = report.machine_info()
     results["settings"] = {"reps": args.reps, "warmup": args.warmup,
                            "first_call_reps": args.first_call_reps,
-                           "throughput_calls_per_session": args.throughput_calls}
+                           "throughput_calls_per_session": args.throughput_calls,
+                           "loadavg_before": load_before, "loadavg_after": report.load_average()}
     report.write(results, args.out_dir)
     log(f"wrote {args.out_dir}/RESULTS.md and results.json")
     return 1 if results["errors"] else 0

@@ -31,11 +31,6 @@ def log(message):
     print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
-def loadavg():
-    with open("/proc/loadavg") as f:
-        return " ".join(f.read().split()[:3])
-
-
 def api_sample(session, row, nonce):
     wall, result = mp.api_call(session, row.program(nonce, {}))
     timings = result.get("timings_us") or {}
@@ -112,12 +107,12 @@ def main():
     rows = [row for row in row_table.ROWS if row.key in args.rows]
     if not rows or any(row.daemon != "main" or row.mode != "compile" for row in rows):
         parser.error("--rows takes compiled rows of the main daemon (hello, edit, mib_output)")
-    load_before = loadavg()
+    load_before = report.load_average()
     results, isolation = profile(args, rows)
     results = {"rows": results, "titles": {row.key: row.title for row in rows},
                "machine": report.machine_info(), "isolation": isolation,
                "settings": {"reps": args.reps, "warmup": args.warmup,
-                            "loadavg_before": load_before, "loadavg_after": loadavg()}}
+                            "loadavg_before": load_before, "loadavg_after": report.load_average()}}
     os.makedirs(args.out_dir, exist_ok=True)
     with open(os.path.join(args.out_dir, "profile.json"), "w") as f:
         json.dump(results, f, indent=2)

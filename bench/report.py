@@ -35,6 +35,12 @@ def machine_info():
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
 
 
+def load_average():
+    """The 1, 5 and 15 minute load averages: on a shared machine they say how far to trust a run."""
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
 def _get(data, *keys):
     for key in keys:
         if not isinstance(data, dict) or key not in data or data[key] is None:
@@ -159,7 +165,9 @@ def markdown(r):
              "",
              f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['memory_gib']} GiB, kernel {m['kernel']}, "
              f"{m['go']}, {m['bwrap']}, Python {m['python']}. Date: {m['date']}. "
-             f"Repetitions: {r['settings']['reps']} after {r['settings']['warmup']} warm-up.", "",
+             f"Repetitions: {r['settings']['reps']} after {r['settings']['warmup']} warm-up. "
+             f"Load average before / after: {r['settings'].get('loadavg_before', '?')} / "
+             f"{r['settings'].get('loadavg_after', '?')}.", "",
              "Sandbox isolation in force (the daemon's /v1/health): " +
              ("; ".join(r.get("isolation") or []) or "not reported") + ".", "",
              "## Paths", "",
