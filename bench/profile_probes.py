@@ -123,6 +123,14 @@ PROBES = [go_build, traced_go_build, native_cache_go_build, run_program, compile
           empty_command, process_start, syscall_cost]
 
 
+def probes_for(row):
+    """All of PROBES, but a row needing curated packages skips the plain-GOCACHE build: its
+    warm-up would compile the whole Cloud SDK into that cache first (many minutes)."""
+    if row.daemon == "storage":
+        return [probe for probe in PROBES if probe is not native_cache_go_build]
+    return PROBES
+
+
 def host_syscall_count(place, key, nonce):
     """System calls of compile + link alone on the host (strace -f -c), to turn the per-call
     seccomp cost into a share of compile + link; None when strace is missing."""

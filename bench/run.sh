@@ -5,7 +5,7 @@
 # bench/results.json. Every process it starts is stopped on exit, failure or Ctrl-C.
 #
 #   bench/run.sh [--quick] [kgbench.py options, e.g. --reps 7 --warmup 1]
-#   bench/run.sh --profile [--reps 7 --warmup 1 --rows hello,edit]   # issue 15's profile:
+#   bench/run.sh --profile [--reps 7 --warmup 1 --rows hello,edit,storage]   # issue 15's profile:
 #       writes bench/PROFILE.md and bench/profile.json instead (profile.py)
 #
 # Environment: KG_BENCH_BUILD (build dir, default <repo>/build-bench), KG_BENCH_BASE_CACHE and
@@ -39,7 +39,7 @@ if [[ ${KG_BENCH_SKIP_BUILD:-0} != 1 ]]; then
 fi
 cli=${KG_BENCH_CLI:-$build/cli/kode-gopher}
 
-if [[ $mode == bench && ! -x $tools/bin/fake-gcs-server ]]; then
+if [[ ! -x $tools/bin/fake-gcs-server ]]; then
   echo "Installing fake-gcs-server $FAKE_GCS_VERSION into $tools/bin (through the Go proxy)"
   GOBIN=$tools/bin timeout 1200 go install "github.com/fsouza/fake-gcs-server@$FAKE_GCS_VERSION"
 fi
@@ -108,6 +108,7 @@ if [[ $mode == profile ]]; then
     --work "$work" --out-dir "$repo/bench" \
     --daemon "$build/daemon/kode-gopherd" \
     --cacheprog "$build/sandbox/cacheprog/kode-gopher-cacheprog" \
+    --fake-gcs "$tools/bin/fake-gcs-server" \
     --base-cache "$base_cache" --base-modcache "$base_modcache" \
     --lockfile "$repo/sandbox/lockfile" "$@"
   exit
