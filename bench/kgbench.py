@@ -33,10 +33,8 @@ class Bench:
                       "base_modcache": args.base_modcache}
         self.results = {"rows": {}, "throughput": {}, "memory": {}, "first_call": {},
                         "overhead": {}, "errors": []}
-        self.host_env = dict(os.environ, GOFLAGS="-mod=mod", GOPROXY="off", GOTOOLCHAIN="local",
-                             GOTELEMETRY="off", CGO_ENABLED="0", GOMODCACHE=args.base_modcache,
-                             GOCACHEPROG=f"{args.cacheprog} -base {args.base_cache} -upper "
-                                         f"{os.path.join(self.work, 'host-cache-upper')}")
+        self.host_env = mp.host_env(args.cacheprog, args.base_cache, args.base_modcache,
+                                    os.path.join(self.work, "host-cache-upper"))
 
     def nonce(self, *parts):
         return "-".join([self.run_token, *map(str, parts)])
@@ -54,6 +52,10 @@ class Bench:
             samples["compiled_api"] = []
         if yaegi_cli:
             samples["yaegi_cli"] = []
+        if row.alone:
+            samples["compile_link_alone"] = []
+            alone_parts = {"compile_ms": [], "link_ms": [], "cpu_ms": []}
+        fallbacks = []
         overheads, outside_daemon, daemon_own, requests = [], [], [], []
         phases = {"setup_ms": [], "build_ms": [], "run_ms": [], "duration_ms": []}
         program_dir = os.path.join(self.work, "programs", row.key)
@@ -65,6 +67,7 @@ class Bench:
                 nonce = (lambda path: fixed) if row.mode == "cached" else (
                     lambda path: self.nonce(row.key, path, rep))
                 wall, result = mp.api_call(session, row.program(nonce("api"), ctx), row.request)
+                fallbacks += mp.fallback_warnings(result)
                 if keep:
                     samples["api"].append(wall)
                     timings = result.get("timings_us")
@@ -96,6 +99,15 @@ class Bench:
                 wall = mp.sandbox_build_exec(session, f"bl-{row.key}")
                 if keep:
                     samples["sandbox_build_exec"].append(wall)
+                if row.alone:
+                    steps, _ = mp.sandbox_compile_link_alone(
+                        session, f"bl-{row.key}", f"alone {nonce('alone')}")
+                    if keep:
+                        samples["compile_link_alone"].append(steps["compile"][0] +
+                                                             steps["link"][0])
+                        alone_parts["compile_ms"].append(steps["compile"][0])
+                        alone_parts["link_ms"].append(steps["link"][0])
+                        alone_parts["cpu_ms"].append(steps["compile"][1] + steps["link"][1])
                 app = os.path.join(mp.sandbox_root(session), "tmp", f"bl-{row.key}")
                 line = None if row.mode == "cached" and rep > 0 else f"go run {nonce('gorun')}"
                 wall = mp.host_go_run(self.host_env, self.args.lockfile, host_dir, app, line)
@@ -118,9 +130,17 @@ class Bench:
             session.close()
         summary = {path: summarize(values) for path, values in samples.items()}
         base = summary["sandbox_build_exec"]["median"]
-        for path in ("api", "cli", "go_run", "compiled_api", "yaegi_cli"):
+        for path in ("api", "cli", "go_run", "compiled_api", "yaegi_cli", "compile_link_alone"):
             if path in summary:
                 summary[path]["ratio_to_sandbox_build_exec"] = ratio(summary[path]["median"], base)
+        if row.alone:
+            summary["compile_link_alone_parts"] = {name: summarize(values)
+                                                   for name, values in alone_parts.items()}
+            summary["api_over_compile_link_alone"] = ratio(summary["api"]["median"],
+                                                           summary["compile_link_alone"]["median"])
+        # Calls the compiled-go plugin built with go build after its fast path declined.
+        summary["fallback_warnings"] = {"count": len(fallbacks),
+                                        "distinct": sorted(set(fallbacks))[:5]}
         if yaegi_row:
             # How much faster Yaegi answers than compiled-go through the same daemon.
             summary["compiled_api_over_api"] = ratio(summary["compiled_api"]["median"],
@@ -364,11 +384,13 @@ def main():
     for name in ("work", "daemon", "cli", "cacheprog", "fake_gcs", "base_cache", "base_modcache",
                  "lockfile", "out_dir", "yaegi_cli"):
         setattr(args, name, os.path.abspath(getattr(args, name)))
+    load_before = report.load_average()
     results = Bench(args).run()
     results["machine"] = report.machine_info()
     results["settings"] = {"reps": args.reps, "warmup": args.warmup,
                            "first_call_reps": args.first_call_reps,
-                           "throughput_calls_per_session": args.throughput_calls}
+                           "throughput_calls_per_session": args.throughput_calls,
+                           "loadavg_before": load_before, "loadavg_after": report.load_average()}
     report.write(results, args.out_dir)
     log(f"wrote {args.out_dir}/RESULTS.md and results.json")
     return 1 if results["errors"] else 0

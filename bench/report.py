@@ -7,6 +7,8 @@ import os
 import platform
 import subprocess
 
+import issue15_report
+
 
 def _run(argv):
     try:
@@ -31,6 +33,12 @@ def machine_info():
             "kernel": platform.release(), "go": _run(["go", "version"]),
             "bwrap": _run(["bwrap", "--version"]), "python": platform.python_version(),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+
+
+def load_average():
+    """The 1, 5 and 15 minute load averages: on a shared machine they say how far to trust a run."""
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
 
 
 def _get(data, *keys):
@@ -143,6 +151,11 @@ def _cell(summary, key="median"):
     return "—" if not summary else f"{summary[key]:.0f}"
 
 
+def _alone_cell(row):
+    alone = row.get("compile_link_alone")
+    return "—" if not alone else f"{_cell(alone)} (p95 {_cell(alone, 'p95')})"
+
+
 def markdown(r):
     m = r["machine"]
     lines = ["# kode-gopher benchmark results", "",
@@ -152,19 +165,23 @@ def markdown(r):
              "",
              f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['memory_gib']} GiB, kernel {m['kernel']}, "
              f"{m['go']}, {m['bwrap']}, Python {m['python']}. Date: {m['date']}. "
-             f"Repetitions: {r['settings']['reps']} after {r['settings']['warmup']} warm-up.", "",
+             f"Repetitions: {r['settings']['reps']} after {r['settings']['warmup']} warm-up. "
+             f"Load average before / after: {r['settings'].get('loadavg_before', '?')} / "
+             f"{r['settings'].get('loadavg_after', '?')}.", "",
              "Sandbox isolation in force (the daemon's /v1/health): " +
              ("; ".join(r.get("isolation") or []) or "not reported") + ".", "",
              "## Paths", "",
              "| row | API median | API p95 | CLI median | CLI p95 | go build + exec in sandbox "
-             "(baseline) | go run on host | API / baseline | CLI / baseline | go run / baseline |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "(baseline) | go run on host | compiler + linker alone in the sandbox | "
+             "API / baseline | CLI / baseline | go run / baseline |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for key, row in r["rows"].items():
         lines.append(
             f"| {row['title']} | {_cell(row['api'])} | {_cell(row['api'], 'p95')} | "
             f"{_cell(row['cli'])} | {_cell(row['cli'], 'p95')} | "
             f"{_cell(row['sandbox_build_exec'])} (p95 {_cell(row['sandbox_build_exec'], 'p95')}) | "
             f"{_cell(row['go_run'])} (p95 {_cell(row['go_run'], 'p95')}) | "
+            f"{_alone_cell(row)} | "
             f"{row['api']['ratio_to_sandbox_build_exec']} | {row['cli']['ratio_to_sandbox_build_exec']} | "
             f"{row['go_run']['ratio_to_sandbox_build_exec']} |")
     yaegi_rows = {k: row for k, row in r["rows"].items() if row.get("runtime") == "yaegi"}
@@ -188,6 +205,7 @@ def markdown(r):
                 f"{_cell(row['sandbox_build_exec'])} | "
                 f"{_get(row, 'api_phases', 'build_ms', 'median')} / "
                 f"{_get(row, 'api_phases', 'run_ms', 'median')} |")
+    lines += issue15_report.alone_section(r)
     fc = r["first_call"]
     if fc:
         hello = r["rows"].get("hello", {})
@@ -260,6 +278,7 @@ def markdown(r):
         for target, measured, met, bound in yaegi_targets(r):
             lines.append(f"| {target} | {measured} | {'met' if met else '**not met**'} | "
                          f"{'' if met else bound} |")
+    lines += issue15_report.targets_section(r)
     if r["errors"]:
         lines += ["", "## Failed sections", ""] + [f"- {e}" for e in r["errors"]]
     return "\n".join(lines) + "\n"
@@ -273,7 +292,8 @@ def _ratio(summary, base):
 
 def write(results, out_dir):
     results["targets"] = [{"target": t, "measured": m, "met": met, "bound": b}
-                          for t, m, met, b in targets(results) + yaegi_targets(results)]
+                          for t, m, met, b in targets(results) + yaegi_targets(results)
+                          + issue15_report.targets(results)]
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(results, f, indent=2)

@@ -10,6 +10,9 @@ storage path) is one Row(...) line here plus, if new, its Go program in go_progr
            (cmd/yaegi at the runner's pinned version) on the host, in the same repetitions
   expect   text the API call's stdout must contain (so a row never times a wrong answer)
   breakdown  also time go build's own steps (compile of the user's package, link) on the host
+  alone    also time the compile of the user's package and the link run directly, with the
+           flags and importcfg go build used, in the same sandbox and the same repetitions
+           ("compiler + linker alone", issue 15's floor)
 """
 
 from dataclasses import dataclass, field
@@ -27,6 +30,7 @@ class Row:
     request: dict = field(default_factory=dict)
     expect: str = ""
     breakdown: bool = False
+    alone: bool = False
 
 
 def _main(template):
@@ -41,9 +45,9 @@ def needs_curated_symbols(row):
 
 ROWS = [
     Row("hello", "compiled hello-world snippet, warm session", _main(go_programs.HELLO),
-        expect="hello, gopher", breakdown=True),
+        expect="hello, gopher", breakdown=True, alone=True),
     Row("edit", "compiled after a one-line edit (wrapped snippet)",
-        _main(go_programs.EDITED_SNIPPET), expect="one line edited"),
+        _main(go_programs.EDITED_SNIPPET), expect="one line edited", alone=True),
     Row("cache_hit", "identical resubmission (binary cache)", _main(go_programs.HELLO),
         mode="cached", expect="hello, gopher"),
     Row("mib_output", "1 MiB-output program, compiled", _main(go_programs.MIB_OUTPUT)),

@@ -5,6 +5,8 @@
 # bench/results.json. Every process it starts is stopped on exit, failure or Ctrl-C.
 #
 #   bench/run.sh [--quick] [kgbench.py options, e.g. --reps 7 --warmup 1]
+#   bench/run.sh --profile [--reps 7 --warmup 1 --rows hello,edit,storage]   # issue 15's profile:
+#       writes bench/PROFILE.md and bench/profile.json instead (profile.py)
 #
 # Environment: KG_BENCH_BUILD (build dir, default <repo>/build-bench), KG_BENCH_BASE_CACHE and
 # KG_BENCH_BASE_MODCACHE (a prewarmed base build cache and module cache; default: the integration
@@ -19,9 +21,13 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${KG_BENCH_BUILD:-$repo/build-bench}
 tools=$build/bench-tools
 extra=()
+mode=bench
 if [[ ${1:-} == --quick ]]; then
   shift
   extra=(--reps 2 --warmup 1 --first-call-reps 1 --throughput-calls 1 --concurrency 1,2)
+elif [[ ${1:-} == --profile ]]; then
+  shift
+  mode=profile
 fi
 
 if [[ ! -f $build/build.ninja ]]; then
@@ -40,7 +46,7 @@ fi
 
 # The upstream yaegi CLI, from the same pinned module as the runner (sandbox/yaegi-runner/go.mod).
 yaegi_version=$(sed -n 's/^require github.com\/traefik\/yaegi \(v[^ ]*\)$/\1/p' "$repo/sandbox/yaegi-runner/go.mod")
-if [[ ! -x $tools/yaegi-$yaegi_version/yaegi ]]; then
+if [[ $mode == bench && ! -x $tools/yaegi-$yaegi_version/yaegi ]]; then
   echo "Installing the yaegi CLI $yaegi_version into $tools/yaegi-$yaegi_version (through the Go proxy)"
   GOBIN=$tools/yaegi-$yaegi_version timeout 1200 go install "github.com/traefik/yaegi/cmd/yaegi@$yaegi_version"
 fi
@@ -97,6 +103,16 @@ if [[ -z $base_cache ]]; then
 fi
 
 cd "$repo/bench"
+if [[ $mode == profile ]]; then
+  timeout 3600 python3 profile.py \
+    --work "$work" --out-dir "$repo/bench" \
+    --daemon "$build/daemon/kode-gopherd" \
+    --cacheprog "$build/sandbox/cacheprog/kode-gopher-cacheprog" \
+    --fake-gcs "$tools/bin/fake-gcs-server" \
+    --base-cache "$base_cache" --base-modcache "$base_modcache" \
+    --lockfile "$repo/sandbox/lockfile" "$@"
+  exit
+fi
 timeout 3600 python3 kgbench.py \
   --work "$work" --out-dir "$repo/bench" \
   --daemon "$build/daemon/kode-gopherd" --cli "$cli" \
