@@ -14,7 +14,9 @@
 #       Run in an empty folder (a sandbox's /app) with the sandbox's environment and GOCACHE set
 #       to the base cache being filled (not GOCACHEPROG): compiles the curated packages with
 #       exactly the flags the compiled-go plugin builds with, then the standard library, so the
-#       cache keys match what later sandboxes compute.
+#       cache keys match what later sandboxes compute. Then kode-gopher-fastbuild prepares the
+#       fast build path's data from them into $GOCACHE/kode-gopher-fastbuild.data: the binary
+#       is $KG_FASTBUILD, else /opt/kode-gopher/bin/kode-gopher-fastbuild (where sandboxes have it).
 #
 #   prewarm.sh digest LOCKFILE_DIR
 #       Prints the lockfile's sha256 exactly as the daemon computes it (BaseCache's
@@ -77,11 +79,15 @@ compile() {
   [ -n "${GOCACHE:-}" ] || fail "GOCACHE is not set; set it to the base cache to fill"
   [ "${CGO_ENABLED:-}" = 0 ] || fail "CGO_ENABLED must be 0, as in every sandbox"
   [ "${GOTOOLCHAIN:-}" = local ] || fail "GOTOOLCHAIN must be local, as in every sandbox"
+  fastbuild=${KG_FASTBUILD:-/opt/kode-gopher/bin/kode-gopher-fastbuild}
+  [ -x "$fastbuild" ] || fail "no kode-gopher-fastbuild at $fastbuild; set KG_FASTBUILD to it"
   copy_lockfile "$lockfile_dir" .
   # The flags are kBuildFlags of plugins/compiled-go/compiled_go_plugin.cpp, word for word
   # (tests/manifests/test-sandbox-image.py checks it).
   go build -trimpath -buildvcs=false -ldflags='-s -w' -o /dev/null .
-  exec go build -trimpath std
+  go build -trimpath std
+  exec "$fastbuild" prepare -flags "-trimpath -buildvcs=false -ldflags='-s -w'" \
+    -lockfile-digest "$(digest "$lockfile_dir")" -out "$GOCACHE/kode-gopher-fastbuild.data"
 }
 
 digest() {

@@ -77,8 +77,10 @@ BaseCache::~BaseCache() { stop(); }
 
 std::string BaseCache::expected_stamp() const {
   // The script's own text is part of the recipe: a changed step rebuilds the cache.
-  return "kode-gopher base cache v3\n" + go_version_ + "\nlockfile " + lockfile_digest_ +
-         "\nCGO_ENABLED=0 prewarm.sh sha256 " + prewarm_script_digest_ + "\n";
+  // The fast build path's data is computed by the prewarm: its format's version is part of the
+  // recipe too (sandbox/fastbuild/data.go's dataFormat; its test checks this line).
+  return "kode-gopher base cache v4\n" + go_version_ + "\nlockfile " + lockfile_digest_ +
+         "\nCGO_ENABLED=0 prewarm.sh sha256 " + prewarm_script_digest_ + "\nfastbuild data v1\n";
 }
 
 bool BaseCache::modules_current() const {

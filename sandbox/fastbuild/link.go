@@ -30,25 +30,29 @@ func linkProgram(data *Data, work *workDir, prog *program, archives map[string]s
 	if err := os.WriteFile(importcfg, []byte(cfg.String()), 0o644); err != nil {
 		return err
 	}
-	exe := filepath.Join(work.root, "a.out")
+	// Linked beside the output, then renamed over it: one file system (the work folder is
+	// under TMPDIR, another tmpfs), and never a half-written binary at out.
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return err
+	}
+	exe := out + ".fastbuild-link"
+	defer os.Remove(exe)
 	args := append([]string{"-o", exe, "-importcfg", importcfg}, data.LinkFlags...)
 	args = append(args, archives[mainPkg.importPath])
 	cmd := exec.Command(filepath.Join(data.ToolDir, "link"), args...)
 	cmd.Dir = work.cwd
 	cmd.Env = append(os.Environ(), data.LinkEnv...)
 	if output, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("the linker failed (%v): %s", err, strings.TrimSpace(string(output)))
+		return decline("the linker failed (%v), go build reports it: %s", err, strings.TrimSpace(string(output)))
 	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	return moveFile(exe, out)
+	return os.Rename(exe, out)
 }
 
 // prebuiltClosure lists, sorted, every prebuilt package the program needs.
 func prebuiltClosure(data *Data, prog *program) []string {
-	seen := map[string]bool{}
-	var queue []string
+	// The linker loads the runtime whatever the program imports.
+	seen := map[string]bool{"runtime": true}
+	queue := []string{"runtime"}
 	for _, p := range prog.packages {
 		for _, imp := range p.imports {
 			if data.Packages[imp] != nil && !seen[imp] {
@@ -94,21 +98,4 @@ func buildInfo(data *Data, prebuilt []string) string {
 	}
 	b.WriteString(data.ModinfoEnd)
 	return b.String()
-}
-
-// moveFile renames, or copies when the two are on different file systems (the work folder is
-// under TMPDIR).
-func moveFile(from, to string) error {
-	if err := os.Rename(from, to); err == nil {
-		return nil
-	}
-	content, err := os.ReadFile(from)
-	if err != nil {
-		return err
-	}
-	temporary := to + ".fastbuild-new"
-	if err := os.WriteFile(temporary, content, 0o755); err != nil {
-		return err
-	}
-	return os.Rename(temporary, to)
 }

@@ -32,7 +32,7 @@ func runPrepare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s prepare: -flags: %v\n", programName, err)
 		return exitUsage
 	}
-	data, err := prepare(words, *digest)
+	data, err := prepare(".", words, *digest)
 	if err == nil {
 		err = writeDataFile(*out, data)
 	}
@@ -60,24 +60,25 @@ func writeDataFile(path string, data *Data) error {
 	return os.Rename(temporary, path)
 }
 
-func prepare(buildFlags []string, lockfileDigest string) (*Data, error) {
+// prepare computes the data for the lockfile module in dir.
+func prepare(dir string, buildFlags []string, lockfileDigest string) (*Data, error) {
 	data := &Data{LockfileDigest: lockfileDigest, Packages: map[string]*PackageData{}, ModuleDeps: map[string]string{}}
 	var err error
-	if data.GoModSum, err = fileSHA256("go.mod"); err != nil {
+	if data.GoModSum, err = fileSHA256(filepath.Join(dir, "go.mod")); err != nil {
 		return nil, err
 	}
-	if data.GoSumSum, err = fileSHA256("go.sum"); err != nil {
+	if data.GoSumSum, err = fileSHA256(filepath.Join(dir, "go.sum")); err != nil {
 		return nil, err
 	}
-	env, err := goEnv("GOVERSION", "GOROOT", "GOTOOLDIR")
+	env, err := goEnv(dir, "GOVERSION", "GOROOT", "GOTOOLDIR")
 	if err != nil {
 		return nil, err
 	}
 	data.GoVersion, data.GoRoot, data.ToolDir = env[0], env[1], env[2]
-	if err := listPackages(data, buildFlags); err != nil {
+	if err := listPackages(dir, data, buildFlags); err != nil {
 		return nil, err
 	}
-	if err := probeBuild(data, buildFlags); err != nil {
+	if err := probeBuild(dir, data, buildFlags); err != nil {
 		return nil, fmt.Errorf("reading go build's commands for a probe program: %v", err)
 	}
 	return data, nil
@@ -92,8 +93,8 @@ func fileSHA256(path string) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-func goEnv(names ...string) ([]string, error) {
-	out, err := goCommand(append([]string{"env"}, names...)...)
+func goEnv(dir string, names ...string) ([]string, error) {
+	out, err := goCommand(dir, append([]string{"env"}, names...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +105,10 @@ func goEnv(names ...string) ([]string, error) {
 	return values, nil
 }
 
-func goCommand(args ...string) ([]byte, error) {
+func goCommand(dir string, args ...string) ([]byte, error) {
 	var stderr bytes.Buffer
 	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -131,14 +133,14 @@ type listedPackage struct {
 // listPackages records every package of the standard library and every dependency of the
 // lockfile's packages, with its archive in the build cache: `go list -export` with the build
 // flags computes the same action IDs the prewarm's builds stored, so it only looks them up.
-func listPackages(data *Data, buildFlags []string) error {
+func listPackages(dir string, data *Data, buildFlags []string) error {
 	args := append([]string{"list", "-deps", "-export", "-json=ImportPath,Export,Standard,Imports,Module"},
 		listFlags(buildFlags)...)
-	out, err := goCommand(append(args, "std", ".")...)
+	out, err := goCommand(dir, append(args, "std", ".")...)
 	if err != nil {
 		return err
 	}
-	main, err := goCommand("list", "-m")
+	main, err := goCommand(dir, "list", "-m")
 	if err != nil {
 		return err
 	}
@@ -182,14 +184,14 @@ func listFlags(buildFlags []string) []string {
 
 // probeBuild reads, from `go build -n` of a one-file program in a copy of the lockfile's module,
 // the compile and link commands go build uses and the build info it gives the linker.
-func probeBuild(data *Data, buildFlags []string) error {
+func probeBuild(lockfileDir string, data *Data, buildFlags []string) error {
 	dir, err := os.MkdirTemp("", "kode-gopher-fastbuild-probe-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
 	for _, name := range []string{"go.mod", "go.sum"} {
-		content, err := os.ReadFile(name)
+		content, err := os.ReadFile(filepath.Join(lockfileDir, name))
 		if err != nil {
 			return err
 		}

@@ -101,6 +101,9 @@ func loadPackage(ctx *build.Context, data *Data, importPath, dir string, isMain 
 	bp, err := ctx.ImportDir(dir, 0)
 	if err != nil {
 		var noGo *build.NoGoError
+		if errors.As(err, &noGo) && bp != nil && len(bp.IgnoredGoFiles) > 0 {
+			return nil, decline("package %s has files that build constraints or cgo exclude", importPath)
+		}
 		if errors.As(err, &noGo) {
 			return nil, decline("package %s has no Go files to build", importPath)
 		}
