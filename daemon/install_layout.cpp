@@ -103,6 +103,11 @@ InstallLayout resolve_install_layout(const config::DaemonConfig& config) {
           : first_existing({bin / kLibexecFromBindir / "kode-gopher-cacheprog",
                             bin / ".." / "sandbox" / "cacheprog" / "kode-gopher-cacheprog"},
                            "kode-gopher-cacheprog", "[sandbox] cacheprog_binary");
+  layout.fastbuild_binary = first_existing(
+      {fs::path(layout.cacheprog_binary).parent_path() / "kode-gopher-fastbuild",
+       bin / kLibexecFromBindir / "kode-gopher-fastbuild",
+       bin / ".." / "sandbox" / "fastbuild" / "kode-gopher-fastbuild"},
+      "kode-gopher-fastbuild", "nothing: reinstall kode-gopher");
   // Optional: a configured path must exist, a missing default only disables the yaegi plugin.
   layout.yaegi_runner_binary =
       !config.yaegi_runner_binary.empty()

@@ -19,6 +19,7 @@ struct InstallLayout {
   std::vector<std::string> plugin_dirs;
   std::string sandbox_server_binary;
   std::string cacheprog_binary;
+  std::string fastbuild_binary;  // kode-gopher-fastbuild (compiled-go's fast build path)
   std::string yaegi_runner_binary;  // empty: this install has no Yaegi runner
   // kode-gopher-yaegi-cloud beside the runner (the runner execs it for programs importing the
   // curated packages); empty when there is none.

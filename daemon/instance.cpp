@@ -173,6 +173,7 @@ void Instance::start_parts() {
   sandbox_layout.bwrap_path = p.layout.bwrap_path;
   sandbox_layout.server_binary = p.layout.sandbox_server_binary;
   sandbox_layout.cacheprog_binary = p.layout.cacheprog_binary;
+  sandbox_layout.fastbuild_binary = p.layout.fastbuild_binary;
   sandbox_layout.yaegi_runner_binary = p.layout.yaegi_runner_binary;
   sandbox_layout.yaegi_cloud_runner_binary = p.layout.yaegi_cloud_runner_binary;
   sandbox_layout.go_root = p.layout.go_root;
@@ -307,7 +308,8 @@ int Instance::run() {
                             sandbox::lockfile_text(p.layout.lockfile_dir, "go.sum"),
                             p.layout.yaegi_runner_binary.empty()
                                 ? std::string()
-                                : std::string(sandbox::kSandboxYaegiRunnerPath)});
+                                : std::string(sandbox::kSandboxYaegiRunnerPath),
+                            sandbox::kSandboxFastbuildPath, sandbox::kSandboxFastbuildDataPath});
   p.plugins = std::make_unique<plugin_host::PluginRegistry>();
   plugin_host::PluginLoader loader(p.layout.plugin_dirs);
   const auto ready = plugin_host::load_all(loader, *p.plugins, *p.host, logger_);

@@ -65,6 +65,7 @@ void stage_sandbox_files(InstallLayout& layout, const std::string& staging_dir) 
     }
     copy_if_changed(layout.sandbox_server_binary, root / "bin" / "kode-gopher-sandbox", kExecutable);
     copy_if_changed(layout.cacheprog_binary, root / "bin" / "kode-gopher-cacheprog", kExecutable);
+    copy_if_changed(layout.fastbuild_binary, root / "bin" / "kode-gopher-fastbuild", kExecutable);
     if (!layout.yaegi_runner_binary.empty()) {
       copy_if_changed(layout.yaegi_runner_binary, root / "bin" / "kode-gopher-yaegi", kExecutable);
     }
@@ -85,6 +86,7 @@ void stage_sandbox_files(InstallLayout& layout, const std::string& staging_dir) 
   }
   layout.sandbox_server_binary = (root / "bin" / "kode-gopher-sandbox").string();
   layout.cacheprog_binary = (root / "bin" / "kode-gopher-cacheprog").string();
+  layout.fastbuild_binary = (root / "bin" / "kode-gopher-fastbuild").string();
   if (!layout.yaegi_runner_binary.empty()) {
     layout.yaegi_runner_binary = (root / "bin" / "kode-gopher-yaegi").string();
   }

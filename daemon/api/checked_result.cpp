@@ -31,6 +31,7 @@ plugin::ExecuteResult checked_for_response(plugin::ExecuteResult result) {
   if (diagnostics_repaired) found.push_back(repaired_warning("compiler diagnostics were"));
   bool warnings_repaired = false;
   for (auto& warning : result.warnings) warnings_repaired = repair(warning) | warnings_repaired;
+  for (auto& notice : result.notices) warnings_repaired = repair(notice) | warnings_repaired;
   if (warnings_repaired) found.push_back(repaired_warning("warnings were"));
   if (result.result_json) {
     auto clean = sandbox_output::clean_json(*result.result_json);

@@ -77,10 +77,11 @@ std::string call_result_json(const session::CallResult& call) {
   w.Key("tidied"); w.Bool(r.tidied);
   w.Key("cache_hit"); w.Bool(r.cache_hit);
   w.Key("is_error"); w.Bool(result_is_error(r));
-  if (!r.warnings.empty()) {
+  if (!r.warnings.empty() || !r.notices.empty()) {
     w.Key("warnings");
     w.StartArray();
     for (const auto& warning : r.warnings) write_string(w, warning);
+    for (const auto& notice : r.notices) write_string(w, notice);
     w.EndArray();
   }
   if (!r.stdout_text.empty()) { w.Key("stdout"); write_string(w, r.stdout_text); }

@@ -320,7 +320,8 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .current = [](const DaemonConfig& c) { return std::to_string(c.limits.disk_bytes); }},
 };
 
-// The keys plugins/creds-adc/creds_adc_plugin.cpp and plugins/creds-workload/ read.
+// The keys plugins/compiled-go, plugins/creds-adc/creds_adc_plugin.cpp and plugins/creds-workload/ read.
+constexpr std::string_view kCompiledGoKeys[] = {"fast_path"};
 constexpr std::string_view kCredsAdcKeys[] = {
     "adc_file", "impersonate_service_account", "scopes", "project", "quota_project",
     "copy_adc_file", "token_url", "iam_credentials_url", "tokeninfo_url", "userinfo_url",
@@ -329,7 +330,7 @@ constexpr std::string_view kCredsWorkloadKeys[] = {"metadata_host", "service_acc
                                                    "timeout_ms"};
 
 constexpr PluginSectionSpec kPluginSections[] = {
-    {"compiled-go", "the compiled-go runtime plugin (see plugins/compiled-go)"},
+    {"compiled-go", "the compiled-go runtime plugin (see plugins/compiled-go)", kCompiledGoKeys},
     {"yaegi", "the yaegi runtime plugin (see plugins/yaegi)"},
     {"creds-adc", "the Application Default Credentials plugin (see docs/credentials.md)",
      kCredsAdcKeys},

@@ -29,6 +29,11 @@ struct ToolchainInfo {
   // Where the Yaegi runner (kode-gopher-yaegi, built from the lockfile's modules) is mounted in
   // every sandbox; empty when this install has none.
   std::string yaegi_runner;
+  // compiled-go's fast build path inside every sandbox: kode-gopher-fastbuild, and the data the
+  // prewarm computed for this toolchain and lockfile (sandbox/fastbuild/README.md). A sandbox
+  // without them (an older Kubernetes image) makes the plugin build with go build.
+  std::string fastbuild;
+  std::string fastbuild_data;
 };
 
 class HostServices {

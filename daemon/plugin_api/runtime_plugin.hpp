@@ -85,6 +85,9 @@ struct ExecuteResult {
   bool tidied = false;
   bool cache_hit = false;
   std::vector<std::string> warnings;
+  // What the caller should know that says nothing wrong with the call (which build path ran and
+  // why): listed after the warnings in the result's `warnings`, but never making it an error.
+  std::vector<std::string> notices;
   std::string stdout_text;
   std::string stderr_text;
   std::vector<Diagnostic> diagnostics;

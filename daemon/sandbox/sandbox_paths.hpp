@@ -7,6 +7,11 @@ namespace kg::sandbox {
 
 inline constexpr const char* kSandboxServerPath = "/opt/kode-gopher/bin/kode-gopher-sandbox";
 inline constexpr const char* kSandboxCacheprogPath = "/opt/kode-gopher/bin/kode-gopher-cacheprog";
+// The fast build path of compiled-go (sandbox/fastbuild), and the data the prewarm computed for
+// it, inside the base cache it describes.
+inline constexpr const char* kSandboxFastbuildPath = "/opt/kode-gopher/bin/kode-gopher-fastbuild";
+inline constexpr const char* kSandboxFastbuildDataPath =
+    "/opt/kode-gopher/gocache-base/kode-gopher-fastbuild.data";
 inline constexpr const char* kSandboxYaegiRunnerPath = "/opt/kode-gopher/bin/kode-gopher-yaegi";
 inline constexpr const char* kSandboxYaegiCloudRunnerPath =
     "/opt/kode-gopher/bin/kode-gopher-yaegi-cloud";

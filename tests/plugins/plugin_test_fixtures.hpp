@@ -79,7 +79,7 @@ class TestHost final : public plugin::HostServices {
 
  private:
   CapturingLogger logger_;
-  plugin::ToolchainInfo toolchain_{"go1.26.8", "/usr/local/go", "0123abcd", "module m\n", "", ""};
+  plugin::ToolchainInfo toolchain_{"go1.26.8", "/usr/local/go", "0123abcd", "module m\n", "", "", "", ""};
 };
 
 // The mock runtimes never touch their sandbox; any use of it is a test failure.

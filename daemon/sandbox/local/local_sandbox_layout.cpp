@@ -86,6 +86,7 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
   }
   args.insert(args.end(), {"--ro-bind", layout.server_binary, kSandboxServerPath});
   args.insert(args.end(), {"--ro-bind", layout.cacheprog_binary, kSandboxCacheprogPath});
+  args.insert(args.end(), {"--ro-bind", layout.fastbuild_binary, kSandboxFastbuildPath});
   if (!layout.yaegi_runner_binary.empty()) {
     args.insert(args.end(), {"--ro-bind", layout.yaegi_runner_binary, kSandboxYaegiRunnerPath});
   }

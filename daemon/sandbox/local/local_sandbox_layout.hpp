@@ -15,6 +15,7 @@ struct LocalSandboxLayout {
   std::string bwrap_path;        // the bwrap executable
   std::string server_binary;     // kode-gopher-sandbox on the host
   std::string cacheprog_binary;  // kode-gopher-cacheprog on the host
+  std::string fastbuild_binary;  // kode-gopher-fastbuild on the host
   std::string yaegi_runner_binary;  // kode-gopher-yaegi on the host; empty: none (no yaegi)
   // kode-gopher-yaegi-cloud (the runner with the curated packages' symbols, which the runner
   // execs for programs importing them); empty: none

@@ -80,7 +80,8 @@ pid_t read_init_pid(int fd, std::chrono::milliseconds timeout) {
 // (read), and the sandboxes folder it only passes through to each sandbox's socket folder.
 std::vector<PathAccess> host_paths_to_reach(const LocalSandboxLayout& layout) {
   std::vector<PathAccess> checks;
-  for (const auto& file : {layout.server_binary, layout.cacheprog_binary, layout.go_root + "/bin/go"}) {
+  for (const auto& file : {layout.server_binary, layout.cacheprog_binary, layout.fastbuild_binary,
+                          layout.go_root + "/bin/go"}) {
     checks.push_back({file, R_OK | X_OK});
   }
   for (const auto& runner : {layout.yaegi_runner_binary, layout.yaegi_cloud_runner_binary}) {

@@ -71,19 +71,23 @@ TEST_CASE("plugin sections pass through; a key the plugin does not read is a war
   TempDir dir;
   auto env = isolated_env(dir.path());
   const auto file = write_file(dir / "kg.ini",
-                               "[compiled-go]\nwarm_pool = 2\nAnything Goes = some value ; x\n"
+                               "[compiled-go]\nfast_path = false\nwarm_pool = 2\n"
                                "[Creds-ADC]\ncopy_adc_file = true\nadc_fil = /x.json\n"
-                               "[yaegi]\n[creds-workload]\nmetadata_host = 10.0.0.1\n");
+                               "[yaegi]\nAnything Goes = some value ; x\n"
+                               "[creds-workload]\nmetadata_host = 10.0.0.1\n");
   const auto loaded = load_config(file);
-  // compiled-go lists no keys, so its section is not checked; creds-adc lists its own.
-  REQUIRE(loaded.warnings.size() == 1);
+  // yaegi lists no keys, so its section is not checked; the others list their own.
+  REQUIRE(loaded.warnings.size() == 2);
   CHECK(loaded.warnings[0].to_string() ==
+        file + ": unknown key \"compiled-go.warm_pool\" (known keys in [compiled-go]: fast_path)");
+  CHECK(loaded.warnings[1].to_string() ==
         file + ": unknown key \"Creds-ADC.adc_fil\" (known keys in [creds-adc]: adc_file, "
                "impersonate_service_account, scopes, project, quota_project, copy_adc_file, "
                "token_url, iam_credentials_url, tokeninfo_url, userinfo_url, timeout_ms)");
   const std::map<std::string, std::map<std::string, std::string>> expected = {
-      {"compiled-go", {{"warm_pool", "2"}, {"anything goes", "some value ; x"}}},
+      {"compiled-go", {{"fast_path", "false"}, {"warm_pool", "2"}}},
       {"creds-adc", {{"copy_adc_file", "true"}, {"adc_fil", "/x.json"}}},
+      {"yaegi", {{"anything goes", "some value ; x"}}},
       {"creds-workload", {{"metadata_host", "10.0.0.1"}}},
   };
   CHECK(loaded.config.plugin_sections == expected);

@@ -13,6 +13,7 @@ LocalSandboxLayout layout() {
   l.bwrap_path = "/usr/bin/bwrap";
   l.server_binary = "/b/kode-gopher-sandbox";
   l.cacheprog_binary = "/b/kode-gopher-cacheprog";
+  l.fastbuild_binary = "/b/kode-gopher-fastbuild";
   l.go_root = "/opt/go";
   l.base_cache_dir = "/s/gocache-base";
   l.base_modcache_dir = "/s/gomodcache-base";
@@ -49,6 +50,7 @@ TEST_CASE("a sandbox gets fresh namespaces, read-only shared parts and private w
   CHECK(has(args, {"--ro-bind", "/s/gocache-base", kSandboxBaseCachePath}));
   CHECK(has(args, {"--ro-bind", "/s/gomodcache-base", kSandboxModcachePath}));
   CHECK(has(args, {"--ro-bind", "/s/bincache", kSandboxBinaryCachePath}));
+  CHECK(has(args, {"--ro-bind", "/b/kode-gopher-fastbuild", kSandboxFastbuildPath}));
   // Private writable folders are size-bounded tmpfs, never host folders; the rest is read-only.
   const std::string size = std::to_string(1ull << 30);
   CHECK(has(args, {"--perms", "0755", "--size", size, "--tmpfs", "/app"}));
