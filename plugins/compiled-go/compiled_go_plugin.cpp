@@ -1,17 +1,24 @@
-// compiled-go: the runtime plugin that builds the caller's program with `go build` inside the
-// sandbox and runs the binary there.
+// compiled-go: the runtime plugin that builds the caller's program inside the sandbox, as
+// `go build` would, and runs the binary there.
 //
-// Config keys ([compiled-go] in kode-gopher.ini): none. Limits come from [limits]:
-//   run_timeout_ms (60000), build_timeout_ms (300000), output_bytes (4194304).
+// Config keys ([compiled-go] in kode-gopher.ini):
+//   fast_path = true   build programs on the curated lockfile with kode-gopher-fastbuild (the
+//                      compiler per package and the linker once, from data the prewarm computed;
+//                      sandbox/fastbuild/README.md), falling back to go build, with a warning,
+//                      for anything it does not serve; false: always go build
+// Limits come from [limits]: run_timeout_ms (60000), build_timeout_ms (300000), output_bytes
+// (4194304).
 // Example:
+//   [compiled-go]
+//   fast_path = false
 //   [limits]
 //   build_timeout_ms = 120000
 //
 // Flow of one call: normalize the files (program_normalizer: a snippet gets kg_wrapper.go),
 // replace /app with the tree (one tar, one round trip), then either take the binary from the
-// binary cache (same files, lockfile, toolchain and flags) or `go build` it against the
-// prewarmed cache (phase build), and run it (phase run), reading /app/.kode-gopher/result.json
-// in the same round trip. A cache hit is two sandbox requests; a build, three.
+// binary cache (same files, lockfile, toolchain and flags) or build it against the prewarmed
+// cache (phase build), and run it (phase run), reading /app/.kode-gopher/result.json in the same
+// round trip. A cache hit is two sandbox requests; a build, three.
 #include <Poco/DigestEngine.h>
 #include <Poco/SHA2Engine.h>
 
@@ -70,6 +77,35 @@ std::string build_command(ModuleSource modules) {
   return environment + "exec go build " + kBuildFlags + " -o " + kBinaryPath + " .";
 }
 
+// kode-gopher-fastbuild's exit statuses besides 0 (built) and 1 (a compile error, reported as go
+// build reports it): it declined the program (the reason on stderr after "fallback: "); the
+// shell could not find or run it (a sandbox image without it).
+constexpr int kFastBuildDeclined = 3;
+constexpr int kShellCannotExecute = 126;
+constexpr int kShellNotFound = 127;
+
+std::string fast_build_command(const plugin::ToolchainInfo& toolchain) {
+  return "exec " + toolchain.fastbuild + " build -data " + toolchain.fastbuild_data + " -go " +
+         toolchain.go_version + " -lockfile-digest " + toolchain.lockfile_digest + " -o " +
+         kBinaryPath + " .";
+}
+
+// Why the fast path declined, from its stderr (the last "fallback: " line).
+std::string fast_build_declined_reason(const std::string& output) {
+  const auto at = output.rfind("fallback: ");
+  if (at == std::string::npos) return "kode-gopher-fastbuild declined it";
+  auto reason = output.substr(at + 10);
+  while (!reason.empty() && (reason.back() == '\n' || reason.back() == '\r')) reason.pop_back();
+  return reason;
+}
+
+bool read_fast_path_setting(plugin::HostServices& host) {
+  const auto value = host.config_value("compiled-go.fast_path");
+  if (!value || *value == "true") return true;
+  if (*value == "false") return false;
+  throw std::runtime_error("[compiled-go] fast_path must be true or false, got \"" + *value + "\"");
+}
+
 // go build's words for an import that no module in go.mod provides.
 bool needs_tidy(const std::string& build_output) {
   for (const char* marker : {"cannot find module providing package",
@@ -99,7 +135,8 @@ std::string binary_cache_key(const NormalizedProgram& program,
 
 class CompiledGoRuntime final : public plugin::RuntimePlugin {
  public:
-  explicit CompiledGoRuntime(plugin::HostServices& host) : host_(host) {}
+  explicit CompiledGoRuntime(plugin::HostServices& host)
+      : host_(host), fast_path_(read_fast_path_setting(host)) {}
 
   plugin::Availability check_availability() override {
     if (host_.toolchain().go_version.empty()) {
@@ -126,7 +163,19 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     } else {
       const auto modules =
           program.user_go_mod ? ModuleSource::callers_go_mod : ModuleSource::lockfile;
-      bool built = build(modules, request.limits, sandbox, progress, result);
+      bool built = false;
+      if (fast_path_ && modules == ModuleSource::lockfile && !host_.toolchain().fastbuild.empty()) {
+        const auto fast = fast_build(request.limits, sandbox, progress, result);
+        built = fast == FastBuild::built ||
+                (fast == FastBuild::declined &&
+                 build(modules, request.limits, sandbox, progress, result));
+      } else {
+        if (fast_path_ && modules == ModuleSource::callers_go_mod) {
+          result.notices.push_back(
+              "built with go build, not the fast path: the program brings its own go.mod");
+        }
+        built = build(modules, request.limits, sandbox, progress, result);
+      }
       if (!built && modules == ModuleSource::lockfile && needs_tidy(result.stderr_text)) {
         built = tidy_and_build(program, request.limits, sandbox, progress, result);
       }
@@ -142,20 +191,56 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
   }
 
  private:
+  enum class FastBuild { built, failed, declined };
+
+  // The fast path: the compiler and linker run directly. A compile error is reported exactly as
+  // go build reports it; a program it does not serve is declined (a warning says why), and the
+  // caller builds it with go build.
+  FastBuild fast_build(const plugin::Limits& limits, plugin::SandboxHandle& sandbox,
+                       plugin::ProgressSink& progress, plugin::ExecuteResult& result) const {
+    progress.phase_started(plugin::Phase::build, "compile and link (fast path)");
+    const auto spec = build_spec(fast_build_command(host_.toolchain()), limits);
+    const auto started = Clock::now();
+    const auto built = sandbox.run_command(spec);
+    result.build_us += us_since(started);
+    const bool killed = built.oom_killed || built.timed_out || built.cpu_limit_exceeded ||
+                        built.signal != 0;
+    if (!killed && (built.exit_code == kFastBuildDeclined || built.exit_code == kShellNotFound ||
+                    built.exit_code == kShellCannotExecute)) {
+      const auto reason = built.exit_code == kFastBuildDeclined
+                              ? fast_build_declined_reason(built.stderr_text)
+                              : "this sandbox has no " + host_.toolchain().fastbuild;
+      result.notices.push_back("built with go build, not the fast path: " + reason);
+      return FastBuild::declined;
+    }
+    return finish_build(built, spec, limits, result) ? FastBuild::built : FastBuild::failed;
+  }
+
+  static plugin::CommandSpec build_spec(std::string command, const plugin::Limits& limits) {
+    plugin::CommandSpec spec;
+    spec.command = std::move(command);
+    spec.clean_state = true;  // what it builds may be cached for every session
+    spec.timeout_ms = limits.build_timeout_ms;
+    spec.output_limit_bytes = limits.output_limit_bytes;
+    spec.resources = limits.build;
+    return spec;
+  }
+
   // Returns false (with the result filled in) when the build failed.
   static bool build(ModuleSource modules, const plugin::Limits& limits,
                     plugin::SandboxHandle& sandbox, plugin::ProgressSink& progress,
                     plugin::ExecuteResult& result) {
     progress.phase_started(plugin::Phase::build, "go build");
     const auto started = Clock::now();
-    plugin::CommandSpec spec;
-    spec.command = build_command(modules);
-    spec.clean_state = true;  // what it builds may be cached for every session
-    spec.timeout_ms = limits.build_timeout_ms;
-    spec.output_limit_bytes = limits.output_limit_bytes;
-    spec.resources = limits.build;
+    const auto spec = build_spec(build_command(modules), limits);
     const auto built = sandbox.run_command(spec);
     result.build_us += us_since(started);
+    return finish_build(built, spec, limits, result);
+  }
+
+  // The result of a build command, whichever path ran it; false when it failed.
+  static bool finish_build(const plugin::CommandOutcome& built, const plugin::CommandSpec& spec,
+                           const plugin::Limits& limits, plugin::ExecuteResult& result) {
     if (built.exit_code == 0) {
       result.status = plugin::Status::ok;
       result.stderr_text.clear();
@@ -239,6 +324,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
   }
 
   plugin::HostServices& host_;
+  const bool fast_path_;
 };
 
 plugin::RuntimePlugin* create(plugin::HostServices& host) { return new CompiledGoRuntime(host); }

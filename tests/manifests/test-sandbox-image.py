@@ -331,6 +331,13 @@ def check_download():
             subprocess.run(["chmod", "-R", "u+w", scratch])
 
 
+def fastbuild_binary():
+    """kode-gopher-fastbuild in the build dir that holds $KG_SANDBOX_SERVER."""
+    server = os.environ.get("KG_SANDBOX_SERVER", "")
+    build_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(server))))
+    return os.path.join(build_dir, "sandbox", "fastbuild", "kode-gopher-fastbuild")
+
+
 def check_compile():
     base, modcache = os.environ.get("KG_BASE_CACHE"), os.environ.get("KG_BASE_MODCACHE")
     if not base or not modcache or not os.path.isdir(base):
@@ -350,7 +357,7 @@ def check_compile():
             env = {"HOME": home, "TMPDIR": scratch, "PATH": f"{go_root}/bin:/usr/bin:/bin",
                    "GOCACHE": merged, "GOMODCACHE": modcache, "GOFLAGS": "-mod=mod",
                    "GOPROXY": "off", "GOTOOLCHAIN": "local", "GOTELEMETRY": "off",
-                   "CGO_ENABLED": "0"}
+                   "CGO_ENABLED": "0", "KG_FASTBUILD": fastbuild_binary()}
             result = subprocess.run(["sh", PREWARM, "compile", LOCKFILE], cwd=app, env=env,
                                     capture_output=True, text=True)
             assert result.returncode == 0, f"prewarm.sh compile failed:\n{result.stderr[-3000:]}"
@@ -525,6 +532,18 @@ def check_layout():
             assert interpreted["exit_code"] == 0 and \
                 interpreted["stdout"].split()[:1] == ["scope"], \
                 f"the Yaegi runner in the image's layout: {interpreted}"
+            # And with compiled-go's fast path, from the data the prewarm put in the base cache.
+            go_version = subprocess.run(["go", "env", "GOVERSION"], capture_output=True,
+                                        text=True, check=True).stdout.strip()
+            digest = subprocess.run(["sh", PREWARM, "digest", LOCKFILE], capture_output=True,
+                                    text=True, check=True).stdout.strip()
+            fast = http(port, "POST", "/execute", {
+                "command": "/opt/kode-gopher/bin/kode-gopher-fastbuild build -data "
+                           "/opt/kode-gopher/gocache-base/kode-gopher-fastbuild.data -go "
+                           f"{go_version} -lockfile-digest {digest} -o /home/gopher/fast . && "
+                           "/home/gopher/fast"})
+            assert fast["exit_code"] == 0 and fast["stdout"].split()[:1] == ["scope"], \
+                f"the fast build path in the image's layout: {fast}"
         finally:
             server_process.kill()
             server_process.wait()
