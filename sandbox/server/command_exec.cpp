@@ -113,7 +113,6 @@ std::string describe_child_failure(int stage, int error_number,
     case kStageChdir: return "cannot enter the workdir " + workdir.string() + ": " + reason;
     case kStageExec: return "cannot execute /bin/sh: " + reason;
     case kStageRlimit: return "cannot set the command's resource limits: " + reason;
-    case kStageCgroup: return "cannot join the commands' cgroup: " + reason;
     case kStageFork: return "the command launcher cannot fork: " + reason;
     case kStageMessage: return "the command launcher cannot read the command: " + reason;
     default: return "cannot redirect the command's stdin/stdout/stderr: " + reason;

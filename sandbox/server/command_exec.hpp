@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -38,7 +39,6 @@ enum FailureStage : int {
   kStageExec = 2,
   kStageRedirect = 3,
   kStageRlimit = 4,
-  kStageCgroup = 5,
   kStageFork = 6,      // the launcher could not clone the child
   kStageMessage = 7,   // the launcher could not read the command it was sent
 };

@@ -49,7 +49,8 @@ struct LaunchOrder {
 
 class CommandLauncher {
  public:
-  // How long the launcher may take to join the cgroups, and to answer a kill_all.
+  // How long the launcher may take to join the cgroups, and to answer: a kill_all, or a run
+  // (its child's first status record, shell_process.cpp).
   static constexpr std::chrono::milliseconds kReadyTimeout{10'000};
   static constexpr std::chrono::milliseconds kAnswerTimeout{2'000};
 
