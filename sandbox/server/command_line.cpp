@@ -35,7 +35,7 @@ std::variant<ServerCommandLine, int> parse_command_line(int argc, char** argv) {
   app.add_option("--persist-dir", persist_dir,
                  "the session's scratch folder, linked as <workdir>/persist for commands");
   app.add_option("--command-cgroup-fd", parsed.options.command_cgroup_fds,
-                 "an inherited cgroup.procs descriptor every command joins (repeatable)");
+                 "an inherited cgroup.procs descriptor: every command runs in its cgroup (repeatable)");
   std::string egress_proxy_socket;
   app.add_option("--egress-proxy-socket", egress_proxy_socket,
                  "the host's egress proxy (a Unix socket): bridge 127.0.0.1:3128 to it and point "

@@ -15,6 +15,7 @@
 #include <span>
 #include <stdexcept>
 
+#include "command_launcher.hpp"
 #include "shell_process.hpp"
 #include "stray_process_reaper.hpp"
 #include "unique_fd.hpp"
@@ -169,9 +170,9 @@ CommandResult run_command(const CommandRequest& request) {
   const auto started = Clock::now();
   const auto deadline = started + request.timeout;
   const ChildLimits child_limits{request.limits.cpu_seconds, request.limits.file_size_bytes,
-                                 request.limits.open_files, request.cgroup_fds};
+                                 request.limits.open_files};
   ShellProcess child = start_shell_process(request.command, overlay_environment(request.env),
-                                           request.workdir, child_limits);
+                                           request.workdir, child_limits, request.launcher);
   ProcessGroupGuard group(child.pid);
   const UniqueFd pidfd = open_pidfd(child.pid);
   CappedOutput out(request.output_limit_bytes), err(request.output_limit_bytes);
@@ -225,7 +226,10 @@ CommandResult run_command(const CommandRequest& request) {
       kill_group();
     }
   }
-  if (request.reap_strays) kill_stray_processes();
+  if (request.reap_strays) kill_stray_processes(request.launcher);
+  // A launcher the command killed is replaced now, while the answer goes out, not when the
+  // next command is already waiting.
+  if (request.launcher != nullptr) request.launcher->start_if_gone();
 
   if (WIFSIGNALED(*exit_status)) {
     result.signal = WTERMSIG(*exit_status);

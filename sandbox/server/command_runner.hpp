@@ -17,6 +17,8 @@
 
 namespace kg::sandbox {
 
+class CommandLauncher;
+
 inline constexpr std::string_view kTruncatedSuffix = "\n... [truncated]";
 
 // Per-command process limits (setrlimit in the child, before exec); 0 leaves a limit as the
@@ -36,7 +38,9 @@ struct CommandRequest {
   CommandLimits limits;
   int cancel_watch_fd = -1;  // a connected socket; its peer hanging up kills the command
   bool reap_strays = false;  // see stray_process_reaper.hpp
-  std::vector<int> cgroup_fds;  // see ChildLimits
+  // Starts the command inside the commands' cgroup (command_launcher.hpp); null: the server
+  // has none and forks the command itself.
+  CommandLauncher* launcher = nullptr;
   // Run in a sandbox where nothing earlier commands wrote outside the workdir is readable
   // (command_state.hpp): for builds whose output is cached for everyone.
   bool clean_state = false;

@@ -170,7 +170,7 @@ CommandRequest parse_command_request(const RouteContext& context, const rapidjso
   request.limits = parse_limits(body);
   request.workdir = context.confinement.workdir();
   request.reap_strays = context.options.reap_strays;
-  request.cgroup_fds = context.options.command_cgroup_fds;
+  request.launcher = context.launcher.get();
   if (const auto clean = body.FindMember("clean_state"); clean != body.MemberEnd()) {
     if (!clean->value.IsBool()) throw bad_request("\"clean_state\" must be true or false");
     request.clean_state = clean->value.GetBool();

@@ -1,11 +1,12 @@
 // What the routes share for the life of one server: its options, the workdir confinement and
-// the lock that runs one /execute at a time, and the egress bridge. Owned by SandboxServer; routes on any server thread
+// the lock that runs one /execute at a time, the egress bridge and the command launcher. Owned by SandboxServer; routes on any server thread
 // read it, and only execute_mutex is ever locked.
 #pragma once
 
 #include <memory>
 #include <mutex>
 
+#include "command_launcher.hpp"
 #include "egress_bridge.hpp"
 
 #include "host_services.hpp"
@@ -21,13 +22,19 @@ struct RouteContext {
         logger(server_logger),
         egress_bridge(options.egress_proxy_socket.empty()
                           ? nullptr
-                          : std::make_unique<EgressBridge>(options.egress_proxy_socket.string())) {}
+                          : std::make_unique<EgressBridge>(options.egress_proxy_socket.string())),
+        launcher(options.command_cgroup_fds.empty()
+                     ? nullptr
+                     : std::make_unique<CommandLauncher>(options.command_cgroup_fds)) {}
 
   const SandboxServerOptions options;
   const WorkdirConfinement confinement;
   plugin::Logger& logger;
   // Relays to the host's egress proxy for the server's whole life; null without one.
   const std::unique_ptr<EgressBridge> egress_bridge;
+  // Starts every command inside the commands' cgroup; null without one. Used under
+  // execute_mutex only.
+  const std::unique_ptr<CommandLauncher> launcher;
   std::mutex execute_mutex;
 };
 

@@ -22,7 +22,8 @@ struct SandboxServerOptions {
   // A session's scratch folder kept across calls; <workdir>/persist links to it for every
   // command but a clean_state one. Empty: none.
   std::filesystem::path persist_dir;
-  // cgroup.procs descriptors every command joins before exec (the host made and opened them).
+  // cgroup.procs descriptors of the commands' cgroups (the host made and opened them): every
+  // command is born there, started by the command launcher (command_launcher.hpp).
   std::vector<int> command_cgroup_fds;
   // [sandbox] network = allowlist: the daemon's egress proxy socket, bound into the sandbox;
   // the server bridges 127.0.0.1:3128 to it (egress_bridge.hpp). Empty: no bridge.

@@ -16,6 +16,8 @@
 #include <string>
 #include <system_error>
 
+#include "command_launcher.hpp"
+
 namespace kg::sandbox {
 namespace {
 
@@ -43,8 +45,10 @@ pid_t parent_of(pid_t pid, const std::filesystem::path& proc_root) {
 
 }  // namespace
 
-std::vector<pid_t> find_stray_processes(pid_t self, const std::filesystem::path& proc_root) {
+std::vector<pid_t> find_stray_processes(pid_t self, const std::filesystem::path& proc_root,
+                                        std::optional<pid_t> also_spared) {
   std::vector<pid_t> spared{1, self};
+  if (also_spared) spared.push_back(*also_spared);
   for (pid_t pid = parent_of(self, proc_root); pid > 1; pid = parent_of(pid, proc_root)) {
     if (std::find(spared.begin(), spared.end(), pid) != spared.end()) break;
     spared.push_back(pid);
@@ -63,17 +67,29 @@ std::vector<pid_t> find_stray_processes(pid_t self, const std::filesystem::path&
 
 namespace {
 
+// kill(-1, SIGKILL) from the launcher when it is there to send it, else from the server (which
+// ends the launcher too: it is discarded). The launcher's pid while it lives, for sparing.
+std::optional<pid_t> kill_everything_once(CommandLauncher* launcher) {
+  if (launcher != nullptr) {
+    if (launcher->kill_everything_else()) return launcher->pid();
+    launcher->discard();
+  }
+  ::kill(-1, SIGKILL);
+  return std::nullopt;
+}
+
 // pid 1 of a pid namespace: kill(-1) reaches every other process in it at once, and every
-// orphan ends up our child, so "no child left" means "no process left".
-std::size_t kill_everything_as_init() {
+// orphan ends up our child, so "no child left" (or only the launcher) means "no process left".
+std::size_t kill_everything_as_init(CommandLauncher* launcher) {
   std::size_t ended = 0;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   while (std::chrono::steady_clock::now() < deadline) {
-    ::kill(-1, SIGKILL);
+    const std::optional<pid_t> spared = kill_everything_once(launcher);
     int status = 0;
     pid_t pid;
     while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) ++ended;
     if (pid < 0 && errno == ECHILD) return ended;  // nothing is left
+    if (spared && find_stray_processes(1, "/proc", spared).empty()) return ended;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return ended;
@@ -81,13 +97,15 @@ std::size_t kill_everything_as_init() {
 
 }  // namespace
 
-std::size_t kill_stray_processes() {
-  if (::getpid() == 1) return kill_everything_as_init();
+std::size_t kill_stray_processes(CommandLauncher* launcher) {
+  if (::getpid() == 1) return kill_everything_as_init(launcher);
+  const std::optional<pid_t> launcher_pid =
+      launcher != nullptr ? launcher->pid() : std::nullopt;
   std::size_t signalled = 0;
   // A process forked between the scan and the kills is caught by the next pass.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   while (std::chrono::steady_clock::now() < deadline) {
-    const auto strays = find_stray_processes(::getpid());
+    const auto strays = find_stray_processes(::getpid(), "/proc", launcher_pid);
     if (strays.empty()) break;
     for (const pid_t pid : strays) {
       if (::kill(pid, SIGKILL) == 0) ++signalled;

@@ -9,22 +9,31 @@
 // parent died is reparented to pid 1 and reaped here. Elsewhere /proc is scanned again and again
 // until a pass finds nothing left.
 //
+// The command launcher (command_launcher.hpp) is no stray: it lives between commands. As pid 1
+// the server asks it to send the kill(-1) (which spares the sender as it spares pid 1), so the
+// pass stays atomic; when it cannot (the command killed or stopped it) the server sends it
+// itself, ending the launcher too, and a new one is started.
+//
 // Called by run_command() after each command, on the thread serving /execute.
 #pragma once
 
 #include <sys/types.h>
 
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 namespace kg::sandbox {
 
-// Every process listed under `proc_root` except pid 1, `self` and self's ancestors.
-std::vector<pid_t> find_stray_processes(pid_t self,
-                                        const std::filesystem::path& proc_root = "/proc");
+class CommandLauncher;
 
-// Kills every process but the server and its ancestors, and waits (about 2 s at most) until none
-// is left; returns how many it signalled or reaped.
-std::size_t kill_stray_processes();
+// Every process listed under `proc_root` except pid 1, `self`, self's ancestors and `spared`.
+std::vector<pid_t> find_stray_processes(pid_t self,
+                                        const std::filesystem::path& proc_root = "/proc",
+                                        std::optional<pid_t> spared = std::nullopt);
+
+// Kills every process but the server, its ancestors and the launcher (when given and alive),
+// and waits (about 2 s at most) until none is left; returns how many it signalled or reaped.
+std::size_t kill_stray_processes(CommandLauncher* launcher = nullptr);
 
 }  // namespace kg::sandbox

@@ -210,6 +210,85 @@ func main() {
   check_nothing_left_running(daemon.fixture());
 }
 
+// The sandbox server starts commands through a launcher that lives in the commands' cgroup
+// (sandbox/server/command_launcher.hpp). A program can kill it; the next call must still run
+// inside that cgroup, under its limits, and the server must stay outside it.
+TEST_CASE("hostile resources: killing the command launcher does not free the next call from its limits") {
+  HostileDaemon daemon;
+  daemon.start();
+  const auto session = daemon->open_session();
+  const auto killer = daemon->execute(session, R"(package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+func read(path string) string {
+	data, _ := os.ReadFile(path)
+	return string(data)
+}
+
+func main() {
+	mine := read("/proc/self/cgroup")
+	child, err := exec.Command("cat", "/proc/self/cgroup").Output()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("descendant in mine:", string(child) == mine)
+	fmt.Println("server apart:", read("/proc/1/cgroup") != mine)
+	// The launcher is a fork of the server (pid 1): same command line, a child of pid 1.
+	server := read("/proc/1/cmdline")
+	killed := 0
+	paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, path := range paths {
+		pid := 0
+		fmt.Sscanf(strings.TrimPrefix(path, "/proc/"), "%d", &pid)
+		if pid > 1 && pid != os.Getpid() && read(path) == server {
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				killed++
+			}
+		}
+	}
+	fmt.Println("launchers killed:", killed)
+}
+)");
+  INFO("stdout=" << string_member(killer, "stdout") << " stderr=" << string_member(killer, "stderr"));
+  CHECK(string_member(killer, "status") == "ok");
+  CHECK(string_member(killer, "stdout") ==
+        "descendant in mine: true\nserver apart: true\nlaunchers killed: 1\n");
+
+  const auto bomb = daemon->execute(session, R"(package main
+
+import "fmt"
+
+func main() {
+	var hold [][]byte
+	for i := 1; ; i++ {
+		chunk := make([]byte, 16<<20)
+		for j := range chunk {
+			chunk[j] = byte(j)
+		}
+		hold = append(hold, chunk)
+		if i%4 == 0 {
+			fmt.Println("holding MiB:", i*16)
+		}
+	}
+}
+)", R"("limits": {"memory_bytes": 268435456})");
+  INFO("stdout=" << string_member(bomb, "stdout") << " stderr=" << string_member(bomb, "stderr"));
+  CHECK(string_member(bomb, "status") == "oom");
+  CHECK(string_member(bomb, "stdout").find("holding MiB: 320") == std::string::npos);
+  check_call_recorded(daemon.fixture(), bomb, CallScope::in_session);
+  CHECK(daemon->del("/v1/sessions/" + session).status == 200);
+  check_daemon_healthy(daemon.fixture());
+  check_nothing_left_running(daemon.fixture());
+}
+
 TEST_CASE("hostile resources: filling the disk stops at the sandbox's own bounds, not the host's") {
   HostileDaemon daemon;
   daemon.start();

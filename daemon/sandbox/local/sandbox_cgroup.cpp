@@ -201,14 +201,16 @@ std::vector<std::string> SandboxCgroup::command_procs_files() const {
 }
 
 void SandboxCgroup::set_sandbox_limits(std::uint64_t memory_bytes, std::uint32_t pids) {
-  write_limits(dirs_, memory_bytes + kServerMemoryBytes, pids + kServerTasks);
+  write_limits(dirs_, memory_bytes + kServerMemoryBytes, pids + kLauncherTasks + kServerTasks);
 }
 
 void SandboxCgroup::set_limits(std::uint64_t memory_bytes, std::uint32_t pids) {
   const std::pair wanted{memory_bytes, pids};
   if (applied_ == wanted) return;
   applied_.reset();  // unknown until every write below succeeded
-  write_limits(subdirs("commands"), memory_bytes, pids);
+  // One task more than the command's own: the server's command launcher lives in `commands`
+  // (sandbox/server/command_launcher.hpp), and must not take one of the command's.
+  write_limits(subdirs("commands"), memory_bytes, pids + kLauncherTasks);
   applied_ = wanted;
 }
 

@@ -31,6 +31,8 @@ class SandboxCgroup {
   // Memory and tasks the server itself may use beyond the commands' limits.
   static constexpr std::uint64_t kServerMemoryBytes = 64ull << 20;
   static constexpr std::uint32_t kServerTasks = 64;
+  // The sandbox server's command launcher, a process in `commands` between commands.
+  static constexpr std::uint32_t kLauncherTasks = 1;
 
   // dirs: the sandbox's folder in each hierarchy (made already); makes `server` and `commands`
   // in each. Throws std::runtime_error naming the folder when it cannot.
@@ -46,7 +48,7 @@ class SandboxCgroup {
   // Bounds the whole sandbox: the commands' largest limits plus the server's share.
   void set_sandbox_limits(std::uint64_t memory_bytes, std::uint32_t pids);
   // Sets one command's memory limit (swap included, so it cannot spill over) and task limit on
-  // `commands`. Throws std::runtime_error naming the file and the reason when the kernel
+  // `commands` (plus kLauncherTasks). Throws std::runtime_error naming the file and the reason when the kernel
   // refuses. Limits equal to the ones last set are not written again (a call sets them before
   // every command).
   void set_limits(std::uint64_t memory_bytes, std::uint32_t pids);

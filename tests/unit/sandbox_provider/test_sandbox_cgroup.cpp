@@ -155,7 +155,9 @@ TEST_CASE("forks beyond the sandbox's pids limit fail") {
   ::close(report[0]);
   ::close(report[1]);
   CHECK(started > 0);
-  CHECK(started < 32);
+  // 32 tasks for the command (itself among them) and one for the server's command launcher,
+  // which a real sandbox keeps in `commands` and this test does not.
+  CHECK(started < 32 + static_cast<int>(kg::sandbox::SandboxCgroup::kLauncherTasks));
 }
 
 TEST_CASE("a sandbox's cgroup folders are gone once it is destroyed, processes and all") {
