@@ -198,7 +198,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
   // caller builds it with go build.
   FastBuild fast_build(const plugin::Limits& limits, plugin::SandboxHandle& sandbox,
                        plugin::ProgressSink& progress, plugin::ExecuteResult& result) const {
-    progress.phase_started(plugin::Phase::build, "compile and link (fast path)");
+    progress.phase_started(plugin::Phase::build, "compile and link");
     const auto spec = build_spec(fast_build_command(host_.toolchain()), limits);
     const auto started = Clock::now();
     const auto built = sandbox.run_command(spec);

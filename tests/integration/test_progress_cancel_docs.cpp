@@ -29,7 +29,7 @@ TEST_CASE("a streamed execute reports each phase, then the result") {
   CHECK(status == 200);
   REQUIRE(lines.size() == 4);
   CHECK(lines[0] == R"({"progress":{"phase":"setup","detail":"starting a sandbox"}})");
-  CHECK(lines[1] == R"({"progress":{"phase":"build","detail":"go build"}})");
+  CHECK(lines[1] == R"({"progress":{"phase":"build","detail":"compile and link"}})");
   CHECK(lines[2] == R"({"progress":{"phase":"run","detail":"running the program"}})");
   CHECK(lines[3].starts_with(R"({"result":{"call_id":)"));
   CHECK(lines[3].find(R"("stdout":"streamed\n")") != std::string::npos);

@@ -44,7 +44,7 @@ TEST_CASE("UnixHttpStream hands over NDJSON lines, collects other answers, and c
     CHECK(response.body.empty());
     REQUIRE(lines.size() == 4);
     CHECK(lines[0] == R"({"progress":{"phase":"setup","detail":"starting a sandbox"}})");
-    CHECK(lines[1] == R"({"progress":{"phase":"build","detail":"go build"}})");
+    CHECK(lines[1] == R"({"progress":{"phase":"build","detail":"compile and link"}})");
     CHECK(lines[2] == R"({"progress":{"phase":"run","detail":"running the program"}})");
     CHECK(lines[3].starts_with(R"({"result":{"call_id":)"));
   }

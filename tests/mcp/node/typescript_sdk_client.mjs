@@ -109,7 +109,7 @@ await runChecks("typescript-sdk", [
       /^phase=run mode=wrapped runtime=compiled-go exit=0 \(\d+ms, build \d+ms\)\n── result ──\n\{\n  "kind": "ok",\n  "value": \{\n    "answer": 42\n  \}\n\}\n$/);
     assert.deepEqual(progress.map((p) => [p.progress, p.total, p.message.split(":")[0]]),
       [[1, 3, "setup"], [2, 3, "build"], [3, 3, "run"]]);
-    assert.equal(progress[1].message, "build: go build");
+    assert.equal(progress[1].message, "build: compile and link");
     assert.equal(progress[2].message, "run: running the program");
   }],
 
