@@ -32,10 +32,15 @@ std::string allowlist_keys() {
          "\n";
 }
 
+// The result's warnings but compiled-go's notice of the build path (a program importing a
+// lockfile package outside the prebuilt ones is built by go build, which says so).
 std::vector<std::string> warnings_of(const rapidjson::Document& result) {
   std::vector<std::string> warnings;
   if (result.HasMember("warnings") && result["warnings"].IsArray()) {
-    for (const auto& warning : result["warnings"].GetArray()) warnings.emplace_back(warning.GetString());
+    for (const auto& warning : result["warnings"].GetArray()) {
+      const std::string text = warning.GetString();
+      if (!text.starts_with("built with go build, not the fast path: ")) warnings.push_back(text);
+    }
   }
   return warnings;
 }
