@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -71,9 +70,7 @@ func prebuiltClosure(data *Data, prog *program) []string {
 			}
 		}
 	}
-	paths := sortedKeys(seen)
-	sort.Strings(paths)
-	return paths
+	return sortedKeys(seen)
 }
 
 // buildInfo is runtime/debug's build info for the program between its markers: path and mod,
