@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "session_backend.hpp"
+
 namespace kg::cli {
 
 // The command line or the input it names is not acceptable (exit 64).
@@ -15,24 +17,18 @@ class UsageError : public std::runtime_error {
 };
 
 // The daemon cannot be reached, found or started (exit 69).
-class DaemonUnavailableError : public std::runtime_error {
+// (An MCP tool's backend failure as well: the stdio shim's tools see it as one.)
+class DaemonUnavailableError : public kg::mcp::BackendUnavailableError {
  public:
-  using std::runtime_error::runtime_error;
+  using kg::mcp::BackendUnavailableError::BackendUnavailableError;
 };
 
 // The daemon answered a request with a non-2xx status. what() is the message to show the user
 // (the body's error.message, or a description of the unexpected body); code() is the body's
 // error.code, empty when the body was not the documented error JSON.
-class DaemonApiError : public std::runtime_error {
+class DaemonApiError : public kg::mcp::BackendRefusedError {
  public:
-  DaemonApiError(int http_status, std::string code, const std::string& message)
-      : std::runtime_error(message), http_status_(http_status), code_(std::move(code)) {}
-  int http_status() const noexcept { return http_status_; }
-  const std::string& code() const noexcept { return code_; }
-
- private:
-  int http_status_;
-  std::string code_;
+  using kg::mcp::BackendRefusedError::BackendRefusedError;
 };
 
 }  // namespace kg::cli

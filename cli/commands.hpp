@@ -64,6 +64,9 @@ struct DaemonCommandLine {
   std::vector<std::string> passed_arguments;
 };
 DaemonCommandLine split_daemon_command_line(int argc, char** argv);
+// Replaces this process with kode-gopherd (this invocation's --config and --socket, then
+// `arguments`). Returns only by throwing DaemonUnavailableError.
+int exec_daemon(const GlobalOptions& globals, const std::vector<std::string>& arguments);
 void add_daemon_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action,
                         std::vector<std::string> passed_arguments);
 

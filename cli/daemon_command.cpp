@@ -12,9 +12,8 @@
 #include "daemon_launcher.hpp"
 
 namespace kg::cli {
-namespace {
 
-int run_daemon(const GlobalOptions& globals, const std::vector<std::string>& passed_arguments) {
+int exec_daemon(const GlobalOptions& globals, const std::vector<std::string>& passed_arguments) {
   const std::string binary = find_daemon_binary(current_daemon_search_places());
   std::vector<std::string> arguments{binary};
   for (std::string& argument : daemon_arguments(globals)) arguments.push_back(std::move(argument));
@@ -26,8 +25,6 @@ int run_daemon(const GlobalOptions& globals, const std::vector<std::string>& pas
   throw DaemonUnavailableError("Cannot execute " + binary + ": " + std::strerror(errno) +
                                ": check that it is an executable kode-gopherd");
 }
-
-}  // namespace
 
 DaemonCommandLine split_daemon_command_line(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
@@ -50,7 +47,7 @@ void add_daemon_command(CLI::App& app, const GlobalOptions& globals, CommandActi
   CLI::App* daemon = app.add_subcommand(
       "daemon", "Run kode-gopherd in the foreground; every argument after `daemon` goes to it");
   daemon->callback([&globals, &action, passed = std::move(passed_arguments)] {
-    action = [&globals, passed] { return run_daemon(globals, passed); };
+    action = [&globals, passed] { return exec_daemon(globals, passed); };
   });
 }
 

@@ -17,6 +17,7 @@
 #include "line_reader.hpp"
 #include "mcp_server.hpp"
 #include "protocol_writer.hpp"
+#include "stdio_loop.hpp"
 #include "stderr_logger.hpp"
 #include "system_prompt.hpp"
 #include "tool_catalog.hpp"
@@ -53,16 +54,17 @@ int run_serve(const GlobalOptions& globals, const std::string& log_level) {
   std::signal(SIGPIPE, SIG_IGN);
   const int signal_fd = take_termination_signals();
   std::cout.flush();
-  kg::mcp::ProtocolWriter writer(take_stdout_for_protocol());
+  auto writer = std::make_shared<kg::mcp::ProtocolWriter>(take_stdout_for_protocol());
   kg::mcp::DaemonSessionLink daemon(globals, logger);
   kg::mcp::ToolCatalog tools(daemon);
-  kg::mcp::McpServer server(tools, daemon, writer, logger, kg::mcp::ServerIdentity{});
+  kg::mcp::McpServer server(tools, daemon, logger, kg::mcp::ServerIdentity{});
+  kg::mcp::StdioLoop loop(server, writer, logger);
   kg::mcp::LineReader reader(STDIN_FILENO, kg::mcp::kMaxMessageBytes, signal_fd);
   logger.log(plugin::LogLevel::info, "kode-gopher serve: MCP on stdio (protocol " +
                                          std::string(kg::mcp::kModernVersion) + " and " +
                                          std::string(kg::mcp::kLatestLegacyVersion) +
                                          ", 2025-06-18, 2025-03-26)");
-  server.serve(reader);
+  loop.serve(reader);
   signalfd_siginfo received{};
   if (signal_fd >= 0 && ::read(signal_fd, &received, sizeof received) == sizeof received) {
     logger.log(plugin::LogLevel::info,
@@ -75,6 +77,7 @@ int run_serve(const GlobalOptions& globals, const std::string& log_level) {
 
 void add_serve_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action) {
   auto log_level = std::make_shared<std::string>("info");
+  auto http_address = std::make_shared<std::string>();
   CLI::App* serve = app.add_subcommand(
       "serve", "Serve MCP on stdio for an agent (Claude Code, Gemini CLI, ...): tools "
                "execute_go_code, gcp_auth_status, lookup_package_docs, and the prompt " +
@@ -82,7 +85,18 @@ void add_serve_command(CLI::App& app, const GlobalOptions& globals, CommandActio
   serve->add_option("--log-level", *log_level, "Log level on stderr: error, warn, info, debug")
       ->check(CLI::IsMember({"error", "warn", "info", "debug"}))
       ->type_name("LEVEL");
-  serve->callback([&globals, &action, log_level] {
+  serve->add_option("--http", *http_address,
+                    "Serve MCP over streamable HTTP on host:port instead of stdio: runs "
+                    "kode-gopherd in the foreground with [http] listen = ADDR (sign-in per "
+                    "[http] auth and [oauth]; docs/team-mode.md)")
+      ->type_name("ADDR");
+  serve->callback([&globals, &action, log_level, http_address] {
+    if (!http_address->empty()) {
+      action = [&globals, http_address] {
+        return exec_daemon(globals, {"--http", *http_address});
+      };
+      return;
+    }
     action = [&globals, log_level] { return run_serve(globals, *log_level); };
   });
 }

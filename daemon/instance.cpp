@@ -31,6 +31,8 @@
 #include "plugin_registry.hpp"
 #include "session_manager.hpp"
 #include "staged_sandbox_files.hpp"
+#include "team_mode.hpp"
+#include "config/team_settings.hpp"
 #include "store/store.hpp"
 
 namespace kg {
@@ -89,6 +91,19 @@ config::DaemonConfig load(const InstanceOptions& options) {
   auto loaded = config::load_config(options.config_path);
   for (const auto& warning : loaded.warnings) std::cerr << "warning: " << warning.to_string() << "\n";
   if (options.socket_override) loaded.config.socket_path = *options.socket_override;
+  if (options.http_listen_override) {
+    // `--http` names the address after the file was checked: check the team settings again.
+    loaded.config.http.listen = *options.http_listen_override;
+    std::vector<config::ConfigIssue> errors;
+    for (auto& issue : config::team_settings_issues(loaded.config, "--http " + loaded.config.http.listen)) {
+      if (issue.severity == config::ConfigIssue::Severity::error) errors.push_back(std::move(issue));
+    }
+    if (!errors.empty()) {
+      std::string message = "Invalid team-mode settings:";
+      for (const auto& error : errors) message += "\n  " + error.to_string();
+      throw config::ConfigError(message, std::move(errors));
+    }
+  }
   return loaded.config;
 }
 
@@ -109,6 +124,7 @@ struct Instance::Parts {
   std::unique_ptr<session::SessionManager> sessions;
   std::unique_ptr<api::ApiContext> api_context;
   std::unique_ptr<api::ApiServer> api_server;
+  std::unique_ptr<team::TeamMode> team;  // [http] listen set: MCP over streamable HTTP
 };
 
 Instance::Instance(const InstanceOptions& options)
@@ -117,9 +133,11 @@ Instance::Instance(const InstanceOptions& options)
 Instance::~Instance() {
   if (!parts_) return;
   // Reverse order of start: stop taking requests, stop sandboxes, then the rest.
+  if (parts_->team) parts_->team->stop();
   if (parts_->api_server) parts_->api_server->stop_accepting();
   if (parts_->sessions) parts_->sessions->close_all("daemon stopped");
   if (parts_->api_server) parts_->api_server->wait_for_requests();
+  parts_->team.reset();
   parts_->api_server.reset();
   parts_->api_context.reset();
   parts_->sessions.reset();
@@ -343,7 +361,16 @@ int Instance::run() {
   } catch (...) {
     std::throw_with_nested(std::runtime_error("Failed to open the daemon socket"));
   }
+  if (!config_.http.listen.empty()) {
+    try {
+      p.team = std::make_unique<team::TeamMode>(config_, *p.api_context, logger_);
+    } catch (...) {
+      std::throw_with_nested(std::runtime_error("Failed to start team mode ([http] listen = " +
+                                                config_.http.listen + ")"));
+    }
+  }
   p.api_server->start();
+  if (p.team) p.team->start();
   logger_.log(plugin::LogLevel::info, std::string("kode-gopherd ") + kVersion + " (pid " +
                                           std::to_string(::getpid()) + ") serving on " +
                                           config_.socket_path + ", " + p.layout.go_version);
@@ -368,6 +395,7 @@ int Instance::run() {
   if (p.kubernetes != nullptr) p.kubernetes->stop_opening();
   // New connections are refused; queued callers and calls in flight end with shutting_down;
   // every session is closed in the database and its sandbox killed and removed.
+  if (p.team) p.team->stop();
   p.api_server->stop_accepting();
   p.sessions->close_all("daemon stopped");
   p.api_server->wait_for_requests();

@@ -24,6 +24,7 @@ class Store;
 struct InstanceOptions {
   std::optional<std::string> config_path;
   std::optional<std::string> socket_override;
+  std::optional<std::string> http_listen_override;  // --http: [http] listen
 };
 
 class Instance {

@@ -11,16 +11,20 @@
 int main(int argc, char** argv) {
   CLI::App app{"kode-gopherd: runs Go programs for AI agents in sandboxes"};
   kg::InstanceOptions options;
-  std::string config_path, socket_path;
+  std::string config_path, socket_path, http_listen;
   bool prewarm = false;
   app.add_option("--config", config_path, "config file (default: $KODE_GOPHER_CONFIG or "
                                           "$XDG_CONFIG_HOME/kode-gopher/kode-gopher.ini)");
   app.add_option("--socket", socket_path, "Unix socket to serve on (overrides [daemon] socket)");
+  app.add_option("--http", http_listen,
+                 "serve MCP over streamable HTTP on host:port (overrides [http] listen; "
+                 "docs/team-mode.md)");
   app.add_flag("--prewarm", prewarm, "build the prewarmed Go build cache if needed, then exit");
   app.set_version_flag("--version", kg::kVersion);
   CLI11_PARSE(app, argc, argv);
   if (!config_path.empty()) options.config_path = config_path;
   if (!socket_path.empty()) options.socket_override = socket_path;
+  if (!http_listen.empty()) options.http_listen_override = http_listen;
   try {
     kg::Instance instance(options);
     return prewarm ? instance.prewarm() : instance.run();

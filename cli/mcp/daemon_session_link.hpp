@@ -1,4 +1,4 @@
-// The MCP server's one link to kode-gopherd: the daemon connection (found, or started, on the
+// The stdio shim's SessionBackend (session_backend.hpp), its one link to kode-gopherd: the daemon connection (found, or started, on the
 // first tool call that needs it) and the one daemon session of this MCP connection (opened with
 // client "mcp" on the first call that runs something, closed when the server stops). It keeps
 // nothing else: results go straight back to the client.
@@ -21,12 +21,11 @@
 #include "global_options.hpp"
 #include "host_services.hpp"
 #include "request_canceller.hpp"
+#include "session_backend.hpp"
 
 namespace kg::mcp {
 
-using PhaseHandler = std::function<void(std::string_view phase, std::string_view detail)>;
-
-class DaemonSessionLink {
+class DaemonSessionLink final : public SessionBackend {
  public:
   DaemonSessionLink(kg::cli::GlobalOptions globals, plugin::Logger& logger);
   DaemonSessionLink(const DaemonSessionLink&) = delete;
@@ -37,25 +36,26 @@ class DaemonSessionLink {
   // replaced once by a new one before the call is retried. Throws kg::cli::DaemonApiError (the
   // daemon refused the call, including code "cancelled"), kg::cli::DaemonUnavailableError,
   // kg::config::ConfigError, kg::net::HttpTransportError.
-  rapidjson::Document execute(std::string_view request_json, const PhaseHandler& on_phase);
+  rapidjson::Document execute(std::string_view request_json,
+                              const PhaseHandler& on_phase) override;
 
   // POST /v1/sessions/{id}/docs with {"package", "symbol"?}; the same errors as execute.
-  rapidjson::Document package_docs(std::string_view request_json);
+  rapidjson::Document package_docs(std::string_view request_json) override;
 
   // GET /v1/plugins (needs no session).
-  rapidjson::Document plugins();
+  rapidjson::Document plugins() override;
   // GET /v1/auth: the identity programs run as (needs no session).
-  rapidjson::Document auth_status();
+  rapidjson::Document auth_status() override;
 
   // Forgets an earlier cancellation; the worker calls it before it takes the next call.
-  void prepare_for_next_call() noexcept { canceller_.reset(); }
+  void prepare_for_next_call() noexcept override { canceller_.reset(); }
 
   // Stops the call in flight: asks the daemon to cancel it, and, when the daemon cannot (no
   // call there yet, or no answer), cuts this side's request off. Any thread; never throws.
-  void cancel_running_call() noexcept;
+  void cancel_running_call() noexcept override;
 
   // DELETE the session, if one was opened. Never throws (logs instead).
-  void close_session() noexcept;
+  void close_session() noexcept override;
 
  private:
   const kg::cli::DaemonConnection& connection();

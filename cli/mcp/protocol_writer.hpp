@@ -8,11 +8,17 @@
 #include <mutex>
 #include <string_view>
 
+#include "reply_channel.hpp"
+
 namespace kg::mcp {
 
-class ProtocolWriter {
+// Every request's ReplyChannel on stdio: notifications and answers are all lines on stdout.
+class ProtocolWriter final : public ReplyChannel {
  public:
   explicit ProtocolWriter(int fd) : fd_(fd) {}
+
+  void notify(std::string_view line) override { write_line(line); }
+  void respond(std::string_view line) override { write_line(line); }
 
   // Writes `line` and a '\n'. The line must not contain a newline (JSON from rapidjson never
   // does: it escapes control characters).

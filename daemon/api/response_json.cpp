@@ -19,6 +19,10 @@ void write_session_fields(JsonWriter& w, const store::SessionRecord& s) {
   if (!s.close_reason.empty()) { w.Key("close_reason"); write_string(w, s.close_reason); }
   w.Key("calls"); w.Int64(s.calls);
   if (!s.identity.empty()) { w.Key("identity"); write_string(w, s.identity); }
+  if (!s.owner.empty()) {
+    w.Key("owner"); write_string(w, s.owner);
+    w.Key("owner_email"); write_string(w, s.owner_email);
+  }
 }
 
 std::string result_kind(const std::optional<std::string>& result_json) {

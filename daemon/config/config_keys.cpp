@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "available_backends.hpp"
+#include "team_config_keys.hpp"
 
 namespace kg::config {
 namespace {
@@ -351,7 +352,8 @@ std::string join_choices(std::span<const std::string_view> choices, std::string_
 
 bool default_is_description(ValueKind kind) {
   return kind == ValueKind::absolute_path || kind == ValueKind::path_list ||
-         kind == ValueKind::text || kind == ValueKind::dns_label || kind == ValueKind::host_port;
+         kind == ValueKind::text || kind == ValueKind::dns_label || kind == ValueKind::host_port ||
+         kind == ValueKind::word_list;
 }
 
 std::string ConfigKeySpec::full_name() const {
@@ -361,13 +363,21 @@ std::string ConfigKeySpec::full_name() const {
   return out;
 }
 
-std::span<const ConfigKeySpec> config_key_specs() { return kKeySpecs; }
+std::span<const ConfigKeySpec> config_key_specs() {
+  static const std::vector<ConfigKeySpec> all = [] {
+    std::vector<ConfigKeySpec> specs(std::begin(kKeySpecs), std::end(kKeySpecs));
+    const auto team = team_config_key_specs();
+    specs.insert(specs.end(), team.begin(), team.end());
+    return specs;
+  }();
+  return all;
+}
 
 std::span<const PluginSectionSpec> plugin_section_specs() { return kPluginSections; }
 
 std::vector<std::string_view> config_section_names() {
   std::vector<std::string_view> names;
-  for (const auto& spec : kKeySpecs) {
+  for (const auto& spec : config_key_specs()) {
     if (std::find(names.begin(), names.end(), spec.section) == names.end()) {
       names.push_back(spec.section);
     }
@@ -400,6 +410,8 @@ std::string describe_allowed_values(const ConfigKeySpec& spec) {
       return "a Kubernetes name (lowercase letters, digits and '-', at most 63 characters)";
     case ValueKind::host_port:
       return "host:port (or http://host:port)";
+    case ValueKind::word_list:
+      return "words separated by spaces or commas";
   }
   return "a value";
 }
@@ -408,7 +420,7 @@ std::string config_reference_markdown() {
   std::string out =
       "| Key | Default | Allowed values | Meaning |\n"
       "|---|---|---|---|\n";
-  for (const auto& spec : kKeySpecs) {
+  for (const auto& spec : config_key_specs()) {
     out += "| `" + spec.full_name() + "` | ";
     out += default_is_description(spec.kind) ? std::string(spec.default_text)
                                              : "`" + std::string(spec.default_text) + "`";

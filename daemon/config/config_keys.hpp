@@ -26,6 +26,7 @@ enum class ValueKind {
   text,           // one line of any text; empty means the default
   dns_label,      // a Kubernetes name: lowercase letters, digits and '-', at most 63; empty: default
   host_port,      // host:port (an http:// prefix and a trailing '/' are dropped); empty: default
+  word_list,      // words separated by spaces or commas; empty means none
 };
 
 // A value that passed its key's checks, in the form its kind produces.

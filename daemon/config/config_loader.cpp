@@ -14,6 +14,7 @@
 #include "config_value_parser.hpp"
 #include "daemon_config.hpp"
 #include "ini_file_reader.hpp"
+#include "team_settings.hpp"
 
 namespace kg::config {
 namespace {
@@ -192,6 +193,9 @@ CheckedFile checked_config_file(const std::string& path) {
           {Severity::warning, path, "sandbox.host_uid",
            "0 runs a root daemon's sandboxes as host root: a sandbox escape would be host root "
            "(remove the key to run them as uid 65534)"});
+    }
+    for (auto& issue : team_settings_issues(checked.config, path)) {
+      checked.issues.push_back(std::move(issue));
     }
     if (checked.config.sandbox_provider != "kubernetes") {
       for (const auto& spec : config_key_specs()) {

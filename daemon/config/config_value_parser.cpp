@@ -146,6 +146,20 @@ ConfigValue parse_text(const ConfigKeySpec& spec, std::string_view raw) {
   return text_value(std::string(raw));
 }
 
+ConfigValue parse_word_list(const ConfigKeySpec& spec, std::string_view raw) {
+  if (raw.find_first_of("\r\n") != std::string_view::npos) reject(spec, raw);
+  ConfigValue value;
+  std::size_t start = 0;
+  while (start < raw.size()) {
+    const auto end = raw.find_first_of(" \t,", start);
+    const auto word = raw.substr(start, end == std::string_view::npos ? raw.size() - start : end - start);
+    if (!word.empty()) value.list.emplace_back(word);
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return value;
+}
+
 // A DNS-1123 label: what Kubernetes accepts as a namespace, a label value and most names.
 ConfigValue parse_dns_label(const ConfigKeySpec& spec, std::string_view raw) {
   if (raw.empty()) return {};
@@ -192,6 +206,7 @@ ConfigValue parse_config_value(const ConfigKeySpec& spec, std::string_view raw) 
     case ValueKind::text: return parse_text(spec, raw);
     case ValueKind::dns_label: return parse_dns_label(spec, raw);
     case ValueKind::host_port: return parse_host_port(spec, raw);
+    case ValueKind::word_list: return parse_word_list(spec, raw);
   }
   reject(spec, raw);
 }

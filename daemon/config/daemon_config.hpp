@@ -26,6 +26,37 @@ struct LimitsConfig {
   std::uint64_t disk_bytes = 1ull << 30;      // [limits] disk_bytes: each of /app, /tmp, home
 };
 
+// Team mode (docs/team-mode.md): MCP over streamable HTTP with OAuth sign-in.
+struct HttpConfig {
+  std::string listen;           // [http] listen: host:port; empty: no HTTP endpoint
+  std::string public_url;       // [http] public_url; empty: http://<listen>
+  std::string tls_certificate;  // [http] tls_certificate (PEM); with tls_key, or neither
+  std::string tls_key;          // [http] tls_key (PEM)
+  bool trusted_proxy = false;   // [http] trusted_proxy: plain HTTP off loopback (TLS at a proxy)
+  std::vector<std::string> allowed_origins;  // [http] allowed_origins, besides public_url's
+  std::uint64_t max_request_bytes = 4ull << 20;  // [http] max_request_bytes, 1024..1073741824
+  std::string auth = "oauth";   // [http] auth: oauth | none (none: loopback only)
+};
+
+struct OAuthConfig {
+  std::string issuer;              // [oauth] issuer: upstream OIDC; empty: Google (effective_issuer)
+  std::string client_id;           // [oauth] client_id: the daemon's client at the issuer
+  std::string client_secret_file;  // [oauth] client_secret_file; empty: a public client
+  std::vector<std::string> scopes;  // [oauth] scopes; empty: effective_scopes()'s defaults
+  std::vector<std::string> allowed_users;    // [oauth] allowed_users: emails
+  std::vector<std::string> allowed_domains;  // [oauth] allowed_domains: email domains
+  std::uint32_t access_token_ttl_s = 900;        // 60..86400
+  std::uint32_t refresh_token_ttl_s = 604800;    // 3600..7776000
+};
+
+struct TeamConfig {
+  std::string run_as = "user";            // [team] run_as: user | daemon
+  std::uint32_t max_sessions_per_user = 4;    // 1..64
+  std::uint32_t max_queued_per_user = 8;      // 0..256
+  std::uint32_t calls_per_minute = 30;        // 1..6000
+  std::uint32_t idle_timeout_s = 900;         // 5..86400
+};
+
 struct DaemonConfig {
   std::string source_path;     // the file it came from; empty when no file exists (all defaults)
   std::string socket_path;     // [daemon] socket; default $XDG_RUNTIME_DIR/kode-gopher/daemon.sock,
@@ -70,6 +101,9 @@ struct DaemonConfig {
   std::string binary_cache_dir;            // [cache] binary_dir; empty: <state_dir>/bincache
   std::uint64_t binary_cache_max_bytes = 2ull << 30;  // [cache] binary_max_bytes, 0..1 TiB; 0: off
   LimitsConfig limits;
+  HttpConfig http;
+  OAuthConfig oauth;
+  TeamConfig team;
   // Sections named after plugins ([compiled-go], ...): key -> value, handed to that plugin.
   std::map<std::string, std::map<std::string, std::string>> plugin_sections;
 };

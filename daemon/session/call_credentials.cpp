@@ -47,25 +47,34 @@ AuthStatus CallCredentials::status() const {
 }
 
 std::optional<plugin::RunCredentials> CallCredentials::for_call(const std::string& session_id,
-                                                                std::int64_t call_id) {
-  if (plugin_ == nullptr) return std::nullopt;
+                                                                std::int64_t call_id,
+                                                                const std::string& owner) {
+  const bool as_owner = owner_source_ && !owner.empty();
+  if (!as_owner && plugin_ == nullptr) return std::nullopt;
+  const std::string source_name = as_owner ? "team-user" : plugin_name_;
   std::optional<plugin::RunCredentials> credentials;
   try {
-    credentials = plugin_->credentials_for_run(plugin::RunContext{session_id, call_id});
+    if (as_owner) {
+      credentials = owner_source_(owner);
+    } else {
+      credentials = plugin_->credentials_for_run(plugin::RunContext{session_id, call_id});
+    }
   } catch (...) {
     std::throw_with_nested(CredentialsUnavailableError(
-        "No Google credentials for this call (" + plugin_name_ + "; `kode-gopher auth status` "
-        "shows the identity)"));
+        as_owner ? "No Google credentials for this call: your sign-in's Google token could not "
+                   "be refreshed; sign in again (your MCP client's authenticate action)"
+                 : "No Google credentials for this call (" + plugin_name_ +
+                       "; `kode-gopher auth status` shows the identity)"));
   }
   if (!credentials) return std::nullopt;
   if (credentials->mode == plugin::CredentialMode::none || credentials->token.access_token.empty()) {
-    throw CredentialsUnavailableError("The credential plugin " + plugin_name_ +
+    throw CredentialsUnavailableError("The credential source " + source_name +
                                       " answered credentials without an access token");
   }
   store::GrantRecord grant;
   grant.session_id = session_id;
   grant.call_id = call_id;
-  grant.plugin = plugin_name_;
+  grant.plugin = source_name;
   grant.mode = std::string(plugin::to_string(credentials->mode));
   grant.identity = credentials->identity;
   grant.credential_type = credentials->credential_type;

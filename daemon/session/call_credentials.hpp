@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -31,6 +32,10 @@ struct AuthStatus {
   plugin::Identity identity;  // mode none (with problem and login_hint) when there is nothing
 };
 
+// Team mode with [team] run_as = user: the signed-in user's own upstream token for one run
+// (refreshed on the host). Throws plugin::CredentialsError.
+using OwnerCredentialSource = std::function<plugin::RunCredentials(const std::string& owner)>;
+
 class CallCredentials {
  public:
   // plugin: the loaded plugin named plugin_name, or nullptr when it is "none" or not loaded
@@ -46,8 +51,15 @@ class CallCredentials {
   // The call's credentials, recorded as a grant of that call; nullopt when the call goes
   // without (no plugin, or the plugin has no credentials at all). Throws
   // CredentialsUnavailableError.
+  // A session with an owner gets that user's own token when an owner source is set.
   std::optional<plugin::RunCredentials> for_call(const std::string& session_id,
-                                                 std::int64_t call_id);
+                                                 std::int64_t call_id,
+                                                 const std::string& owner = {});
+
+  // Sets where owned sessions' tokens come from (team mode, run_as = user); set once, before
+  // the first call.
+  void use_owner_credentials(OwnerCredentialSource source) { owner_source_ = std::move(source); }
+  bool uses_owner_credentials() const noexcept { return static_cast<bool>(owner_source_); }
 
  private:
   std::string plugin_name_;
@@ -55,6 +67,7 @@ class CallCredentials {
   std::string not_loaded_reason_;
   store::Store& store_;
   plugin::Logger& logger_;
+  OwnerCredentialSource owner_source_;
 };
 
 }  // namespace kg::session

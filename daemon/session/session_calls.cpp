@@ -138,7 +138,8 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
     ensure_sandbox(session, progress);
     // Per call, never per sandbox start, and once the sandbox is ready (starting one may wait
     // for the Go build cache): the token is fresh for this run and recorded with this call.
-    if (!retried) request.credentials = credentials_.for_call(session.record.id, call.call_id);
+    if (!retried) request.credentials = credentials_.for_call(session.record.id, call.call_id,
+                                                                  session.record.owner);
     // A retry's setup includes the attempt that failed.
     const std::uint64_t setup_us = us_since(setup_started);
     call.result.setup_us = setup_us;

@@ -88,14 +88,15 @@ std::vector<RuntimeState> SessionManager::runtime_states() {
 }
 
 store::SessionRecord SessionManager::open(const std::string& client, const std::string& runtime,
-                                          const SlotWait& wait) {
+                                          const SlotWait& wait, const SessionOwner& owner) {
   const std::string id = new_session_id();
-  open_with_id(id, client, runtime, wait);
+  open_with_id(id, client, runtime, wait, owner);
   return get(id);
 }
 
 std::uint64_t SessionManager::open_with_id(const std::string& id, const std::string& client,
-                                           const std::string& runtime, const SlotWait& wait) {
+                                           const std::string& runtime, const SlotWait& wait,
+                                           const SessionOwner& owner) {
   // An unknown or unavailable runtime fails now, not after a wait.
   const std::string runtime_name = plan_for(runtime, "").requested;
   auto session = std::make_shared<Session>();
@@ -103,6 +104,8 @@ std::uint64_t SessionManager::open_with_id(const std::string& id, const std::str
   session->record.client = client.empty() ? "api" : client;
   session->record.provider = std::string(provider_.name());
   session->record.runtime = runtime_name;
+  session->record.owner = owner.id;
+  session->record.owner_email = owner.email;
   const std::uint64_t waited_ms = slots_.acquire(id, wait);
   try {
     std::lock_guard lock(mutex_);
@@ -116,6 +119,7 @@ std::uint64_t SessionManager::open_with_id(const std::string& id, const std::str
   }
   logger_.log(plugin::LogLevel::info,
               "Session " + id + " opened for " + session->record.client +
+                  (owner.id.empty() ? "" : " (user " + owner.email + ")") +
                   (waited_ms > 0 ? " after " + std::to_string(waited_ms) + " ms in the queue" : ""));
   return waited_ms;
 }

@@ -56,6 +56,13 @@ struct CallResult {
   plugin::ExecuteResult result;
 };
 
+// Team mode: the signed-in user a session belongs to . Empty for the
+// Unix-socket API's sessions, which belong to the daemon's own user.
+struct SessionOwner {
+  std::string id;     // stable: issuer#subject, or "local"
+  std::string email;
+};
+
 struct RuntimeState {
   std::string name;
   bool available = false;
@@ -88,8 +95,10 @@ class SessionManager {
   // UnknownRuntimeError for a runtime this build does not have and RuntimeUnavailableError for
   // one that is not loaded (both before waiting), and what
   // SessionSlotQueue::acquire throws: QueueFullError, CancelledError, ShuttingDownError.
+  // `owner` is recorded with the session; its calls run with that user's credentials when
+  // CallCredentials has a source for them.
   store::SessionRecord open(const std::string& client, const std::string& runtime,
-                            const SlotWait& wait = {});
+                            const SlotWait& wait = {}, const SessionOwner& owner = {});
   // Stops the session's sandbox; closing a closed session is fine. Throws SessionNotFoundError.
   store::SessionRecord close(const std::string& session_id, const std::string& reason);
   store::SessionRecord get(const std::string& session_id);  // throws SessionNotFoundError
@@ -134,7 +143,8 @@ class SessionManager {
   static std::string new_session_id();
   // open() with a given id; returns how long it waited for a slot, in ms.
   std::uint64_t open_with_id(const std::string& id, const std::string& client,
-                             const std::string& runtime, const SlotWait& wait);
+                             const std::string& runtime, const SlotWait& wait,
+                             const SessionOwner& owner = {});
   CallResult run_call(Session& session, CallRequest request, plugin::ProgressSink& progress,
                       std::chrono::steady_clock::time_point started);
   std::shared_ptr<Session> find_open(const std::string& session_id);

@@ -35,6 +35,10 @@ struct SessionRecord {
   std::string close_reason;
   std::int64_t calls = 0;  // number of calls recorded for it (computed)
   std::string identity;    // who its newest credentialed call ran as (computed); empty: none
+  // Team mode: the signed-in user it belongs to (stable id, and email); empty for sessions of
+  // the Unix-socket API.
+  std::string owner;
+  std::string owner_email;
 };
 
 // An access token handed to a sandbox for one call (the token itself is never stored).

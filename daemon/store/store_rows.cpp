@@ -23,6 +23,8 @@ SessionRecord read_session_row(const SqliteStatement& row) {
   session.close_reason = row.text(8);
   session.calls = row.integer(9);
   session.identity = row.text(10);
+  session.owner = row.text(11);
+  session.owner_email = row.text(12);
   return session;
 }
 

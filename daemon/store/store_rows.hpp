@@ -15,7 +15,7 @@ inline constexpr std::string_view kSessionColumns =
     "s.id, s.client, s.provider, s.sandbox_id, s.runtime, s.state, s.opened_at, s.closed_at, "
     "s.close_reason, (SELECT COUNT(*) FROM calls c WHERE c.session_id = s.id), "
     "(SELECT g.identity FROM credential_grants g WHERE g.session_id = s.id "
-    "ORDER BY g.id DESC LIMIT 1)";
+    "ORDER BY g.id DESC LIMIT 1), s.owner, s.owner_email";
 
 // For "SELECT <kCallColumns> FROM calls ...".
 inline constexpr std::string_view kCallColumns =

@@ -76,6 +76,14 @@ CREATE INDEX credential_grants_by_session ON credential_grants (session_id, id);
     R"sql(
 ALTER TABLE calls ADD COLUMN runtime_reason TEXT;
 )sql",
+    // 4: team mode. A session opened over HTTP belongs to the signed-in user: owner is their
+    // stable id (issuer#subject, or "local"), owner_email who they are. Empty for sessions of
+    // the Unix-socket API, which belong to the daemon's own user.
+    R"sql(
+ALTER TABLE sessions ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN owner_email TEXT NOT NULL DEFAULT '';
+CREATE INDEX sessions_by_owner ON sessions (owner, state);
+)sql",
 };
 
 }  // namespace

@@ -25,14 +25,16 @@ void Store::insert_session(const SessionRecord& session) {
   std::lock_guard lock(mutex_);
   SqliteStatement insert(db_,
                          "INSERT INTO sessions (id, client, provider, sandbox_id, runtime, state, "
-                         "opened_at) VALUES (?, ?, ?, ?, ?, 'open', ?)",
+                         "opened_at, owner, owner_email) VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?)",
                          "Failed to record session \"" + session.id + "\"");
   insert.bind_text(1, session.id)
       .bind_text(2, session.client)
       .bind_text(3, session.provider)
       .bind_text_or_null(4, session.sandbox_id)
       .bind_text(5, session.runtime)
-      .bind_text(6, rfc3339_utc_now());
+      .bind_text(6, rfc3339_utc_now())
+      .bind_text(7, session.owner)
+      .bind_text(8, session.owner_email);
   insert.run();
 }
 

@@ -5,21 +5,21 @@
 // Called on the tool-call worker thread.
 #pragma once
 
-#include "daemon_session_link.hpp"
+#include "session_backend.hpp"
 #include "tool.hpp"
 
 namespace kg::mcp {
 
 class GcpAuthStatusTool final : public Tool {
  public:
-  explicit GcpAuthStatusTool(DaemonSessionLink& daemon) : daemon_(daemon) {}
+  explicit GcpAuthStatusTool(SessionBackend& daemon) : daemon_(daemon) {}
 
   std::string_view name() const override { return "gcp_auth_status"; }
   rapidjson::Document definition(const ProtocolFeatures& features) const override;
   ToolResult call(const rapidjson::Value* arguments, ToolCallContext& context) override;
 
  private:
-  DaemonSessionLink& daemon_;
+  SessionBackend& daemon_;
 };
 
 // The result for a GET /v1/auth answer.

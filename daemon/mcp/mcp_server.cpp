@@ -6,12 +6,6 @@
 namespace kg::mcp {
 namespace {
 
-bool is_request_method(std::string_view method) {
-  return method == "initialize" || method == "ping" || method == "tools/list" ||
-         method == "tools/call" || method == "server/discover" || method == "prompts/list" ||
-         method == "prompts/get";
-}
-
 // `_meta.progressToken` as JSON text when it is a string or an integer.
 std::optional<std::string> progress_token(const rapidjson::Value* params) {
   const rapidjson::Value* token = find_member(find_member(params, "_meta"), "progressToken");
@@ -23,45 +17,31 @@ std::optional<std::string> progress_token(const rapidjson::Value* params) {
 
 }  // namespace
 
-McpServer::McpServer(ToolCatalog& tools, DaemonSessionLink& daemon, ProtocolWriter& writer,
-                     plugin::Logger& logger, ServerIdentity identity)
-    : tools_(tools),
-      daemon_(daemon),
-      writer_(writer),
-      logger_(logger),
-      identity_(std::move(identity)),
-      worker_(writer, {.before_each_call = [&daemon] { daemon.prepare_for_next_call(); },
-                       .interrupt_running = [&daemon] { daemon.cancel_running_call(); }}) {}
-
-void McpServer::serve(LineReader& reader) {
-  while (const std::optional<InputLine> line = reader.next()) handle_line(*line);
-  logger_.log(plugin::LogLevel::info, "Input ended: stopping");
-  worker_.stop();
-  daemon_.close_session();
+bool is_served_method(std::string_view method) {
+  return method == "initialize" || method == "ping" || method == "tools/list" ||
+         method == "tools/call" || method == "server/discover" || method == "prompts/list" ||
+         method == "prompts/get";
 }
 
-void McpServer::handle_line(const InputLine& line) {
-  if (line.dropped_bytes > 0) {
-    logger_.log(plugin::LogLevel::warn,
-                "Dropped a message of " + std::to_string(line.dropped_bytes) + " bytes");
-    writer_.write_line(error_line(
-        "null", RpcErrorCode::invalid_request,
-        "Invalid request: the message is " + std::to_string(line.dropped_bytes) +
-            " bytes, more than the " + std::to_string(kMaxMessageBytes >> 20) +
-            " MiB this server reads in one line; send large programs as several files, or run "
-            "them with `kode-gopher exec`"));
-    return;
-  }
-  if (line.text.find_first_not_of(" \t") == std::string::npos) return;  // blank line
-  std::shared_ptr<IncomingMessage> message;
-  try {
-    message = std::make_shared<IncomingMessage>(parse_message(line.text));
-  } catch (const RpcError& e) {
-    logger_.log(plugin::LogLevel::warn, e.what());
-    writer_.write_line(error_line(e.id_json(), e.code(), e.what(), e.data_json()));
-    return;
-  }
-  dispatch(std::move(message));
+McpServer::McpServer(ToolCatalog& tools, SessionBackend& backend, plugin::Logger& logger,
+                     ServerIdentity identity)
+    : tools_(tools),
+      backend_(backend),
+      logger_(logger),
+      identity_(std::move(identity)),
+      worker_({.before_each_call = [&backend] { backend.prepare_for_next_call(); },
+               .interrupt_running = [&backend] { backend.cancel_running_call(); }}) {}
+
+void McpServer::shutdown() {
+  std::call_once(shut_down_, [this] {
+    worker_.stop();
+    backend_.close_session();
+  });
+}
+
+std::optional<std::string> McpServer::legacy_version() const {
+  std::lock_guard lock(version_mutex_);
+  return legacy_version_;
 }
 
 ProtocolFeatures McpServer::features_of(const IncomingMessage& message) const {
@@ -83,7 +63,7 @@ ProtocolFeatures McpServer::features_of(const IncomingMessage& message) const {
     }
     return features_for(kModernVersion);
   }
-  if (legacy_version_) return features_for(*legacy_version_);
+  if (const std::optional<std::string> version = legacy_version()) return features_for(*version);
   if (message.method == "ping") return features_for(kLatestLegacyVersion);  // allowed any time
   // Neither era: a legacy client that skipped initialize, or a modern one that left out _meta.
   throw RpcError(RpcErrorCode::invalid_params,
@@ -96,7 +76,8 @@ ProtocolFeatures McpServer::features_of(const IncomingMessage& message) const {
                  message.id_json);
 }
 
-void McpServer::dispatch(std::shared_ptr<IncomingMessage> message) {
+void McpServer::handle(std::shared_ptr<IncomingMessage> message,
+                       std::shared_ptr<ReplyChannel> reply) {
   if (message->kind == IncomingMessage::Kind::response) {
     logger_.log(plugin::LogLevel::debug, "Ignored a response (id " + message->id_json +
                                              "): this server sends no requests");
@@ -109,13 +90,13 @@ void McpServer::dispatch(std::shared_ptr<IncomingMessage> message) {
   const std::string& id = message->id_json;
   logger_.log(plugin::LogLevel::debug, "Request " + id + ": " + message->method);
   try {
-    if (!is_request_method(message->method)) {
+    if (!is_served_method(message->method)) {
       throw RpcError(RpcErrorCode::method_not_found,
                      "Method not found: " + message->method, id);
     }
     if (message->method == "initialize") {
       rapidjson::Document result = initialize_result(*message);
-      writer_.write_line(result_line(id, to_json(result)));
+      reply->respond(result_line(id, to_json(result)));
       return;
     }
     const ProtocolFeatures features = features_of(*message);
@@ -128,26 +109,26 @@ void McpServer::dispatch(std::shared_ptr<IncomingMessage> message) {
     }
     if (message->method == "ping") {
       rapidjson::Document empty(rapidjson::kObjectType);
-      writer_.write_line(result_line(id, finish(std::move(empty), features)));
+      reply->respond(result_line(id, finish(std::move(empty), features)));
     } else if (message->method == "server/discover") {
-      writer_.write_line(result_line(id, finish(discover_result(), features)));
+      reply->respond(result_line(id, finish(discover_result(), features)));
     } else if (message->method == "tools/list") {
-      writer_.write_line(result_line(id, finish(list_tools_result(features), features)));
+      reply->respond(result_line(id, finish(list_tools_result(features), features)));
     } else if (message->method == "prompts/list") {
-      writer_.write_line(result_line(id, finish(list_prompts_result(features), features)));
+      reply->respond(result_line(id, finish(list_prompts_result(features), features)));
     } else if (message->method == "prompts/get") {
-      writer_.write_line(result_line(id, finish(get_prompt_result(*message), features)));
+      reply->respond(result_line(id, finish(get_prompt_result(*message), features)));
     } else {
-      submit_tool_call(message, features);
+      submit_tool_call(message, features, reply);
     }
   } catch (const RpcError& e) {
     logger_.log(plugin::LogLevel::warn,
                 "Request " + id + " (" + message->method + "): " + e.what());
-    writer_.write_line(error_line(id, e.code(), e.what(), e.data_json()));
+    reply->respond(error_line(id, e.code(), e.what(), e.data_json()));
   } catch (const std::exception& e) {
     const std::string what = kg::describe_error_chain(e);
     logger_.log(plugin::LogLevel::error, "Request " + id + ": " + what);
-    writer_.write_line(error_line(id, RpcErrorCode::internal_error, "Internal error: " + what));
+    reply->respond(error_line(id, RpcErrorCode::internal_error, "Internal error: " + what));
   }
 }
 
@@ -169,7 +150,8 @@ void McpServer::on_notification(const IncomingMessage& message) {
 }
 
 void McpServer::submit_tool_call(std::shared_ptr<IncomingMessage> message,
-                                 const ProtocolFeatures& features) {
+                                 const ProtocolFeatures& features,
+                                 std::shared_ptr<ReplyChannel> reply) {
   const rapidjson::Value* name = find_member(message->params, "name");
   if (name == nullptr || !name->IsString()) {
     throw RpcError(RpcErrorCode::invalid_params,
@@ -195,7 +177,7 @@ void McpServer::submit_tool_call(std::shared_ptr<IncomingMessage> message,
     CallProgress context(call, token);
     const ToolResult result = tool->call(arguments, context);
     return result_line(message->id_json, finish(call_tool_result(result, features), features));
-  });
+  }, std::move(reply));
 }
 
 }  // namespace kg::mcp

@@ -7,7 +7,7 @@
 
 namespace kg::mcp {
 
-ToolCatalog::ToolCatalog(DaemonSessionLink& daemon) {
+ToolCatalog::ToolCatalog(SessionBackend& daemon) {
   tools_.push_back(std::make_unique<ExecuteGoCodeTool>(daemon));
   tools_.push_back(std::make_unique<GcpAuthStatusTool>(daemon));
   tools_.push_back(std::make_unique<LookupPackageDocsTool>(daemon));

@@ -71,7 +71,10 @@ rapidjson::Document McpServer::initialize_result(const IncomingMessage& message)
                    message.id_json);
   }
   const std::string_view version = negotiate_legacy_version(requested->GetString());
-  legacy_version_ = std::string(version);
+  {
+    std::lock_guard lock(version_mutex_);
+    legacy_version_ = std::string(version);
+  }
   const rapidjson::Value* client = find_member(message.params, "clientInfo");
   logger_.log(plugin::LogLevel::info,
               "Client " + string_member(client, "name") + " " + string_member(client, "version") +

@@ -8,14 +8,14 @@
 #include <string_view>
 #include <vector>
 
-#include "daemon_session_link.hpp"
+#include "session_backend.hpp"
 #include "tool.hpp"
 
 namespace kg::mcp {
 
 class ToolCatalog {
  public:
-  explicit ToolCatalog(DaemonSessionLink& daemon);
+  explicit ToolCatalog(SessionBackend& daemon);
 
   // The `tools` array of a tools/list result, as JSON text.
   std::string list_json(const ProtocolFeatures& features) const;

@@ -22,6 +22,8 @@ enum class RpcErrorCode : int {
   invalid_params = -32602,
   internal_error = -32603,
   unsupported_protocol_version = -32022,
+  header_mismatch = -32020,  // streamable HTTP: a Mcp-* header disagrees with the body
+  server_busy = -32000,      // streamable HTTP: a per-user limit; the HTTP status says 429
 };
 
 // A message that must be answered with a JSON-RPC error. id_json is the request's id, or "null"

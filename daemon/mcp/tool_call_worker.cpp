@@ -8,42 +8,58 @@ namespace kg::mcp {
 
 class ToolCallWorker::Call final : public RunningCall {
  public:
-  explicit Call(ToolCallWorker& worker) : worker_(worker) {}
+  Call(ToolCallWorker& worker, ReplyChannel& reply) : worker_(worker), reply_(reply) {}
   bool cancelled() const override {
     std::lock_guard lock(worker_.mutex_);
     return worker_.running_cancelled_;
   }
   void notify(std::string_view line) override {
-    if (!cancelled()) worker_.writer_.write_line(line);
+    if (!cancelled()) reply_.notify(line);
   }
 
  private:
   ToolCallWorker& worker_;
+  ReplyChannel& reply_;
 };
 
-ToolCallWorker::ToolCallWorker(ProtocolWriter& writer, Hooks hooks)
-    : writer_(writer), hooks_(std::move(hooks)), thread_([this] { run(); }) {}
+ToolCallWorker::ToolCallWorker(Hooks hooks)
+    : hooks_(std::move(hooks)), thread_([this] { run(); }) {}
 
 ToolCallWorker::~ToolCallWorker() { stop(); }
 
-void ToolCallWorker::submit(std::string id_json, ToolCallJob job) {
+void ToolCallWorker::submit(std::string id_json, ToolCallJob job,
+                            std::shared_ptr<ReplyChannel> reply) {
   {
     std::lock_guard lock(mutex_);
-    if (stopping_) return;
-    queue_.push_back({std::move(id_json), std::move(job)});
+    if (!stopping_) {
+      queue_.push_back({std::move(id_json), std::move(job), std::move(reply)});
+      reply = nullptr;
+    }
+  }
+  if (reply) {
+    reply->end_unanswered();
+    return;
   }
   wake_.notify_one();
 }
 
 bool ToolCallWorker::cancel(const std::string& id_json) {
+  std::shared_ptr<ReplyChannel> dropped;
   {
     std::lock_guard lock(mutex_);
     const auto queued = std::find_if(queue_.begin(), queue_.end(),
                                      [&](const Pending& p) { return p.id_json == id_json; });
     if (queued != queue_.end()) {
+      dropped = std::move(queued->reply);
       queue_.erase(queued);
-      return true;
     }
+  }
+  if (dropped) {
+    dropped->end_unanswered();
+    return true;
+  }
+  {
+    std::lock_guard lock(mutex_);
     if (running_id_ != id_json || running_cancelled_) return false;
     running_cancelled_ = true;
   }
@@ -53,17 +69,19 @@ bool ToolCallWorker::cancel(const std::string& id_json) {
 
 void ToolCallWorker::stop() {
   bool interrupt = false;
+  std::deque<Pending> dropped;
   {
     std::lock_guard lock(mutex_);
     if (stopping_ && !thread_.joinable()) return;
     stopping_ = true;
-    queue_.clear();
+    dropped.swap(queue_);
     if (!running_id_.empty() && !running_cancelled_) {
       running_cancelled_ = true;
       interrupt = true;
     }
   }
   wake_.notify_one();
+  for (Pending& pending : dropped) pending.reply->end_unanswered();
   if (interrupt && hooks_.interrupt_running) hooks_.interrupt_running();
   if (thread_.joinable()) thread_.join();
 }
@@ -82,7 +100,7 @@ void ToolCallWorker::run() {
       running_id_ = pending.id_json;
       running_cancelled_ = false;
     }
-    Call call(*this);
+    Call call(*this, *pending.reply);
     std::string response;
     try {
       response = pending.job(call);
@@ -93,9 +111,12 @@ void ToolCallWorker::run() {
     {
       std::lock_guard lock(mutex_);
       running_id_.clear();
-      if (running_cancelled_) continue;
+      if (running_cancelled_) {
+        pending.reply->end_unanswered();
+        continue;
+      }
     }
-    writer_.write_line(response);
+    pending.reply->respond(response);
   }
 }
 

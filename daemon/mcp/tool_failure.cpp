@@ -2,10 +2,10 @@
 
 #include <string>
 
-#include "cli_errors.hpp"
 #include "error_chain.hpp"
+#include "http_client.hpp"
+#include "session_backend.hpp"
 #include "tool_definition.hpp"
-#include "unix_http_client.hpp"
 
 namespace kg::mcp {
 
@@ -15,11 +15,11 @@ ToolResult tool_failure(std::string_view tool, std::exception_ptr error) {
     std::rethrow_exception(error);
   } catch (const ToolArgumentError& e) {
     return ToolResult::error(e.what());
-  } catch (const kg::cli::DaemonApiError& e) {
+  } catch (const BackendRefusedError& e) {
     if (e.code().empty()) return ToolResult::error(prefix + e.what());
     return ToolResult::error(prefix + "the daemon refused the call (" + e.code() + "): " +
                              e.what());
-  } catch (const kg::cli::DaemonUnavailableError&) {
+  } catch (const BackendUnavailableError&) {
     return ToolResult::error(prefix + "the kode-gopher daemon is unavailable: " +
                              kg::describe_error_chain(error));
   } catch (const kg::net::HttpTransportError&) {

@@ -7,21 +7,21 @@
 
 #include <string_view>
 
-#include "daemon_session_link.hpp"
+#include "session_backend.hpp"
 #include "tool.hpp"
 
 namespace kg::mcp {
 
 class LookupPackageDocsTool final : public Tool {
  public:
-  explicit LookupPackageDocsTool(DaemonSessionLink& daemon) : daemon_(daemon) {}
+  explicit LookupPackageDocsTool(SessionBackend& daemon) : daemon_(daemon) {}
 
   std::string_view name() const override { return "lookup_package_docs"; }
   rapidjson::Document definition(const ProtocolFeatures& features) const override;
   ToolResult call(const rapidjson::Value* arguments, ToolCallContext& context) override;
 
  private:
-  DaemonSessionLink& daemon_;
+  SessionBackend& daemon_;
 };
 
 // ^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$

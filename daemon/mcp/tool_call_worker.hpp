@@ -14,7 +14,9 @@
 #include <string>
 #include <thread>
 
-#include "protocol_writer.hpp"
+#include <memory>
+
+#include "reply_channel.hpp"
 
 namespace kg::mcp {
 
@@ -23,7 +25,7 @@ class RunningCall {
  public:
   virtual ~RunningCall() = default;
   virtual bool cancelled() const = 0;
-  // Writes a notification line for this call, unless the call was cancelled.
+  // Sends a notification line for this call, unless the call was cancelled.
   virtual void notify(std::string_view line) = 0;
 };
 
@@ -37,12 +39,13 @@ class ToolCallWorker {
     std::function<void()> interrupt_running;  // the cancelling thread, after marking the call
   };
 
-  ToolCallWorker(ProtocolWriter& writer, Hooks hooks);
+  explicit ToolCallWorker(Hooks hooks);
   ~ToolCallWorker();
   ToolCallWorker(const ToolCallWorker&) = delete;
   ToolCallWorker& operator=(const ToolCallWorker&) = delete;
 
-  void submit(std::string id_json, ToolCallJob job);
+  // The job's notifications and its answer go to `reply`.
+  void submit(std::string id_json, ToolCallJob job, std::shared_ptr<ReplyChannel> reply);
 
   // True when the call was queued (dropped now) or running (interrupted); false when it is
   // unknown or already answered, which MCP says to ignore.
@@ -56,10 +59,10 @@ class ToolCallWorker {
   struct Pending {
     std::string id_json;
     ToolCallJob job;
+    std::shared_ptr<ReplyChannel> reply;
   };
   void run();
 
-  ProtocolWriter& writer_;
   Hooks hooks_;
   std::mutex mutex_;
   std::condition_variable wake_;

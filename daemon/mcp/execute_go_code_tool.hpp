@@ -5,21 +5,21 @@
 // Called on the tool-call worker thread.
 #pragma once
 
-#include "daemon_session_link.hpp"
+#include "session_backend.hpp"
 #include "tool.hpp"
 
 namespace kg::mcp {
 
 class ExecuteGoCodeTool final : public Tool {
  public:
-  explicit ExecuteGoCodeTool(DaemonSessionLink& daemon) : daemon_(daemon) {}
+  explicit ExecuteGoCodeTool(SessionBackend& daemon) : daemon_(daemon) {}
 
   std::string_view name() const override { return "execute_go_code"; }
   rapidjson::Document definition(const ProtocolFeatures& features) const override;
   ToolResult call(const rapidjson::Value* arguments, ToolCallContext& context) override;
 
  private:
-  DaemonSessionLink& daemon_;
+  SessionBackend& daemon_;
 };
 
 // The ExecuteRequest JSON (docs/daemon-api.md) for a call's arguments. Throws ToolArgumentError

@@ -1,0 +1,69 @@
+// What the MCP tools run against: the daemon, seen as one session that belongs to one MCP
+// connection. Two implementations: the stdio shim's DaemonSessionLink (cli/mcp/, the daemon API
+// over its Unix socket) and the HTTP transport's InProcessSessionBackend (daemon/team/http/, the
+// same API routes called in the daemon's own process, for the signed-in user). Both speak the
+// daemon API's JSON (docs/daemon-api.md), so the tools are one implementation for both.
+//
+// Threads: execute / package_docs / plugins / auth_status run on the tool-call worker, one at a
+// time; cancel_running_call comes from another thread while one of them runs; close_session runs
+// after the worker has stopped.
+#pragma once
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include <rapidjson/document.h>
+
+namespace kg::mcp {
+
+using PhaseHandler = std::function<void(std::string_view phase, std::string_view detail)>;
+
+// The daemon answered with an error (its error JSON's code and message): the call was refused
+// or failed in a way the caller can act on. The CLI's DaemonApiError is one.
+class BackendRefusedError : public std::runtime_error {
+ public:
+  BackendRefusedError(int http_status, std::string code, const std::string& message)
+      : std::runtime_error(message), http_status_(http_status), code_(std::move(code)) {}
+  int http_status() const noexcept { return http_status_; }
+  // The error JSON's code; empty when the answer was not the documented error JSON.
+  const std::string& code() const noexcept { return code_; }
+
+ private:
+  int http_status_;
+  std::string code_;
+};
+
+// The daemon cannot be reached, found or started. The CLI's DaemonUnavailableError is one.
+class BackendUnavailableError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class SessionBackend {
+ public:
+  virtual ~SessionBackend() = default;
+
+  // Runs an execute request (the body of POST /v1/sessions/{id}/execute) in this connection's
+  // session, opened on first use; on_phase hears each phase boundary. Returns the ExecuteResult
+  // JSON. Throws BackendRefusedError (code "cancelled" when cancel_running_call stopped it),
+  // BackendUnavailableError, or a transport error.
+  virtual rapidjson::Document execute(std::string_view request_json,
+                                      const PhaseHandler& on_phase) = 0;
+  // POST /v1/sessions/{id}/docs with {"package", "symbol"?}; the same errors as execute.
+  virtual rapidjson::Document package_docs(std::string_view request_json) = 0;
+  // GET /v1/plugins (needs no session).
+  virtual rapidjson::Document plugins() = 0;
+  // GET /v1/auth: the identity this connection's programs run as (needs no session).
+  virtual rapidjson::Document auth_status() = 0;
+
+  // Forgets an earlier cancellation; the worker calls it before it takes the next call.
+  virtual void prepare_for_next_call() noexcept = 0;
+  // Stops the call in flight, if any. Any thread; never throws.
+  virtual void cancel_running_call() noexcept = 0;
+  // Closes the session, if one was opened. Never throws (logs instead).
+  virtual void close_session() noexcept = 0;
+};
+
+}  // namespace kg::mcp

@@ -1,0 +1,162 @@
+#include "in_process_backend.hpp"
+
+#include <rapidjson/error/en.h>
+
+#include "api_errors.hpp"
+#include "api_routes.hpp"
+#include "auth_status_json.hpp"
+#include "error_chain.hpp"
+#include "session_errors.hpp"
+
+namespace kg::team {
+namespace {
+
+class PhaseRelay final : public plugin::ProgressSink {
+ public:
+  explicit PhaseRelay(const mcp::PhaseHandler& on_phase) : on_phase_(on_phase) {}
+  void phase_started(plugin::Phase phase, std::string_view detail) noexcept override {
+    try {
+      if (on_phase_) on_phase_(plugin::to_string(phase), detail);
+    } catch (...) {
+    }
+  }
+
+ private:
+  const mcp::PhaseHandler& on_phase_;
+};
+
+rapidjson::Document parse_answer(const std::string& body) {
+  rapidjson::Document document;
+  document.Parse(body.data(), body.size());
+  if (document.HasParseError()) {
+    throw std::runtime_error(std::string("the daemon's answer is not JSON: ") +
+                             rapidjson::GetParseError_En(document.GetParseError()));
+  }
+  return document;
+}
+
+bool session_gone(const std::string& code) {
+  return code == "not_found" || code == "session_closed";
+}
+
+}  // namespace
+
+InProcessSessionBackend::InProcessSessionBackend(api::ApiContext& api,
+                                                 session::SessionOwner owner, std::string client,
+                                                 TeamIdentity identity)
+    : api_(api), owner_(std::move(owner)), client_(std::move(client)), identity_(std::move(identity)) {}
+
+rapidjson::Document InProcessSessionBackend::route(const std::string& method,
+                                                  const std::string& path,
+                                                  const std::string& body,
+                                                  plugin::ProgressSink* progress) {
+  api::ApiRequest request{method, path, "", body, progress, {}};
+  try {
+    return parse_answer(api::route_request(api_, request).body);
+  } catch (...) {
+    const api::ApiError error = api::map_exception(std::current_exception());
+    throw mcp::BackendRefusedError(error.status, error.code, error.message);
+  }
+}
+
+std::string InProcessSessionBackend::session_id() {
+  {
+    std::lock_guard lock(mutex_);
+    if (!session_id_.empty()) return session_id_;
+  }
+  std::string id;
+  try {
+    id = api_.sessions.open(client_, "", {}, owner_).id;
+  } catch (...) {
+    const api::ApiError error = api::map_exception(std::current_exception());
+    throw mcp::BackendRefusedError(error.status, error.code, error.message);
+  }
+  std::lock_guard lock(mutex_);
+  session_id_ = id;
+  return id;
+}
+
+rapidjson::Document InProcessSessionBackend::in_session(const std::string& verb,
+                                                       const std::string& body,
+                                                       plugin::ProgressSink* progress) {
+  for (int attempt = 0;; ++attempt) {
+    const std::string id = session_id();
+    try {
+      return route("POST", "/v1/sessions/" + id + "/" + verb, body, progress);
+    } catch (const mcp::BackendRefusedError& e) {
+      if (attempt > 0 || !session_gone(e.code())) throw;
+      std::lock_guard lock(mutex_);
+      if (session_id_ == id) session_id_.clear();  // the daemon lost it: open a new one
+    }
+  }
+}
+
+rapidjson::Document InProcessSessionBackend::execute(std::string_view request_json,
+                                                    const mcp::PhaseHandler& on_phase) {
+  {
+    std::lock_guard lock(mutex_);
+    if (cancelled_) throw mcp::BackendRefusedError(409, "cancelled", "The call was cancelled");
+  }
+  PhaseRelay relay(on_phase);
+  return in_session("execute", std::string(request_json), &relay);
+}
+
+rapidjson::Document InProcessSessionBackend::package_docs(std::string_view request_json) {
+  return in_session("docs", std::string(request_json), nullptr);
+}
+
+rapidjson::Document InProcessSessionBackend::plugins() {
+  return route("GET", "/v1/plugins", "", nullptr);
+}
+
+rapidjson::Document InProcessSessionBackend::auth_status() {
+  session::AuthStatus status = api_.credentials.status();
+  if (identity_.own_token) {
+    status.plugin = "team-user";
+    status.plugin_loaded = true;
+    status.identity = {};
+    status.identity.mode = plugin::CredentialMode::access_token;
+    status.identity.credential_type = "authorized_user";
+    status.identity.email = owner_.email;
+    status.identity.source = "your sign-in to this kode-gopher (" + identity_.issuer +
+                             "); each call gets a short-lived token of yours";
+  }
+  return parse_answer(api::auth_status_json(status));
+}
+
+void InProcessSessionBackend::prepare_for_next_call() noexcept {
+  std::lock_guard lock(mutex_);
+  cancelled_ = false;
+}
+
+void InProcessSessionBackend::cancel_running_call() noexcept {
+  std::string id;
+  {
+    std::lock_guard lock(mutex_);
+    cancelled_ = true;
+    id = session_id_;
+  }
+  if (id.empty()) return;
+  try {
+    api_.sessions.cancel(id);
+  } catch (...) {
+    // Nothing running, or the session is gone: nothing to stop.
+  }
+}
+
+void InProcessSessionBackend::close_session() noexcept {
+  std::string id;
+  {
+    std::lock_guard lock(mutex_);
+    id.swap(session_id_);
+  }
+  if (id.empty()) return;
+  try {
+    api_.sessions.close(id, "MCP session ended");
+  } catch (...) {
+    api_.logger.log(plugin::LogLevel::warn, "Closing session " + id + ": " +
+                                                kg::describe_error_chain(std::current_exception()));
+  }
+}
+
+}  // namespace kg::team

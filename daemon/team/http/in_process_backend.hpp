@@ -1,0 +1,59 @@
+// The HTTP transport's SessionBackend: the daemon API's own routes (api_routes.hpp), called in
+// this process with no socket in between, for one signed-in user. The session it opens belongs
+// to that user (SessionOwner), so the user's calls run with the user's credentials, and no other
+// MCP connection can name it: its id never leaves this object.
+//
+// Threads: as SessionBackend says (the worker, plus cancel from another thread).
+#pragma once
+
+#include <mutex>
+#include <string>
+
+#include "api_context.hpp"
+#include "session_backend.hpp"
+#include "session_manager.hpp"
+
+namespace kg::team {
+
+// How gcp_auth_status describes a team user's identity (run_as = user); empty: the daemon's.
+struct TeamIdentity {
+  bool own_token = false;  // run_as = user: programs get the user's own upstream token
+  std::string issuer;
+};
+
+class InProcessSessionBackend final : public mcp::SessionBackend {
+ public:
+  InProcessSessionBackend(api::ApiContext& api, session::SessionOwner owner, std::string client,
+                          TeamIdentity identity);
+  ~InProcessSessionBackend() override { close_session(); }
+
+  rapidjson::Document execute(std::string_view request_json,
+                              const mcp::PhaseHandler& on_phase) override;
+  rapidjson::Document package_docs(std::string_view request_json) override;
+  rapidjson::Document plugins() override;
+  rapidjson::Document auth_status() override;
+  void prepare_for_next_call() noexcept override;
+  void cancel_running_call() noexcept override;
+  void close_session() noexcept override;
+
+  const session::SessionOwner& owner() const noexcept { return owner_; }
+
+ private:
+  // The route's answer for this connection's session (opened on first use, and opened again once
+  // when the daemon no longer has it). Throws BackendRefusedError for the API's errors.
+  rapidjson::Document in_session(const std::string& verb, const std::string& body,
+                                 plugin::ProgressSink* progress);
+  rapidjson::Document route(const std::string& method, const std::string& path,
+                            const std::string& body, plugin::ProgressSink* progress);
+  std::string session_id();
+
+  api::ApiContext& api_;
+  session::SessionOwner owner_;
+  std::string client_;
+  TeamIdentity identity_;
+  std::mutex mutex_;  // guards session_id_ and cancelled_
+  std::string session_id_;
+  bool cancelled_ = false;
+};
+
+}  // namespace kg::team

@@ -1,0 +1,70 @@
+#include "team_mode.hpp"
+
+#include "config/team_settings.hpp"
+#include "http/mcp_endpoint.hpp"
+#include "http/mcp_session_registry.hpp"
+#include "http/request_authenticator.hpp"
+#include "http/team_http_server.hpp"
+#include "http/user_call_limits.hpp"
+
+namespace kg::team {
+
+struct TeamMode::Parts {
+  std::unique_ptr<RequestAuthenticator> authenticator;
+  OAuthRoutes* oauth = nullptr;
+  std::unique_ptr<McpSessionRegistry> sessions;
+  std::unique_ptr<UserCallLimits> limits;
+  std::unique_ptr<McpEndpoint> endpoint;
+  std::unique_ptr<TeamHttpServer> server;
+};
+
+TeamMode::TeamMode(const config::DaemonConfig& config, api::ApiContext& api,
+                   plugin::Logger& logger)
+    : parts_(std::make_unique<Parts>()) {
+  auto& p = *parts_;
+  const std::string public_url = config::effective_public_url(config.http);
+  RegistryOptions registry;
+  registry.max_sessions_per_user = config.team.max_sessions_per_user;
+  registry.idle_timeout = std::chrono::seconds(config.team.idle_timeout_s);
+  if (config.http.auth == "none") {
+    p.authenticator = std::make_unique<LocalUserAuthenticator>();
+    logger.log(plugin::LogLevel::warn,
+               "[http] auth = none: everyone who can connect to " + config.http.listen +
+                   " runs code as the one user \"local\", with the daemon's own credentials");
+  } else {
+    throw std::runtime_error("[http] auth = oauth is not wired into this build yet");
+  }
+  p.sessions = std::make_unique<McpSessionRegistry>(registry, api, logger);
+  p.limits = std::make_unique<UserCallLimits>(config.team.calls_per_minute,
+                                              config.team.max_queued_per_user);
+  p.endpoint = std::make_unique<McpEndpoint>(
+      EndpointOptions{public_url, config.http.listen, config.http.allowed_origins,
+                      config.http.max_request_bytes},
+      *p.authenticator, *p.sessions, *p.limits, logger);
+  HttpServerOptions server;
+  server.listen = config.http.listen;
+  server.tls_certificate = config.http.tls_certificate;
+  server.tls_key = config.http.tls_key;
+  server.max_request_bytes = config.http.max_request_bytes;
+  // Every user's sessions may each hold a call and a GET stream, plus room for sign-ins.
+  server.max_threads = 32 + 8 * static_cast<int>(config.team.max_sessions_per_user) * 4;
+  p.server = std::make_unique<TeamHttpServer>(server, *p.endpoint, p.oauth, logger);
+  logger.log(plugin::LogLevel::info,
+             "MCP over streamable HTTP at " + public_url + "/mcp (listening on " +
+                 p.server->bound_address() + (config.http.tls_certificate.empty() ? ", plain HTTP" : ", HTTPS") +
+                 (config.http.trusted_proxy ? " behind a trusted proxy" : "") + ")");
+}
+
+TeamMode::~TeamMode() { stop(); }
+
+void TeamMode::start() { parts_->server->start(); }
+
+void TeamMode::stop() {
+  if (!parts_) return;
+  parts_->server->stop();
+  parts_->sessions->close_all();
+}
+
+const std::string& TeamMode::bound_address() const { return parts_->server->bound_address(); }
+
+}  // namespace kg::team

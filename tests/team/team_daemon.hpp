@@ -1,0 +1,26 @@
+// A DaemonFixture serving MCP over streamable HTTP on a free loopback port, for the team suite.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "daemon_fixture.hpp"
+#include "http_probe.hpp"
+
+namespace kg::test {
+
+struct TeamDaemon {
+  // extra: more config lines; [http] and [team] keys given here follow the defaults below.
+  explicit TeamDaemon(const std::string& http_keys = "auth = none\n",
+                      const std::string& extra_sections = "");
+
+  int port = 0;
+  std::string url;  // http://127.0.0.1:PORT
+  std::unique_ptr<DaemonFixture> daemon;
+  HttpProbe probe() const { return HttpProbe("127.0.0.1", port); }
+};
+
+// The JSON of an initialize request (2025-11-25) with id 1.
+std::string initialize_request();
+
+}  // namespace kg::test
