@@ -64,7 +64,7 @@ function answerTo(method) {
   if (answer === undefined) return undefined;
   if (answer.error) return { error: answer.error };
   const { resultType, ttlMs, cacheScope, _meta } = answer.result ?? {};
-  return { resultType, ttlMs, cacheScope, _meta };
+  return { keys: Object.keys(answer.result ?? {}), resultType, ttlMs, cacheScope, _meta };
 }
 
 try {
@@ -99,20 +99,14 @@ observation.request_meta = wire.sent.filter((m) => m.method)
 await printObservation(observation);
 process.exit(0);
 
-// Records what crosses the transport both ways; call before client.connect(transport).
+// Records what crosses the transport both ways; call before client.connect(transport). The
+// client chains an onmessage that is already set (Protocol.connect), which sees every message
+// the HTTP transport delivers, the era probe's answer included.
 function recordWire(target, log) {
   const send = target.send.bind(target);
   target.send = (message, options) => {
     log.sent.push(message);
     return send(message, options);
   };
-  const start = target.start.bind(target);
-  target.start = async () => {
-    const onmessage = target.onmessage;
-    target.onmessage = (message, extra) => {
-      log.received.push(message);
-      onmessage?.(message, extra);
-    };
-    return start();
-  };
+  target.onmessage = (message) => log.received.push(message);
 }
