@@ -52,8 +52,8 @@ CommandOutcome run_command(const std::string& program, const std::vector<std::st
   return outcome;
 }
 
-std::string install_node_clients() {
-  const fs::path dir = required_env("KG_MCP_NODE_DIR");
+void install_node_package(const std::string& package_dir) {
+  const fs::path dir = package_dir;
   const fs::path stamp = dir / "node_modules" / ".kode-gopher-installed-lock";
   const std::string lock = file_text(dir / "package-lock.json");
   REQUIRE_FALSE(lock.empty());
@@ -64,6 +64,11 @@ std::string install_node_clients() {
     REQUIRE(install.exit_code == 0);
     std::ofstream(stamp, std::ios::binary) << lock;
   }
+}
+
+std::string install_node_clients() {
+  const fs::path dir = required_env("KG_MCP_NODE_DIR");
+  install_node_package(dir.string());
   const fs::path node = dir / "node_modules" / "node" / "bin" / "node";
   REQUIRE(fs::exists(node));
   return node.string();

@@ -20,8 +20,11 @@ CommandOutcome run_command(const std::string& program, const std::vector<std::st
                            const std::string& directory,
                            const std::map<std::string, std::string>& env = {});
 
-// `npm ci` in $KG_MCP_NODE_DIR unless node_modules already matches package-lock.json; fails
-// the test when the install fails. Returns the Node 22 binary it installed.
+// `npm ci` in `dir` unless node_modules already matches package-lock.json; fails the test when
+// the install fails.
+void install_node_package(const std::string& dir);
+
+// install_node_package($KG_MCP_NODE_DIR). Returns the Node 22 binary it installed.
 std::string install_node_clients();
 
 // The blank imports of $KG_CURATED_GO (sandbox/lockfile/curated.go), the one list of curated

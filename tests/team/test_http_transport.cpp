@@ -159,6 +159,7 @@ TEST_CASE("stateless 2026-07-28 requests: the Mcp-* headers must match the body"
     CHECK(bad.status == 400);
     CHECK(error_code(bad.messages().at(0)) == -32020);
     const ProbeAnswer good = http.post_mcp(call, modern_headers("tools/call", "=?base64?ZXhlY3V0ZV9nb19jb2Rl?="));
+    INFO(good.body);
     REQUIRE(good.status == 200);
     const auto events = good.messages();
     REQUIRE_FALSE(events.empty());

@@ -134,6 +134,11 @@ void McpEndpoint::post(const HttpExchange& request, const SignedInUser& user,
 
   const std::string session_id = request.header("mcp-session-id");
   const std::optional<std::string> modern = mcp::modern_request_version(message->params);
+  // Without a session, a request is of the stateless era when its _meta or its
+  // MCP-Protocol-Version header says so (a header naming no legacy revision).
+  const std::string header_version = request.header("mcp-protocol-version");
+  const bool stateless = session_id.empty() &&
+                         (modern || (!header_version.empty() && !is_legacy_version(header_version)));
   std::shared_ptr<McpHttpSession> session;
   Headers headers;
   bool created = false;
@@ -156,15 +161,15 @@ void McpEndpoint::post(const HttpExchange& request, const SignedInUser& user,
                                             mcp::supported_versions_json()));
       }
       headers.emplace_back("Mcp-Session-Id", session->id());
+    } else if (stateless) {
+      if (auto refusal = check_modern_headers(request, *message, modern)) {
+        return out.send(*refusal);
+      }
+      session = sessions_.stateless_lane(user);
     } else if (message->method == "initialize") {
       session = sessions_.create(user);
       created = true;
       headers.emplace_back("Mcp-Session-Id", session->id());
-    } else if (modern) {
-      if (auto refusal = check_modern_headers(request, *message, *modern)) {
-        return out.send(*refusal);
-      }
-      session = sessions_.stateless_lane(user);
     } else {
       return out.send(rpc_error_reply(
           400, message->id_json.empty() ? "null" : message->id_json,

@@ -70,11 +70,12 @@ class McpEndpoint {
   plugin::Logger& logger_;
 };
 
-// The request's problems with the 2026-07-28 header rules, as the reply to send; nullopt when
-// it may be served.
+// The problems of a 2026-07-28 request (a method that revision lacks, _meta without a protocol
+// version or capabilities, Mcp-* headers unlike the body), as the reply to send; nullopt when it
+// may be served. meta_version: the body's _meta protocol version, if any.
 std::optional<HttpReply> check_modern_headers(const HttpExchange& request,
                                               const mcp::IncomingMessage& message,
-                                              const std::string& version);
+                                              const std::optional<std::string>& meta_version);
 
 // A JSON reply carrying a JSON-RPC error.
 HttpReply rpc_error_reply(int status, const std::string& id_json, mcp::RpcErrorCode code,

@@ -16,7 +16,12 @@ constexpr std::string_view kBase64Suffix = "?=";
 
 // A header value as the spec's Value Encoding gives it: Base64 between the sentinels, else
 // as it is. nullopt when the Base64 is malformed.
-std::optional<std::string> decode_header_value(const std::string& value) {
+std::optional<std::string> decode_header_value(std::string value) {
+  // Poco's header parser takes "=?" as the start of an RFC 2047 encoded word and, finding no
+  // charset/encoding it knows, drops those two characters: put them back.
+  if (value.starts_with(kBase64Prefix.substr(2)) && value.ends_with(kBase64Suffix)) {
+    value.insert(0, "=?");
+  }
   if (!value.starts_with(kBase64Prefix) || !value.ends_with(kBase64Suffix) ||
       value.size() < kBase64Prefix.size() + kBase64Suffix.size()) {
     return value;
@@ -56,7 +61,21 @@ HttpReply rpc_error_reply(int status, const std::string& id_json, mcp::RpcErrorC
 
 std::optional<HttpReply> check_modern_headers(const HttpExchange& request,
                                               const mcp::IncomingMessage& message,
-                                              const std::string& version) {
+                                              const std::optional<std::string>& meta_version) {
+  const std::string id = message.id_json.empty() ? "null" : message.id_json;
+  const bool is_request = message.kind == mcp::IncomingMessage::Kind::request;
+  if (is_request && !is_modern_method(message.method)) {
+    return rpc_error_reply(404, id, mcp::RpcErrorCode::method_not_found,
+                           "Method not found: " + message.method + " (not a " +
+                               std::string(mcp::kModernVersion) + " method of this server)");
+  }
+  if (!meta_version) {
+    return rpc_error_reply(400, id, mcp::RpcErrorCode::invalid_params,
+                           "Invalid params: a " + std::string(mcp::kModernVersion) +
+                               " request must carry _meta \"" +
+                               std::string(mcp::kProtocolVersionMetaKey) + "\"");
+  }
+  const std::string& version = *meta_version;
   const std::string header_version = request.header("mcp-protocol-version");
   if (header_version.empty()) {
     return mismatch(message, "the MCP-Protocol-Version header is missing; it must be \"" +
@@ -70,8 +89,7 @@ std::optional<HttpReply> check_modern_headers(const HttpExchange& request,
     HttpReply reply;
     reply.status = 400;
     reply.body = mcp::error_line(
-        message.id_json.empty() ? "null" : message.id_json,
-        mcp::RpcErrorCode::unsupported_protocol_version, "Unsupported protocol version",
+        id, mcp::RpcErrorCode::unsupported_protocol_version, "Unsupported protocol version",
         R"({"supported":)" + mcp::supported_versions_json() + R"(,"requested":)" +
             mcp::to_json(rapidjson::Value(rapidjson::StringRef(version.c_str()))) + "}");
     return reply;
@@ -83,20 +101,6 @@ std::optional<HttpReply> check_modern_headers(const HttpExchange& request,
                                        message.method + "'"
                                  : "Mcp-Method header value '" + method_header +
                                        "' does not match body value '" + message.method + "'");
-  }
-  if (message.kind == mcp::IncomingMessage::Kind::request && !is_modern_method(message.method)) {
-    return rpc_error_reply(404, message.id_json, mcp::RpcErrorCode::method_not_found,
-                           "Method not found: " + message.method + " (not a " +
-                               std::string(mcp::kModernVersion) + " method of this server)");
-  }
-  const rapidjson::Value* capabilities = mcp::find_member(
-      mcp::find_member(message.params, "_meta"), mcp::kClientCapabilitiesMetaKey);
-  if (message.kind == mcp::IncomingMessage::Kind::request &&
-      (capabilities == nullptr || !capabilities->IsObject())) {
-    return rpc_error_reply(400, message.id_json, mcp::RpcErrorCode::invalid_params,
-                           "Invalid params: a " + std::string(mcp::kModernVersion) +
-                               " request must carry _meta \"" +
-                               std::string(mcp::kClientCapabilitiesMetaKey) + "\" (an object)");
   }
   if (message.method == "tools/call" || message.method == "prompts/get") {
     const rapidjson::Value* name = mcp::find_member(message.params, "name");
@@ -112,6 +116,14 @@ std::optional<HttpReply> check_modern_headers(const HttpExchange& request,
                                      "' does not match body value '" + name->GetString() + "'");
       }
     }
+  }
+  const rapidjson::Value* capabilities = mcp::find_member(
+      mcp::find_member(message.params, "_meta"), mcp::kClientCapabilitiesMetaKey);
+  if (is_request && (capabilities == nullptr || !capabilities->IsObject())) {
+    return rpc_error_reply(400, id, mcp::RpcErrorCode::invalid_params,
+                           "Invalid params: a " + std::string(mcp::kModernVersion) +
+                               " request must carry _meta \"" +
+                               std::string(mcp::kClientCapabilitiesMetaKey) + "\" (an object)");
   }
   return std::nullopt;
 }

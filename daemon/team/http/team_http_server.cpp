@@ -69,15 +69,24 @@ std::string read_body(Poco::Net::HTTPServerRequest& request, std::uint64_t limit
 class PocoResponseStream final : public ResponseStream {
  public:
   PocoResponseStream(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response)
-      : response_(response) {
+      : response_(response),
+        has_body_(request.getChunkedTransferEncoding() ||
+                  (request.hasContentLength() && request.getContentLength64() > 0)) {
     if (auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request)) {
       fd_ = impl->socket().impl()->sockfd();
     }
   }
 
+  // The request body was read to its end, so the connection may carry the next request.
+  void body_read() { body_read_ = true; }
+
   void send(const HttpReply& reply) override {
     try {
-      response_.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(reply.status));
+      // An answer given before the body was read (a refused Origin, a missing token, a body
+      // too large) leaves the body in the connection: close it rather than read it as the next
+      // request.
+      if (has_body_ && !body_read_) response_.setKeepAlive(false);
+      response_.setStatusAndReason(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(reply.status));
       if (!reply.content_type.empty()) response_.setContentType(reply.content_type);
       for (const auto& [name, value] : reply.headers) response_.add(name, value);
       response_.setContentLength64(static_cast<Poco::Int64>(reply.body.size()));
@@ -89,6 +98,7 @@ class PocoResponseStream final : public ResponseStream {
 
   bool begin_events(const std::vector<std::pair<std::string, std::string>>& headers) override {
     try {
+      if (has_body_ && !body_read_) response_.setKeepAlive(false);
       response_.setStatus(Poco::Net::HTTPResponse::HTTP_OK);
       response_.setContentType("text/event-stream");
       response_.setChunkedTransferEncoding(true);
@@ -127,6 +137,8 @@ class PocoResponseStream final : public ResponseStream {
   }
 
   Poco::Net::HTTPServerResponse& response_;
+  bool has_body_;
+  bool body_read_ = false;
   std::ostream* stream_ = nullptr;
   int fd_ = -1;
 };
@@ -145,11 +157,19 @@ class TeamRequestHandler final : public Poco::Net::HTTPRequestHandler {
       logger_.log(plugin::LogLevel::debug, "HTTP " + exchange.method + " " + exchange.path);
       if (exchange.path == "/mcp" || exchange.path == "/mcp/") {
         endpoint_.serve(std::move(exchange),
-                        [&request](std::uint64_t limit) { return read_body(request, limit); }, out);
+                        [&request, &out](std::uint64_t limit) {
+                          std::string body = read_body(request, limit);
+                          out.body_read();
+                          return body;
+                        },
+                        out);
         return;
       }
       if (oauth_ != nullptr && oauth_->serves(exchange.path)) {
-        if (exchange.method == "POST") exchange.body = read_body(request, options_.max_request_bytes);
+        if (exchange.method == "POST") {
+          exchange.body = read_body(request, options_.max_request_bytes);
+          out.body_read();
+        }
         out.send(oauth_->handle(exchange));
         return;
       }
