@@ -172,8 +172,24 @@ def check_team(f, name, objects, template, tls):
     if value("oauth", "client_secret_file"):
         check_secret_file(f, container, volumes, value("oauth", "client_secret_file"),
                           OAUTH_SECRET, "[oauth] client_secret_file")
-    f.check(value("team", "run_as") in ("user", "daemon"),
-            f"team: [team] run_as {value('team', 'run_as')!r}, want user or daemon")
+    run_as = value("team", "run_as")
+    f.check(run_as in ("user", "daemon"), f"team: [team] run_as {run_as!r}, want user or daemon")
+    scopes = value("oauth", "scopes")
+    if run_as == "user":
+        # Programs act with the user's Google token: Google must be the issuer and grant it.
+        f.check(value("oauth", "issuer") == "https://accounts.google.com" and
+                (not scopes or "https://www.googleapis.com/auth/cloud-platform" in scopes.split()),
+                "team: run_as = user without Google's cloud-platform scope")
+    else:
+        plugin = value("credentials", "plugin")
+        f.check(plugin in ("creds-adc", "creds-workload"),
+                f"team: run_as = daemon with [credentials] plugin {plugin!r}: programs get no "
+                "identity")
+        if plugin == "creds-workload":
+            account = objects[("ServiceAccount", DAEMON)]
+            f.check("iam.gke.io/gcp-service-account" in
+                    account["metadata"].get("annotations", {}),
+                    "team: creds-workload, but the daemon's account has no Workload Identity")
 
     # Where the daemon writes: the state dir on the claim, the socket on a writable volume.
     state_dir = value("daemon", "state_dir")

@@ -19,7 +19,7 @@ what the deployment relies on:
 - the template's NetworkPolicy admits the router's pods on 8888 only and lets out DNS and 443
   only, never link-local (the metadata server);
 - the daemon's Role is exactly the verbs the kubernetes provider needs;
-- team mode (overlays/team, overlays/team/tls): the daemon's Deployment against its own
+- team mode (overlays/team, team/tls, team/gke): the daemon's Deployment against its own
   kode-gopher.ini, its probes, hardening and single replica (team_checks.py).
 
 Usage: test-manifests.py   (GO: the go command for kustomize.sh and the schema downloads)
@@ -63,6 +63,7 @@ KUSTOMIZATIONS = {
     "overlays/gke": (BASE_KINDS | DAEMON_KINDS, "gvisor", True),
     "overlays/team": (BASE_KINDS | DAEMON_KINDS | TEAM_KINDS, None, False),
     "overlays/team/tls": (BASE_KINDS | DAEMON_KINDS | TEAM_KINDS, None, False),
+    "overlays/team/gke": (BASE_KINDS | DAEMON_KINDS | TEAM_KINDS, "gvisor", True),
 }
 DAEMON_RULES = {
     ("extensions.agents.x-k8s.io", "sandboxclaims"):
