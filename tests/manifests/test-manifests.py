@@ -2,8 +2,10 @@
 """Renders every kustomization under manifests/ with the pinned kustomize (kustomize.sh) and checks
 what the deployment relies on:
 
-- each overlay has exactly the kinds it should (and no daemon Deployment: team mode does not
-  exist yet), every namespaced object in the kode-gopher namespace;
+- each overlay has exactly the kinds it should (a daemon Deployment only in the team overlays),
+  every namespaced object in the kode-gopher namespace;
+- every built-in object (Deployment, Service, ConfigMap, RBAC, ...) against the OpenAPI v3
+  schemas kube-apiserver v1.36.3 publishes (builtin_schemas.py);
 - the SandboxTemplate and SandboxWarmPool use an API version the pinned agent-sandbox CRDs
   (sigs.k8s.io/agent-sandbox v1.0.1, from the Go module proxy) serve, and every field they set
   is in that version's schema with the right type (what a strict server-side apply rejects);
@@ -16,9 +18,11 @@ what the deployment relies on:
   router's proxy port; the router's upstream timeouts are >= 300 s; its pod cache has RBAC;
 - the template's NetworkPolicy admits the router's pods on 8888 only and lets out DNS and 443
   only, never link-local (the metadata server);
-- the daemon's Role is exactly the verbs the kubernetes provider needs.
+- the daemon's Role is exactly the verbs the kubernetes provider needs;
+- team mode (overlays/team, team/tls, team/gke): the daemon's Deployment against its own
+  kode-gopher.ini, its probes, hardening and single replica (team_checks.py).
 
-Usage: test-manifests.py   (GO: the go command for kustomize.sh and the CRD download)
+Usage: test-manifests.py   (GO: the go command for kustomize.sh and the schema downloads)
 Prints one line per overlay and 'N passed, N failed'; exit 1 on any failure.
 """
 
@@ -34,6 +38,9 @@ try:
     import yaml
 except ImportError:
     sys.exit("test-manifests.py: needs PyYAML (Debian: apt-get install python3-yaml)")
+
+from builtin_schemas import BuiltinSchemas
+from team_checks import TEAM_KINDS, check_team, object_key
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -54,6 +61,9 @@ KUSTOMIZATIONS = {
     "overlays/daemon": (BASE_KINDS | DAEMON_KINDS, None, False),
     "overlays/gvisor": (BASE_KINDS | DAEMON_KINDS, "gvisor", False),
     "overlays/gke": (BASE_KINDS | DAEMON_KINDS, "gvisor", True),
+    "overlays/team": (BASE_KINDS | DAEMON_KINDS | TEAM_KINDS, None, False),
+    "overlays/team/tls": (BASE_KINDS | DAEMON_KINDS | TEAM_KINDS, None, False),
+    "overlays/team/gke": (BASE_KINDS | DAEMON_KINDS | TEAM_KINDS, "gvisor", True),
 }
 DAEMON_RULES = {
     ("extensions.agents.x-k8s.io", "sandboxclaims"):
@@ -315,8 +325,8 @@ def check_daemon_rbac(f, objects, gke):
         f.check(annotation is None, "Workload Identity annotation outside the gke overlay")
 
 
-def check_rendering(f, name, documents, expected_kinds, runtime_class, gke, schemas):
-    objects = {(d["kind"], d["metadata"]["name"]): d for d in documents}
+def check_rendering(f, name, documents, expected_kinds, runtime_class, gke, schemas, builtin):
+    objects = {object_key(d): d for d in documents}
     f.check(len(objects) == len(documents), f"{name}: two objects share a kind and name")
     f.check(set(objects) == expected_kinds,
             f"{name}: renders {sorted(set(objects) ^ expected_kinds)} unexpectedly "
@@ -333,6 +343,11 @@ def check_rendering(f, name, documents, expected_kinds, runtime_class, gke, sche
                 body = {k: v for k, v in document.items() if k != "metadata"}
                 for error in schema_errors(body, served[version], kind):
                     f.check(False, f"{name}: {error}")
+        elif f.check(builtin.knows(document["apiVersion"], kind),
+                     f"{name}: {kind} {document['apiVersion']} is neither a built-in kind of "
+                     "Kubernetes v1.36 nor an agent-sandbox kind"):
+            for error in builtin.errors(document):
+                f.check(False, f"{name}: {error}")
     if not expected_kinds <= set(objects):
         return
     template = objects[("SandboxTemplate", TEMPLATE)]
@@ -344,17 +359,20 @@ def check_rendering(f, name, documents, expected_kinds, runtime_class, gke, sche
     check_network_policy(f, template, check_router(f, objects))
     if ("Role", DAEMON_SA) in objects:
         check_daemon_rbac(f, objects, gke)
+    if TEAM_KINDS <= expected_kinds:
+        check_team(f, name, objects, template, tls=name.endswith("/tls"))
 
 
 def main():
     kustomize = run([os.path.join(HERE, "kustomize.sh")]).strip()
     schemas = crd_schemas()
+    builtin = BuiltinSchemas(go_command())
     passed = failed = 0
     for name, (kinds, runtime_class, gke) in KUSTOMIZATIONS.items():
         rendered = run([kustomize, "build", os.path.join(REPO, "manifests", name)])
         documents = [d for d in yaml.safe_load_all(rendered) if d]
         f = Failures()
-        check_rendering(f, name, documents, kinds, runtime_class, gke, schemas)
+        check_rendering(f, name, documents, kinds, runtime_class, gke, schemas, builtin)
         if f.messages:
             failed += 1
             print(f"FAIL {name}")

@@ -45,7 +45,8 @@ EOF
 fi
 
 passed=0 failed=0
-for kustomization in base overlays/daemon overlays/gvisor overlays/gke; do
+for kustomization in base overlays/daemon overlays/gvisor overlays/gke overlays/team overlays/team/tls \
+                     overlays/team/gke; do
   rendered=$("$kustomize" build "$repo/manifests/$kustomization")
   # --force-conflicts: objects applied by someone else (a running install, the k8s suite) are
   # validated all the same; a dry run changes nothing.
