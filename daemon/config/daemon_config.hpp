@@ -52,7 +52,7 @@ struct OAuthConfig {
 struct TeamConfig {
   std::string run_as = "user";            // [team] run_as: user | daemon
   std::uint32_t max_sessions_per_user = 4;    // 1..64
-  std::uint32_t max_queued_per_user = 8;      // 0..256
+  std::uint32_t max_queued_per_user = 8;      // 1..256
   std::uint32_t calls_per_minute = 30;        // 1..6000
   std::uint32_t idle_timeout_s = 900;         // 5..86400
 };

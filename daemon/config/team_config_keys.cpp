@@ -123,7 +123,7 @@ constexpr ConfigKeySpec kTeamKeySpecs[] = {
        c.team.max_sessions_per_user = static_cast<std::uint32_t>(v.number);
      },
      .current = [](const DaemonConfig& c) { return std::to_string(c.team.max_sessions_per_user); }},
-    {.section = "team", .name = "max_queued_per_user", .kind = ValueKind::integer, .min = 0,
+    {.section = "team", .name = "max_queued_per_user", .kind = ValueKind::integer, .min = 1,
      .max = 256, .default_text = "8",
      .help = "Tool calls one user may have waiting or running at once; more get 429.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) {

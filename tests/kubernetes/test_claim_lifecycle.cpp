@@ -165,7 +165,7 @@ TEST_CASE("every overlay of manifests/ passes the API server's strict server-sid
   const int rc = process.wait();
   INFO(text.str());
   CHECK(rc == 0);
-  CHECK(text.str().find("4 passed, 0 failed") != std::string::npos);
+  CHECK(text.str().find("7 passed, 0 failed") != std::string::npos);
 }
 
 TEST_CASE("the daemon renews its claim's lease on the real API server") {

@@ -28,6 +28,7 @@ Prints one line per overlay and 'N passed, N failed'; exit 1 on any failure.
 
 import json
 import os
+import pathlib
 import re
 import shlex
 import subprocess
@@ -363,6 +364,22 @@ def check_rendering(f, name, documents, expected_kinds, runtime_class, gke, sche
         check_team(f, name, objects, template, tls=name.endswith("/tls"))
 
 
+def check_team_configs(f):
+    """Each team overlay's kode-gopher.ini passes the daemon's own `kode-gopher config check`
+    (the key table, the values and the team settings checks), so the manifests cannot drift
+    from the config keys the daemon reads."""
+    cli = os.environ.get("KG_CLI", "")
+    if not cli:
+        f.check(False, "KG_CLI is not set: cannot run `kode-gopher config check` on the team inis")
+        return
+    team = pathlib.Path(REPO, "manifests", "overlays", "team")
+    for ini in sorted(team.glob("**/kode-gopher.ini")):
+        result = subprocess.run([cli, "config", "check", str(ini)], capture_output=True, text=True)
+        output = (result.stdout + result.stderr).strip()
+        f.check(result.returncode == 0 and "warning" not in output,
+                f"{ini.relative_to(REPO)}: `kode-gopher config check` says: {output}")
+
+
 def main():
     kustomize = run([os.path.join(HERE, "kustomize.sh")]).strip()
     schemas = crd_schemas()
@@ -381,8 +398,14 @@ def main():
         else:
             passed += 1
             print(f"ok   {name}: {len(documents)} objects")
+    f = Failures()
+    check_team_configs(f)
+    for message in f.messages:
+        print(f"FAIL team configs: {message}")
+    if not f.messages:
+        print("ok   team configs: `kode-gopher config check` accepts every team overlay's ini")
     print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return 1 if failed or f.messages else 0
 
 
 if __name__ == "__main__":

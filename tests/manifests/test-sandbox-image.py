@@ -160,10 +160,11 @@ def check_meson():
                         f"the final stage copies {source}, which the builder's ninja does not build"
 
 
-def final_stage_packages():
+def final_stage_packages(name=None):
+    """The packages stage `name` (None: the unnamed final stage) installs with apt-get."""
     packages = set()
     for stage, word, rest in instructions():
-        if stage is None and word == "RUN" and "apt-get install" in rest:
+        if stage == name and word == "RUN" and "apt-get install" in rest:
             install = rest.split("apt-get install", 1)[1].split("&&")[0]
             packages |= {w for w in shlex.split(install) if not w.startswith("-")}
     return packages
@@ -176,6 +177,38 @@ def package_of(library_path):
         if result.returncode == 0:
             return result.stdout.split(":", 1)[0]
     raise AssertionError(f"no Debian package owns {library_path}")
+
+
+def needed_packages(binary):
+    """{library: package} for every shared library `binary` names (readelf NEEDED)."""
+    dynamic = subprocess.run(["readelf", "-d", binary], capture_output=True, text=True,
+                             check=True).stdout
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]", dynamic)
+    resolved = dict(re.findall(r"^\s*(\S+) => (/\S+)", subprocess.run(
+        ["ldd", binary], capture_output=True, text=True, check=True).stdout, re.MULTILINE))
+    assert needed, f"readelf lists no shared library for {binary}"
+    # The dynamic loader is libc6's; ldd shows it by its absolute path, not "name => path".
+    needed = [library for library in needed if not library.startswith("ld-linux")]
+    for library in needed:
+        assert library in resolved, f"ldd cannot resolve {library} of {binary}"
+    return {library: package_of(resolved[library]) for library in needed}
+
+
+def check_daemon_libraries():
+    """The daemon stage installs every package the daemon, the CLI and the plugins load from."""
+    binaries = [os.environ.get("KG_DAEMON", ""), os.environ.get("KG_CLI", "")]
+    for variable in ("KG_PLUGIN_DIR", "KG_CREDS_ADC_PLUGIN_DIR", "KG_CREDS_WORKLOAD_PLUGIN_DIR"):
+        for folder in filter(None, os.environ.get(variable, "").split(":")):
+            binaries += [os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".so")]
+    binaries = [b for b in binaries if b]
+    if not binaries:
+        raise Skip("KG_DAEMON, KG_CLI and KG_PLUGIN_DIR are not set")
+    installed = final_stage_packages("daemon") | IN_DEBIAN_SLIM
+    for binary in binaries:
+        for library, package in needed_packages(binary).items():
+            assert package in installed, \
+                f"{binary} needs {library} from package {package}, which the daemon stage does " \
+                f"not install (it installs {sorted(final_stage_packages('daemon'))})"
 
 
 def check_libraries():
@@ -550,6 +583,7 @@ def check_layout():
 
 
 CHECKS = [("context", check_context), ("meson", check_meson), ("libraries", check_libraries),
+          ("daemon-libraries", check_daemon_libraries),
           ("environment", check_environment), ("entrypoint", check_entrypoint),
           ("prewarm", check_prewarm_script), ("download", check_download),
           ("compile", check_compile), ("layout", check_layout)]
