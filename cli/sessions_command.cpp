@@ -9,12 +9,14 @@
 namespace kg::cli {
 
 std::string render_sessions(const rapidjson::Value& answer, bool all) {
-  TextTable table({"ID", "STATE", "CLIENT", "RUNTIME", "CALLS", "OPENED_AT", "IDENTITY"});
+  // USER: the signed-in user a team-mode (HTTP) session belongs to; "-" for local sessions.
+  TextTable table({"ID", "STATE", "CLIENT", "USER", "RUNTIME", "CALLS", "OPENED_AT", "IDENTITY"});
   const auto sessions = answer.IsObject() ? answer.FindMember("sessions") : answer.MemberEnd();
   if (answer.IsObject() && sessions != answer.MemberEnd() && sessions->value.IsArray()) {
     for (const auto& session : sessions->value.GetArray()) {
       table.add_row({member_text(session, "id"), member_text(session, "state"),
-                     member_text(session, "client"), member_text(session, "runtime"),
+                     member_text(session, "client"), member_text(session, "owner_email", "-"),
+                     member_text(session, "runtime"),
                      member_text(session, "calls"), member_text(session, "opened_at"),
                      member_text(session, "identity", "-")});
     }

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "json_text_probe.hpp"
 #include "team_daemon.hpp"
@@ -229,6 +230,30 @@ TEST_CASE("an idle HTTP session is closed and its sandbox released") {
   REQUIRE(all["sessions"].Size() == 1);
   CHECK(std::string(all["sessions"][0]["close_reason"].GetString()) == "MCP session ended");
   CHECK(http.post_mcp(R"({"jsonrpc":"2.0","id":3,"method":"ping"})", in_session).status == 404);
+}
+
+}  // namespace kg::test
+
+namespace kg::test {
+
+TEST_CASE("a user's new session replaces their longest-idle one past max_sessions_per_user") {
+  TeamDaemon team("auth = none\n", "[team]\nmax_sessions_per_user = 2\n");
+  const HttpProbe http = team.probe();
+  std::vector<std::string> ids;
+  for (int i = 0; i < 3; ++i) {
+    const ProbeAnswer init = http.post_mcp(initialize_request());
+    REQUIRE(init.status == 200);
+    ids.push_back(init.header("mcp-session-id"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const std::string ping = R"({"jsonrpc":"2.0","id":9,"method":"ping"})";
+  CHECK(http.post_mcp(ping, {{"Mcp-Session-Id", ids[0]}}).status == 404);  // the oldest went
+  CHECK(http.post_mcp(ping, {{"Mcp-Session-Id", ids[1]}}).status == 200);
+  CHECK(http.post_mcp(ping, {{"Mcp-Session-Id", ids[2]}}).status == 200);
+  // The stateless lane is extra: it does not count against the limit.
+  const std::string list = R"({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})";
+  CHECK(http.post_mcp(list, {{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/list"}}).status == 200);
+  CHECK(http.post_mcp(ping, {{"Mcp-Session-Id", ids[1]}}).status == 200);
 }
 
 }  // namespace kg::test

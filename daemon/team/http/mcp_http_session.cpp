@@ -39,6 +39,13 @@ bool McpHttpSession::idle_longer_than(std::chrono::seconds limit) const {
   return in_flight_ == 0 && Clock::now() - last_used_ > limit;
 }
 
+std::optional<McpHttpSession::Clock::time_point> McpHttpSession::idle_since() const {
+  auto& self = const_cast<McpHttpSession&>(*this);
+  std::lock_guard lock(self.mutex_);
+  if (in_flight_ > 0) return std::nullopt;
+  return last_used_;
+}
+
 void McpHttpSession::close(const std::string& why) {
   {
     std::lock_guard lock(mutex_);

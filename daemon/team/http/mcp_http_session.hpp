@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "in_process_backend.hpp"
@@ -40,6 +41,8 @@ class McpHttpSession {
   void begin_request();
   void end_request();
   bool idle_longer_than(std::chrono::seconds limit) const;
+  // When its last request ended; nullopt while a request is in progress.
+  std::optional<Clock::time_point> idle_since() const;
 
   // Cancels what runs, closes the daemon session (releasing its sandbox) and wakes GET streams.
   // Idempotent.

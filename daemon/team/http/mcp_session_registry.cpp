@@ -3,6 +3,7 @@
 #include <sys/random.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace kg::team {
@@ -33,22 +34,45 @@ McpSessionRegistry::~McpSessionRegistry() { close_all(); }
 
 std::shared_ptr<McpHttpSession> McpSessionRegistry::add(const SignedInUser& user, bool stateless,
                                                         const std::string& id) {
-  std::lock_guard lock(mutex_);
-  if (stopping_) throw TooManySessionsError("The server is shutting down");
-  const auto owned = std::count_if(sessions_.begin(), sessions_.end(), [&](const auto& entry) {
-    return entry.second->owner().id == user.user_id;
-  });
-  if (static_cast<std::uint32_t>(owned) >= options_.max_sessions_per_user) {
-    throw TooManySessionsError(
-        "You have " + std::to_string(owned) + " MCP sessions open, the most this server allows "
-        "one user ([team] max_sessions_per_user); end one (your client's disconnect sends "
-        "DELETE) or wait " + std::to_string(options_.idle_timeout.count()) +
-        " s for an idle one to be closed");
+  std::shared_ptr<McpHttpSession> replaced;
+  std::shared_ptr<McpHttpSession> session;
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) throw TooManySessionsError("The server is shutting down");
+    if (!stateless) {
+      std::size_t owned = 0;
+      std::optional<McpHttpSession::Clock::time_point> oldest;
+      for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+        const auto& other = it->second;
+        if (other->stateless() || other->owner().id != user.user_id) continue;
+        ++owned;
+        const auto idle = other->idle_since();
+        if (idle && (!oldest || *idle < *oldest)) {
+          oldest = idle;
+          replaced = other;
+        }
+      }
+      if (owned < options_.max_sessions_per_user) {
+        replaced = nullptr;
+      } else if (!replaced) {
+        throw TooManySessionsError(
+            "You have " + std::to_string(owned) + " MCP sessions open and every one is running "
+            "a request; this server allows one user " +
+            std::to_string(options_.max_sessions_per_user) +
+            " ([team] max_sessions_per_user). Wait for one to finish, or end one (DELETE)");
+      } else {
+        sessions_.erase(replaced->id());
+      }
+    }
+    session = std::make_shared<McpHttpSession>(
+        id, stateless, api_, session::SessionOwner{user.user_id, user.email}, options_.identity,
+        logger_);
+    sessions_.emplace(id, session);
   }
-  auto session = std::make_shared<McpHttpSession>(
-      id, stateless, api_, session::SessionOwner{user.user_id, user.email}, options_.identity,
-      logger_);
-  sessions_.emplace(id, session);
+  if (replaced) {
+    replaced->close("replaced by a new session of the same user ([team] max_sessions_per_user = " +
+                    std::to_string(options_.max_sessions_per_user) + ")");
+  }
   logger_.log(plugin::LogLevel::info, std::string(stateless ? "Stateless lane " : "MCP session ") +
                                           id + " opened for " + user.email);
   return session;

@@ -1,5 +1,7 @@
 // Every MCP connection the HTTP transport has open, by id and by user: creates sessions (at most
-// [team] max_sessions_per_user per user, counting the stateless lane), finds them only for their
+// [team] max_sessions_per_user per user, besides the user's stateless lane: a new one replaces
+// the user's longest-idle session, since many clients never send DELETE; only when every one is
+// busy is it refused), finds them only for their
 // own user (another user's id is as unknown as a made-up one), closes them on DELETE, and closes
 // those idle longer than [team] idle_timeout_s from a thread of its own. Thread-safe.
 #pragma once
@@ -34,10 +36,10 @@ class McpSessionRegistry {
   McpSessionRegistry(RegistryOptions options, api::ApiContext& api, plugin::Logger& logger);
   ~McpSessionRegistry();
 
-  // A new 2025-11-25 session for `user`. Throws TooManySessionsError.
+  // A new 2025-11-25 session for `user`, replacing the user's longest-idle one when they have
+  // max_sessions_per_user. Throws TooManySessionsError when all of those are busy.
   std::shared_ptr<McpHttpSession> create(const SignedInUser& user);
-  // The user's stateless lane for 2026-07-28 requests, made on first use. Throws
-  // TooManySessionsError.
+  // The user's stateless lane for 2026-07-28 requests, made on first use.
   std::shared_ptr<McpHttpSession> stateless_lane(const SignedInUser& user);
   // The user's open session `id`; null when there is none (or it is another user's).
   std::shared_ptr<McpHttpSession> find(const std::string& id, const SignedInUser& user);
