@@ -22,12 +22,13 @@ std::string node_dir() {
 }  // namespace
 
 rapidjson::Document run_team_client(const std::string& script,
-                                    const std::vector<std::string>& args) {
+                                    const std::vector<std::string>& args,
+                                    const std::map<std::string, std::string>& env) {
   const std::string dir = node_dir();
   std::vector<std::string> full{script};
   full.insert(full.end(), args.begin(), args.end());
   const CommandOutcome outcome =
-      run_command(dir + "/node_modules/node/bin/node", full, dir);
+      run_command(dir + "/node_modules/node/bin/node", full, dir, env);
   INFO(outcome.output);
   REQUIRE(outcome.exit_code == 0);
   const auto end = outcome.output.find_last_not_of("\n");

@@ -2,6 +2,7 @@
 // build tree), runs one script and parses the one JSON line it prints.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,8 @@ namespace kg::test {
 
 // node <script> args... in $KG_TEAM_NODE_DIR; fails the test unless it ran (exit 0) and printed
 // a JSON object as its last line.
-rapidjson::Document run_team_client(const std::string& script, const std::vector<std::string>& args);
+rapidjson::Document run_team_client(const std::string& script, const std::vector<std::string>& args,
+                                    const std::map<std::string, std::string>& env = {});
 
 // npx --no-install <args...> in $KG_TEAM_NODE_DIR (the Inspector CLI), with a private HOME;
 // returns exit code and output.

@@ -1,13 +1,29 @@
 #include "team_daemon.hpp"
 
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+
 namespace kg::test {
 
-TeamDaemon::TeamDaemon(const std::string& http_keys, const std::string& extra_sections) {
+TeamDaemon::TeamDaemon(const std::string& http_keys, const std::string& extra_sections,
+                       bool https) {
   port = free_loopback_port();
-  url = "http://127.0.0.1:" + std::to_string(port);
+  url = std::string(https ? "https" : "http") + "://127.0.0.1:" + std::to_string(port);
+  std::string tls_keys;
+  if (https) {
+    const std::string dir = unique_temp_dir("team-tls");
+    certificate_path = dir + "/cert.pem";
+    const std::string command =
+        "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+        "-addext subjectAltName=IP:127.0.0.1 -keyout " + dir + "/key.pem -out " +
+        certificate_path + " 2>/dev/null";
+    REQUIRE_MESSAGE(std::system(command.c_str()) == 0, "openssl could not make a certificate");
+    tls_keys = "tls_certificate = " + certificate_path + "\ntls_key = " + dir + "/key.pem\n";
+  }
   DaemonFixtureOptions options;
   options.extra_sections = "[http]\nlisten = 127.0.0.1:" + std::to_string(port) + "\n" +
-                           http_keys + extra_sections;
+                           tls_keys + http_keys + extra_sections;
   daemon = std::make_unique<DaemonFixture>(options);
   daemon->start();
 }

@@ -11,11 +11,14 @@ namespace kg::test {
 
 struct TeamDaemon {
   // extra: more config lines; [http] and [team] keys given here follow the defaults below.
+  // https: serve TLS with a self-signed certificate for 127.0.0.1 made for the test
+  // (certificate_path then names it, for clients to trust).
   explicit TeamDaemon(const std::string& http_keys = "auth = none\n",
-                      const std::string& extra_sections = "");
+                      const std::string& extra_sections = "", bool https = false);
 
   int port = 0;
-  std::string url;  // http://127.0.0.1:PORT
+  std::string url;  // http(s)://127.0.0.1:PORT
+  std::string certificate_path;
   std::unique_ptr<DaemonFixture> daemon;
   HttpProbe probe() const { return HttpProbe("127.0.0.1", port); }
 };

@@ -43,6 +43,20 @@ TEST_CASE("the official TypeScript SDK client over streamable HTTP (2025-11-25)"
   CHECK(run["after_delete"]["status"].GetInt() == 404);
 }
 
+TEST_CASE("the TypeScript SDK client over HTTPS, with the daemon's own TLS ([http] tls_*)") {
+  TeamDaemon team("auth = none\n", "", true);
+  const auto run = run_team_client("sign_in_and_run.mjs",
+                                   {"--url", team.url + "/mcp", "--code", kHello},
+                                   {{"NODE_EXTRA_CA_CERTS", team.certificate_path}});
+  CHECK(run["ok"].GetBool());
+  CHECK(text_at(run["result"]["structuredContent"], "stdout") == "hello from an SDK client\n");
+  // Plain HTTP to the TLS port gets no MCP answer.
+  const auto plain = run_team_client("raw_http.mjs", {"--url", "http://127.0.0.1:" +
+                                                          std::to_string(team.port) + "/mcp",
+                                                      "--rpc", "tools/list", "--timeout-ms", "5000"});
+  CHECK(plain["responses"][0].HasMember("error"));
+}
+
 TEST_CASE("the v2 TypeScript client over streamable HTTP (2026-07-28, stateless)") {
   TeamDaemon team;
   const auto run = run_team_client("stateless_call.mjs", {"--url", team.url + "/mcp", "--code", kHello});
