@@ -1,0 +1,20 @@
+// A sign-in between the client's /oauth/authorize and the upstream provider's answer at
+// /oauth/callback, keyed by the state the daemon sent upstream. Kept in memory only (a daemon
+// restart in those few seconds just makes the user start again), never in SQLite, since it
+// holds the daemon's upstream PKCE verifier.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace kg::team::oauth {
+
+struct PendingAuthorization {
+  // The client's request, answered once the user is known.
+  std::string client_id, redirect_uri, code_challenge, client_state, resource, scope;
+  // The daemon's own sign-in at the upstream provider.
+  std::string upstream_verifier, nonce;
+  std::int64_t expires_at = 0;
+};
+
+}  // namespace kg::team::oauth
