@@ -9,6 +9,7 @@
 // Usage: node mock_oidc_provider.mjs [port]   (port 0 or none: any free port)
 // Prints one JSON line {"issuer": "http://127.0.0.1:<port>"} on stdout once it listens, and runs
 // until killed (SIGTERM/SIGINT stop it cleanly).
+import { randomUUID } from 'node:crypto';
 import { OAuth2Server } from 'oauth2-mock-server';
 
 const port = Number.parseInt(process.argv[2] ?? '0', 10);
@@ -46,6 +47,9 @@ server.service.on('beforeAuthorizeRedirect', (authorizeRedirectUri, req) => {
 });
 
 server.service.on('beforeTokenSigning', (token, req) => {
+  // Two tokens signed in the same second would otherwise be identical (RS256 is deterministic),
+  // and a test could not tell a refreshed token from the old one.
+  token.payload.jti = randomUUID();
   const identity = identityOfTokenRequest(req);
   if (identity) Object.assign(token.payload, identity);
 });
