@@ -1,6 +1,7 @@
 #include "url_form.hpp"
 
 #include <Poco/Exception.h>
+#include <Poco/Net/IPAddress.h>
 #include <Poco/URI.h>
 
 #include <stdexcept>
@@ -70,7 +71,14 @@ std::string with_query(const std::string& url,
 }
 
 bool is_loopback_host(const std::string& host) {
-  return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
+  if (host == "localhost") return true;
+  // A literal address only: "127.0.0.1.evil.example" is a name, resolved anywhere.
+  std::string literal = host;
+  if (literal.size() > 2 && literal.front() == '[' && literal.back() == ']') {
+    literal = literal.substr(1, literal.size() - 2);
+  }
+  Poco::Net::IPAddress address;
+  return Poco::Net::IPAddress::tryParse(literal, address) && address.isLoopback();
 }
 
 std::string redirect_uri_problem(const std::string& uri) {

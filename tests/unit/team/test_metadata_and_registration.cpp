@@ -168,3 +168,21 @@ TEST_CASE("a Client ID Metadata Document must be https") {
   CHECK(reply.status == 400);
   CHECK(header_of(reply, "Location").empty());
 }
+
+TEST_CASE("loopback means a loopback address or localhost, not a name that starts like one") {
+  using kg::team::oauth::is_loopback_host;
+  using kg::team::oauth::redirect_uri_problem;
+  CHECK(is_loopback_host("127.0.0.1"));
+  CHECK(is_loopback_host("127.1.2.3"));
+  CHECK(is_loopback_host("::1"));
+  CHECK(is_loopback_host("[::1]"));
+  CHECK(is_loopback_host("localhost"));
+  CHECK_FALSE(is_loopback_host("127.0.0.1.evil.example"));
+  CHECK_FALSE(is_loopback_host("10.0.0.1"));
+  CHECK_FALSE(is_loopback_host("localhost.evil.example"));
+  CHECK(redirect_uri_problem("http://[::1]:8080/cb").empty());
+  CHECK_FALSE(redirect_uri_problem("http://127.0.0.1.evil.example/cb").empty());
+  CHECK(redirect_uri_problem("https://app.example/cb?x=1").empty());
+  CHECK_FALSE(redirect_uri_problem("javascript:alert(1)").empty());
+  CHECK_FALSE(redirect_uri_problem("/relative").empty());
+}
