@@ -9,6 +9,7 @@
 #include "oauth_replies.hpp"
 #include "pending_authorization.hpp"
 #include "token_sealer.hpp"
+#include "upstream_http.hpp"
 #include "upstream_oidc_client.hpp"
 #include "user_allowlist.hpp"
 
@@ -53,6 +54,7 @@ AuthorizationServer::AuthorizationServer(OAuthSettings settings, store::Store& s
   sealer_ = std::make_unique<oauth::TokenSealer>(settings_.state_dir);
   upstream_ = std::make_unique<oauth::UpstreamOidcClient>(settings_.issuer, settings_.client_id,
                                                           settings_.client_secret_file);
+  metadata_documents_ = std::make_unique<oauth::UpstreamHttp>(std::chrono::seconds(5));
 }
 
 AuthorizationServer::~AuthorizationServer() = default;

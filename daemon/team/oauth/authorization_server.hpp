@@ -28,6 +28,7 @@ namespace kg::team {
 
 namespace oauth {
 class TokenSealer;
+class UpstreamHttp;
 class UpstreamOidcClient;
 class UserAllowlist;
 struct FormFields;
@@ -82,6 +83,7 @@ class AuthorizationServer {
   std::unique_ptr<oauth::UserAllowlist> allowlist_;
   std::unique_ptr<oauth::TokenSealer> sealer_;
   std::unique_ptr<oauth::UpstreamOidcClient> upstream_;
+  std::unique_ptr<oauth::UpstreamHttp> metadata_documents_;  // fetches Client ID Metadata Documents
 
   std::mutex pending_mutex_;  // sign-ins between /oauth/authorize and /oauth/callback
   std::map<std::string, oauth::PendingAuthorization> pending_;

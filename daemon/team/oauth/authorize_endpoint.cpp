@@ -117,6 +117,7 @@ HttpReply AuthorizationServer::authorize(const HttpExchange& request) {
   oauth::PendingAuthorization pending;
   pending.client_id = client_id;
   pending.redirect_uri = redirect_uri;
+  pending.requested_redirect_uri = query.get("redirect_uri");
   pending.code_challenge = query.get("code_challenge");
   pending.client_state = client_state;
   pending.resource = resource;
@@ -196,7 +197,7 @@ HttpReply AuthorizationServer::callback(const HttpExchange& request) {
   store::OAuthCodeRecord record;
   record.code_hash = oauth::sha256_hex(code);
   record.client_id = pending->client_id;
-  record.redirect_uri = pending->redirect_uri;
+  record.redirect_uri = pending->requested_redirect_uri;
   record.code_challenge = pending->code_challenge;
   record.resource = pending->resource;
   record.scope = pending->scope;

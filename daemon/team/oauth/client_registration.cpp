@@ -126,8 +126,8 @@ std::optional<store::OAuthClientRecord> AuthorizationServer::find_client(
   // client_id must never be), a path, no fragment; the document must name itself.
   const Poco::URI uri(client_id);
   if (uri.getPath().empty() || uri.getPath() == "/" || !uri.getFragment().empty()) return std::nullopt;
-  const oauth::UpstreamHttp http(std::chrono::seconds(5));
-  const oauth::UpstreamAnswer answer = http.get(client_id, "Fetching the client's metadata document");
+  const oauth::UpstreamAnswer answer =
+      metadata_documents_->get(client_id, "Fetching the client's metadata document");
   if (answer.status != 200 || answer.body.size() > kMaxMetadataDocumentBytes) return std::nullopt;
   rapidjson::Document document;
   if (document.Parse(answer.body.c_str()).HasParseError() || !document.IsObject() ||

@@ -12,6 +12,9 @@ namespace kg::team::oauth {
 struct PendingAuthorization {
   // The client's request, answered once the user is known.
   std::string client_id, redirect_uri, code_challenge, client_state, resource, scope;
+  // redirect_uri as the request gave it ("" when it relied on the only registered one): the
+  // token request must repeat exactly that (RFC 6749 §4.1.3).
+  std::string requested_redirect_uri;
   // The daemon's own sign-in at the upstream provider.
   std::string upstream_verifier, nonce;
   std::int64_t expires_at = 0;

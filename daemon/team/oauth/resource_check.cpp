@@ -83,8 +83,9 @@ std::variant<SignedInUser, AuthFailure> AuthorizationServer::authenticate(const 
   const auto user = store_.find_oauth_user(token->user_id);
   if (!user) return invalid_token("the token's user is unknown; sign in again");
   // An administrator's removal from the allowlist takes effect at once, not at token expiry.
+  // The token is as good as revoked: 401, so a client signs in again and the user reads why not.
   if (const std::string refusal = allowlist_->refusal(user->email, std::nullopt); !refusal.empty()) {
-    return AuthFailure{403, "Bearer error=\"insufficient_scope\", scope=\"mcp\"", refusal};
+    return invalid_token(refusal);
   }
   return SignedInUser{user->user_id, user->email};
 }
