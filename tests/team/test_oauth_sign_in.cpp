@@ -107,14 +107,17 @@ class SignInFixture {
   void advance(std::int64_t seconds) { offset_ += seconds; }
 
   // The browser's part: authorize -> provider -> callback. Returns the callback's reply.
+  // send_redirect_uri false: the client relies on its only registered one (RFC 6749 §3.1.2.3).
   HttpReply browse_sign_in(const std::string& login_hint, const std::string& verifier,
-                           const std::string& state = "client-state-1") {
-    const std::string query = kg::team::oauth::form_encode(
-        {{"response_type", "code"}, {"client_id", client_id_}, {"redirect_uri", kClientRedirect},
-         {"code_challenge", kg::team::oauth::s256_challenge(verifier)},
-         {"code_challenge_method", "S256"}, {"state", state},
-         {"resource", std::string(kPublicUrl) + "/mcp"}, {"scope", "mcp"},
-         {"login_hint", login_hint}});
+                           bool send_redirect_uri = true) {
+    std::vector<std::pair<std::string, std::string>> fields = {
+        {"response_type", "code"}, {"client_id", client_id_},
+        {"code_challenge", kg::team::oauth::s256_challenge(verifier)},
+        {"code_challenge_method", "S256"}, {"state", "client-state-1"},
+        {"resource", std::string(kPublicUrl) + "/mcp"}, {"scope", "mcp"},
+        {"login_hint", login_hint}};
+    if (send_redirect_uri) fields.emplace_back("redirect_uri", kClientRedirect);
+    const std::string query = kg::team::oauth::form_encode(fields);
     const HttpReply authorize = server_->handle({"GET", "/oauth/authorize", query, {}, ""});
     INFO(authorize.body);
     REQUIRE(authorize.status == 302);
@@ -128,7 +131,7 @@ class SignInFixture {
     CHECK(sent.get("prompt") == "consent");
     CHECK(sent.get("scope") == "openid email");
     CHECK(sent.get("login_hint") == login_hint);
-    CHECK(sent.get("state") != state);  // the daemon's own
+    CHECK(sent.get("state") != "client-state-1");  // the daemon's own
     CHECK_FALSE(sent.get("nonce").empty());
 
     const std::string back = follow_upstream_redirect(upstream);
@@ -137,9 +140,9 @@ class SignInFixture {
     return server_->handle({"GET", "/oauth/callback", last_callback_query_, {}, ""});
   }
 
-  SignIn sign_in(const std::string& login_hint) {
+  SignIn sign_in(const std::string& login_hint, bool send_redirect_uri = true) {
     const std::string verifier = kg::team::oauth::random_secret(32);
-    const HttpReply callback = browse_sign_in(login_hint, verifier);
+    const HttpReply callback = browse_sign_in(login_hint, verifier, send_redirect_uri);
     INFO(callback.body);
     REQUIRE(callback.status == 302);
     const std::string location = header_of(callback, "Location");
@@ -152,7 +155,7 @@ class SignInFixture {
         {"POST", "/oauth/token", "", {{"content-type", "application/x-www-form-urlencoded"}},
          kg::team::oauth::form_encode({{"grant_type", "authorization_code"},
                                        {"code", answer.get("code")},
-                                       {"redirect_uri", kClientRedirect},
+                                       {"redirect_uri", send_redirect_uri ? kClientRedirect : ""},
                                        {"client_id", client_id_},
                                        {"code_verifier", verifier},
                                        {"resource", std::string(kPublicUrl) + "/mcp"}})});
@@ -216,6 +219,10 @@ TEST_CASE("a user on the allowlist signs in through the provider and reaches /mc
   CHECK(std::holds_alternative<AuthFailure>(fixture.authenticate(json["access_token"].GetString())));
   // Carol's sign-in is a family of its own, untouched.
   CHECK(std::holds_alternative<SignedInUser>(fixture.authenticate(carol.access_token)));
+
+  // A client that leaves redirect_uri out (it registered one) signs in the same way.
+  CHECK(std::holds_alternative<SignedInUser>(
+      fixture.authenticate(fixture.sign_in("alice@example.com", false).access_token)));
   CHECK(fixture.logger().text().find(alice.access_token) == std::string::npos);
   CHECK(fixture.logger().text().find("alice@example.com signed in") != std::string::npos);
 }

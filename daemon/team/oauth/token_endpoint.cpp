@@ -72,7 +72,8 @@ HttpReply AuthorizationServer::redeem_code(const oauth::FormFields& form) {
   if (record->client_id != form.get("client_id")) {
     return invalid_grant("The authorization code was issued to another client.");
   }
-  if (record->redirect_uri != form.get("redirect_uri")) {
+  // RFC 6749 §4.1.3: the same redirect_uri as at authorize, if that named one.
+  if (!record->redirect_uri.empty() && record->redirect_uri != form.get("redirect_uri")) {
     return invalid_grant("redirect_uri does not match the one of the authorization request.");
   }
   if (!oauth::verify_s256(form.get("code_verifier"), record->code_challenge)) {
