@@ -107,6 +107,39 @@ struct ReconcileReport {
   std::int64_t interrupted_calls = 0;               // were running; now 'interrupted'
 };
 
+// Team mode's authorization server (daemon/team/oauth, store_oauth.cpp). Times: Unix seconds.
+struct OAuthClientRecord {  // registered by RFC 7591 dynamic client registration
+  std::string client_id;
+  std::string client_name;
+  std::vector<std::string> redirect_uris;
+  std::int64_t created_at = 0;
+};
+
+struct OAuthUserRecord {  // one signed-in user and their upstream provider's tokens, sealed
+  std::string user_id;    // <issuer>#<sub>
+  std::string email;
+  std::string sealed_refresh_token;  // "" when the provider gave none
+  std::string sealed_access_token;
+  std::int64_t access_token_expires = 0;
+  std::string scopes;  // of the upstream access token, space-separated
+  std::int64_t updated_at = 0;
+};
+
+struct OAuthCodeRecord {  // an authorization code we issued, by its SHA-256
+  std::string code_hash, client_id, redirect_uri, code_challenge, resource, scope, user_id;
+  std::string family_id;
+  std::int64_t expires_at = 0;
+  bool redeemed = false;
+};
+
+struct OAuthTokenRecord {  // an access or refresh token we issued, by its SHA-256
+  std::string token_hash;
+  std::string kind;  // access | refresh
+  std::string family_id, user_id, client_id, resource, scope;
+  std::int64_t expires_at = 0;
+  std::string state;  // active | consumed | revoked
+};
+
 class Store {
  public:
   // Opens (creating if needed) the database file and migrates it to the newest schema.
@@ -140,6 +173,27 @@ class Store {
   ReconcileReport reconcile_after_crash();
 
   Stats stats();
+
+  // Team mode's OAuth rows (store_oauth.cpp).
+  void insert_oauth_client(const OAuthClientRecord& client);
+  std::optional<OAuthClientRecord> find_oauth_client(const std::string& client_id);
+  // Inserts or replaces the user; an empty sealed_refresh_token keeps the one stored (a
+  // provider may not send a new refresh token on every sign-in or refresh).
+  void save_oauth_user(const OAuthUserRecord& user);
+  std::optional<OAuthUserRecord> find_oauth_user(const std::string& user_id);
+  void insert_oauth_code(const OAuthCodeRecord& code);
+  // Marks the code redeemed and returns it as it was before (redeemed true: a replay).
+  std::optional<OAuthCodeRecord> redeem_oauth_code(const std::string& code_hash);
+  // All in one transaction (an access and a refresh token are issued together).
+  void insert_oauth_tokens(const std::vector<OAuthTokenRecord>& tokens);
+  std::optional<OAuthTokenRecord> find_oauth_token(const std::string& token_hash);
+  // A refresh token's rotation: active -> consumed, atomically; returns the row as it was
+  // before (state consumed or revoked then: a reuse). nullopt when unknown or not a refresh token.
+  std::optional<OAuthTokenRecord> consume_oauth_refresh_token(const std::string& token_hash);
+  // Every token of the family becomes revoked; returns how many changed.
+  std::int64_t revoke_oauth_family(const std::string& family_id);
+  // Deletes tokens that expired before `now`, and codes a day after their expiry.
+  void purge_expired_oauth(std::int64_t now);
 
  private:
   void end_call(std::int64_t call_id, const CallOutcome& outcome, const char* state);

@@ -84,6 +84,54 @@ ALTER TABLE sessions ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 ALTER TABLE sessions ADD COLUMN owner_email TEXT NOT NULL DEFAULT '';
 CREATE INDEX sessions_by_owner ON sessions (owner, state);
 )sql",
+    // 5: team mode's authorization server (daemon/team/oauth). Our own codes and tokens are kept
+    // only as SHA-256 hashes; the upstream provider's tokens only sealed (AES-256-GCM). Times
+    // are Unix seconds, compared in SQL.
+    R"sql(
+CREATE TABLE oauth_clients (
+  client_id     TEXT PRIMARY KEY NOT NULL,
+  client_name   TEXT NOT NULL,
+  redirect_uris TEXT NOT NULL,  -- one per line
+  created_at    INTEGER NOT NULL
+);
+CREATE TABLE oauth_users (
+  user_id                TEXT PRIMARY KEY NOT NULL,  -- <issuer>#<sub>
+  email                  TEXT NOT NULL,
+  sealed_refresh_token   TEXT,
+  sealed_access_token    TEXT,
+  access_token_expires   INTEGER NOT NULL DEFAULT 0,
+  scopes                 TEXT NOT NULL DEFAULT '',
+  updated_at             INTEGER NOT NULL
+);
+CREATE TABLE oauth_codes (
+  code_hash      TEXT PRIMARY KEY NOT NULL,
+  client_id      TEXT NOT NULL,
+  redirect_uri   TEXT NOT NULL,
+  code_challenge TEXT NOT NULL,
+  resource       TEXT NOT NULL,
+  scope          TEXT NOT NULL,
+  user_id        TEXT NOT NULL REFERENCES oauth_users (user_id),
+  family_id      TEXT NOT NULL,  -- the tokens redeeming it issues, revoked if it is replayed
+  expires_at     INTEGER NOT NULL,
+  redeemed       INTEGER NOT NULL DEFAULT 0 CHECK (redeemed IN (0, 1))
+);
+CREATE TABLE oauth_tokens (
+  token_hash TEXT PRIMARY KEY NOT NULL,
+  kind       TEXT NOT NULL CHECK (kind IN ('access', 'refresh')),
+  family_id  TEXT NOT NULL,
+  user_id    TEXT NOT NULL REFERENCES oauth_users (user_id),
+  client_id  TEXT NOT NULL,
+  resource   TEXT NOT NULL,
+  scope      TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  state      TEXT NOT NULL CHECK (state IN ('active', 'consumed', 'revoked'))
+);
+-- revoking a family (refresh token reuse, code replay)
+CREATE INDEX oauth_tokens_by_family ON oauth_tokens (family_id);
+-- purging expired rows
+CREATE INDEX oauth_tokens_by_expiry ON oauth_tokens (expires_at);
+CREATE INDEX oauth_codes_by_expiry ON oauth_codes (expires_at);
+)sql",
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "team_mode.hpp"
 
+#include "authorization_server.hpp"
 #include "config/team_settings.hpp"
 #include "http/mcp_endpoint.hpp"
 #include "http/mcp_session_registry.hpp"
@@ -8,6 +9,40 @@
 #include "http/user_call_limits.hpp"
 
 namespace kg::team {
+namespace {
+
+// [http] auth = oauth: the authorization server answers the OAuth paths and checks /mcp's
+// bearer tokens.
+class OAuthGate final : public RequestAuthenticator, public OAuthRoutes {
+ public:
+  explicit OAuthGate(std::unique_ptr<AuthorizationServer> server) : server_(std::move(server)) {}
+  std::variant<SignedInUser, AuthFailure> authenticate(const HttpExchange& request) override {
+    return server_->authenticate(request);
+  }
+  bool serves(std::string_view path) const override { return server_->serves(path); }
+  HttpReply handle(const HttpExchange& request) override { return server_->handle(request); }
+  AuthorizationServer& server() { return *server_; }
+
+ private:
+  std::unique_ptr<AuthorizationServer> server_;
+};
+
+OAuthSettings oauth_settings(const config::DaemonConfig& config, const std::string& public_url) {
+  OAuthSettings settings;
+  settings.public_url = public_url;
+  settings.state_dir = config.state_dir;
+  settings.issuer = config::effective_issuer(config.oauth);
+  settings.client_id = config.oauth.client_id;
+  settings.client_secret_file = config.oauth.client_secret_file;
+  settings.scopes = config::effective_scopes(config.oauth);
+  settings.allowed_users = config.oauth.allowed_users;
+  settings.allowed_domains = config.oauth.allowed_domains;
+  settings.access_token_ttl_s = config.oauth.access_token_ttl_s;
+  settings.refresh_token_ttl_s = config.oauth.refresh_token_ttl_s;
+  return settings;
+}
+
+}  // namespace
 
 struct TeamMode::Parts {
   std::unique_ptr<RequestAuthenticator> authenticator;
@@ -32,7 +67,21 @@ TeamMode::TeamMode(const config::DaemonConfig& config, api::ApiContext& api,
                "[http] auth = none: everyone who can connect to " + config.http.listen +
                    " runs code as the one user \"local\", with the daemon's own credentials");
   } else {
-    throw std::runtime_error("[http] auth = oauth is not wired into this build yet");
+    auto gate = std::make_unique<OAuthGate>(std::make_unique<AuthorizationServer>(
+        oauth_settings(config, public_url), api.store, logger));
+    p.oauth = gate.get();
+    if (config.team.run_as == "user") {
+      // Programs of a signed-in user's sessions run with that user's own Google token.
+      AuthorizationServer& server = gate->server();
+      api.credentials.use_owner_credentials(
+          [&server](const std::string& owner) { return server.upstream_credentials(owner); });
+      registry.identity = {true, config::effective_issuer(config.oauth)};
+    }
+    logger.log(plugin::LogLevel::info,
+               "Sign-in through " + config::effective_issuer(config.oauth) + "; programs run as " +
+                   (config.team.run_as == "user" ? std::string("each signed-in user")
+                                                 : "the daemon's [credentials] identity"));
+    p.authenticator = std::move(gate);
   }
   p.sessions = std::make_unique<McpSessionRegistry>(registry, api, logger);
   p.limits = std::make_unique<UserCallLimits>(config.team.calls_per_minute,

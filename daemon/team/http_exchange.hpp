@@ -1,6 +1,6 @@
-// One HTTP request as the team-mode handlers see it, and their answer: plain data, so the MCP
-// endpoint and the OAuth server are tested without sockets. team_http_server.cpp fills and sends
-// them.
+// One HTTP request as the team-mode handlers see it, and their answer: plain data (no Poco
+// types), so the MCP endpoint (http/) and the authorization server (oauth/) are tested without
+// sockets. http/team_http_server.cpp fills and sends them.
 #pragma once
 
 #include <map>

@@ -1,0 +1,143 @@
+// AuthorizationServer: who the clients are. RFC 7591 dynamic registration of public clients
+// (POST /oauth/register), and Client ID Metadata Documents (a client_id that is an https URL
+// naming a JSON document the client publishes), looked up at /oauth/authorize.
+#include <rapidjson/document.h>
+
+#include <Poco/URI.h>
+
+#include "authorization_server.hpp"
+#include "oauth_replies.hpp"
+#include "oauth_secrets.hpp"
+#include "upstream_http.hpp"
+#include "url_form.hpp"
+
+namespace kg::team {
+namespace {
+
+constexpr std::size_t kMaxRedirectUris = 10, kMaxUriLength = 2000, kMaxNameLength = 200;
+constexpr std::size_t kMaxMetadataDocumentBytes = 5 * 1024;
+
+std::string member_text(const rapidjson::Value& object, const char* name) {
+  const auto found = object.FindMember(name);
+  return found != object.MemberEnd() && found->value.IsString() ? found->value.GetString() : "";
+}
+
+// Every entry a string from `allowed`; absent is fine. "" when acceptable, else why not.
+std::string list_problem(const rapidjson::Value& object, const char* name,
+                         std::initializer_list<std::string_view> allowed) {
+  const auto found = object.FindMember(name);
+  if (found == object.MemberEnd()) return "";
+  if (!found->value.IsArray()) return std::string(name) + " must be an array of strings";
+  for (const auto& entry : found->value.GetArray()) {
+    if (!entry.IsString() ||
+        std::find(allowed.begin(), allowed.end(), std::string_view(entry.GetString())) == allowed.end()) {
+      std::string names;
+      for (const auto word : allowed) names += (names.empty() ? "" : ", ") + std::string(word);
+      return std::string(name) + " may only hold " + names;
+    }
+  }
+  return "";
+}
+
+// What both registration and metadata documents must satisfy; fills `client`. "" when fine.
+std::string client_metadata_problem(const rapidjson::Value& document,
+                                    store::OAuthClientRecord& client) {
+  if (!document.IsObject()) return "the client metadata must be a JSON object";
+  const auto uris = document.FindMember("redirect_uris");
+  if (uris == document.MemberEnd() || !uris->value.IsArray() || uris->value.Empty()) {
+    return "redirect_uris must list at least one redirect URI";
+  }
+  if (uris->value.Size() > kMaxRedirectUris) return "at most 10 redirect_uris are accepted";
+  for (const auto& uri : uris->value.GetArray()) {
+    if (!uri.IsString() || uri.GetStringLength() > kMaxUriLength) {
+      return "every redirect URI must be a string of at most 2000 characters";
+    }
+    if (const std::string problem = oauth::redirect_uri_problem(uri.GetString()); !problem.empty()) {
+      return problem + " (" + uri.GetString() + ")";
+    }
+    client.redirect_uris.emplace_back(uri.GetString());
+  }
+  const std::string method = member_text(document, "token_endpoint_auth_method");
+  if (!method.empty() && method != "none") {
+    return "token_endpoint_auth_method must be \"none\": this server registers public clients "
+           "only (they prove themselves with PKCE)";
+  }
+  if (auto problem = list_problem(document, "grant_types", {"authorization_code", "refresh_token"});
+      !problem.empty()) {
+    return problem;
+  }
+  if (auto problem = list_problem(document, "response_types", {"code"}); !problem.empty()) {
+    return problem;
+  }
+  client.client_name = member_text(document, "client_name").substr(0, kMaxNameLength);
+  return "";
+}
+
+bool is_metadata_document_url(const std::string& client_id) {
+  return client_id.rfind("https://", 0) == 0;
+}
+
+}  // namespace
+
+HttpReply AuthorizationServer::register_client(const HttpExchange& request) {
+  rapidjson::Document document;
+  if (document.Parse(request.body.c_str()).HasParseError()) {
+    return oauth::oauth_error(400, "invalid_client_metadata",
+                              "The registration body must be a JSON object (RFC 7591).");
+  }
+  store::OAuthClientRecord client;
+  if (const std::string problem = client_metadata_problem(document, client); !problem.empty()) {
+    const bool about_uris = problem.find("redirect") != std::string::npos;
+    return oauth::oauth_error(400, about_uris ? "invalid_redirect_uri" : "invalid_client_metadata",
+                              "Cannot register the client: " + problem + ".");
+  }
+  client.client_id = "kgc-" + oauth::random_secret(24);
+  client.created_at = clock_();
+  store_.insert_oauth_client(client);
+  logger_.log(plugin::LogLevel::info, "oauth: registered client \"" + client.client_name +
+                                          "\" as " + client.client_id);
+
+  rapidjson::Document answer(rapidjson::kObjectType);
+  auto& allocator = answer.GetAllocator();
+  answer.AddMember("client_id", rapidjson::Value(client.client_id.c_str(), allocator), allocator);
+  answer.AddMember("client_id_issued_at", client.created_at, allocator);
+  rapidjson::Value uris(rapidjson::kArrayType);
+  for (const auto& uri : client.redirect_uris) uris.PushBack(rapidjson::Value(uri.c_str(), allocator), allocator);
+  answer.AddMember("redirect_uris", uris, allocator);
+  if (!client.client_name.empty()) {
+    answer.AddMember("client_name", rapidjson::Value(client.client_name.c_str(), allocator), allocator);
+  }
+  answer.AddMember("token_endpoint_auth_method", "none", allocator);
+  rapidjson::Value grants(rapidjson::kArrayType);
+  grants.PushBack("authorization_code", allocator).PushBack("refresh_token", allocator);
+  answer.AddMember("grant_types", grants, allocator);
+  rapidjson::Value responses(rapidjson::kArrayType);
+  responses.PushBack("code", allocator);
+  answer.AddMember("response_types", responses, allocator);
+  HttpReply reply = oauth::json_reply(201, answer);
+  reply.headers = {{"Cache-Control", "no-store"}};
+  return reply;
+}
+
+std::optional<store::OAuthClientRecord> AuthorizationServer::find_client(
+    const std::string& client_id) {
+  if (!is_metadata_document_url(client_id)) return store_.find_oauth_client(client_id);
+  // A Client ID Metadata Document: https only (UpstreamHttp also takes loopback http, which a
+  // client_id must never be), a path, no fragment; the document must name itself.
+  const Poco::URI uri(client_id);
+  if (uri.getPath().empty() || uri.getPath() == "/" || !uri.getFragment().empty()) return std::nullopt;
+  const oauth::UpstreamAnswer answer =
+      metadata_documents_->get(client_id, "Fetching the client's metadata document");
+  if (answer.status != 200 || answer.body.size() > kMaxMetadataDocumentBytes) return std::nullopt;
+  rapidjson::Document document;
+  if (document.Parse(answer.body.c_str()).HasParseError() || !document.IsObject() ||
+      member_text(document, "client_id") != client_id) {
+    return std::nullopt;
+  }
+  store::OAuthClientRecord client;
+  if (!client_metadata_problem(document, client).empty()) return std::nullopt;
+  client.client_id = client_id;
+  return client;
+}
+
+}  // namespace kg::team

@@ -1,0 +1,159 @@
+#include "upstream_oidc_client.hpp"
+
+#include <rapidjson/document.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "url_form.hpp"
+
+namespace kg::team::oauth {
+namespace {
+
+std::string member_text(const rapidjson::Value& object, const char* name) {
+  const auto found = object.FindMember(name);
+  return found != object.MemberEnd() && found->value.IsString() ? found->value.GetString() : "";
+}
+
+rapidjson::Document parse_object(const std::string& body, const std::string& what) {
+  rapidjson::Document document;
+  if (document.Parse(body.c_str()).HasParseError() || !document.IsObject()) {
+    throw UpstreamError(what + ": the provider's answer is not a JSON object");
+  }
+  return document;
+}
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& word : words) out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
+}  // namespace
+
+UpstreamOidcClient::UpstreamOidcClient(std::string issuer, std::string client_id,
+                                       std::string client_secret_file)
+    : issuer_(std::move(issuer)),
+      client_id_(std::move(client_id)),
+      client_secret_file_(std::move(client_secret_file)) {
+  while (!issuer_.empty() && issuer_.back() == '/') issuer_.pop_back();
+}
+
+ProviderEndpoints UpstreamOidcClient::endpoints() {
+  std::lock_guard lock(mutex_);
+  if (endpoints_) return *endpoints_;
+  const std::string what = "Discovering the OpenID provider " + issuer_;
+  const UpstreamAnswer answer = http_.get(issuer_ + "/.well-known/openid-configuration", what);
+  if (answer.status != 200) {
+    throw UpstreamError(what + ": its discovery document answered HTTP " +
+                        std::to_string(answer.status) + "; check [oauth] issuer");
+  }
+  const rapidjson::Document document = parse_object(answer.body, what);
+  std::string named_issuer = member_text(document, "issuer");
+  while (!named_issuer.empty() && named_issuer.back() == '/') named_issuer.pop_back();
+  if (named_issuer != issuer_) {
+    throw UpstreamError(what + ": its discovery document names issuer \"" + named_issuer +
+                        "\"; set [oauth] issuer to exactly that");
+  }
+  ProviderEndpoints found{member_text(document, "authorization_endpoint"),
+                          member_text(document, "token_endpoint"), member_text(document, "jwks_uri")};
+  if (found.authorization_endpoint.empty() || found.token_endpoint.empty() || found.jwks_uri.empty()) {
+    throw UpstreamError(what + ": its discovery document lacks authorization_endpoint, "
+                        "token_endpoint or jwks_uri");
+  }
+  endpoints_ = found;
+  return found;
+}
+
+std::string UpstreamOidcClient::authorization_url(const UpstreamAuthorizationRequest& request) {
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {"response_type", "code"},
+      {"client_id", client_id_},
+      {"redirect_uri", request.redirect_uri},
+      {"scope", join(request.scopes)},
+      {"state", request.state},
+      {"nonce", request.nonce},
+      {"code_challenge", request.code_challenge},
+      {"code_challenge_method", "S256"},
+      // Google sends a refresh token only with both.
+      {"access_type", "offline"},
+      {"prompt", "consent"},
+  };
+  if (!request.login_hint.empty()) fields.emplace_back("login_hint", request.login_hint);
+  return with_query(endpoints().authorization_endpoint, fields);
+}
+
+std::string UpstreamOidcClient::client_secret() const {
+  if (client_secret_file_.empty()) return "";
+  std::ifstream file(client_secret_file_);
+  if (!file) {
+    throw UpstreamError("Cannot read [oauth] client_secret_file " + client_secret_file_);
+  }
+  std::stringstream text;
+  text << file.rdbuf();
+  std::string secret = text.str();
+  while (!secret.empty() && (secret.back() == '\n' || secret.back() == '\r' || secret.back() == ' ')) {
+    secret.pop_back();
+  }
+  return secret;
+}
+
+UpstreamTokens UpstreamOidcClient::token_request(
+    std::vector<std::pair<std::string, std::string>> fields, const std::string& what) {
+  fields.emplace_back("client_id", client_id_);
+  const std::string secret = client_secret();
+  if (!secret.empty()) fields.emplace_back("client_secret", secret);
+  const UpstreamAnswer answer = http_.post_form(endpoints().token_endpoint, form_encode(fields), what);
+  rapidjson::Document document;
+  const bool json = !document.Parse(answer.body.c_str()).HasParseError() && document.IsObject();
+  if (answer.status != 200) {
+    const std::string error = json ? member_text(document, "error") : "";
+    const std::string description = json ? member_text(document, "error_description") : "";
+    throw UpstreamError(what + ": the provider's token endpoint answered HTTP " +
+                        std::to_string(answer.status) +
+                        (error.empty() ? "" : " " + error) +
+                        (description.empty() ? "" : " (" + description + ")"));
+  }
+  if (!json) throw UpstreamError(what + ": the provider's token answer is not a JSON object");
+  UpstreamTokens tokens;
+  tokens.access_token = member_text(document, "access_token");
+  tokens.refresh_token = member_text(document, "refresh_token");
+  tokens.id_token = member_text(document, "id_token");
+  tokens.scope = member_text(document, "scope");
+  const auto expires = document.FindMember("expires_in");
+  if (expires != document.MemberEnd() && expires->value.IsNumber()) {
+    tokens.expires_in_s = static_cast<std::int64_t>(expires->value.GetDouble());
+  } else if (expires != document.MemberEnd() && expires->value.IsString()) {
+    tokens.expires_in_s = std::atoll(expires->value.GetString());
+  }
+  if (tokens.access_token.empty()) throw UpstreamError(what + ": the provider sent no access_token");
+  return tokens;
+}
+
+UpstreamTokens UpstreamOidcClient::exchange_code(const std::string& code,
+                                                 const std::string& code_verifier,
+                                                 const std::string& redirect_uri) {
+  return token_request({{"grant_type", "authorization_code"},
+                        {"code", code},
+                        {"code_verifier", code_verifier},
+                        {"redirect_uri", redirect_uri}},
+                       "Exchanging the sign-in code with " + issuer_);
+}
+
+UpstreamTokens UpstreamOidcClient::refresh(const std::string& refresh_token) {
+  return token_request({{"grant_type", "refresh_token"}, {"refresh_token", refresh_token}},
+                       "Refreshing a user's token at " + issuer_);
+}
+
+IdTokenClaims UpstreamOidcClient::verify_id_token(const std::string& id_token,
+                                                  const std::string& nonce, std::int64_t now) {
+  const std::string what = "Fetching the signing keys of " + issuer_;
+  const UpstreamAnswer jwks = http_.get(endpoints().jwks_uri, what);
+  if (jwks.status != 200) {
+    throw UpstreamError(what + ": its JWKS answered HTTP " + std::to_string(jwks.status));
+  }
+  return oauth::verify_id_token(id_token, jwks.body,
+                                IdTokenExpectations{issuer_, client_id_, nonce, now, 60});
+}
+
+}  // namespace kg::team::oauth

@@ -1,0 +1,100 @@
+#include "url_form.hpp"
+
+#include <Poco/Exception.h>
+#include <Poco/Net/IPAddress.h>
+#include <Poco/URI.h>
+
+#include <stdexcept>
+
+namespace kg::team::oauth {
+namespace {
+
+std::string decode_component(std::string_view text) {
+  std::string spaced(text);
+  for (char& c : spaced) {
+    if (c == '+') c = ' ';
+  }
+  std::string out;
+  try {
+    Poco::URI::decode(spaced, out);
+  } catch (const Poco::Exception& e) {
+    throw std::invalid_argument("bad percent-encoding in \"" + std::string(text) + "\"");
+  }
+  return out;
+}
+
+std::string encode_component(const std::string& text) {
+  std::string out;
+  Poco::URI::encode(text, "!#$&'()*+,/:;=?@[]% \"<>\\^`{|}", out);
+  return out;
+}
+
+}  // namespace
+
+const std::string& FormFields::get(const std::string& name) const {
+  static const std::string kEmpty;
+  const auto found = values.find(name);
+  return found == values.end() ? kEmpty : found->second;
+}
+
+FormFields parse_form(std::string_view text) {
+  FormFields fields;
+  while (!text.empty()) {
+    const std::size_t end = text.find('&');
+    const std::string_view pair = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    if (pair.empty()) continue;
+    const std::size_t equals = pair.find('=');
+    std::string name = decode_component(pair.substr(0, equals));
+    std::string value =
+        equals == std::string_view::npos ? std::string() : decode_component(pair.substr(equals + 1));
+    if (!fields.values.emplace(name, std::move(value)).second) fields.repeated.push_back(name);
+  }
+  return fields;
+}
+
+std::string form_encode(const std::vector<std::pair<std::string, std::string>>& fields) {
+  std::string out;
+  for (const auto& [name, value] : fields) {
+    if (!out.empty()) out += '&';
+    out += encode_component(name) + "=" + encode_component(value);
+  }
+  return out;
+}
+
+std::string with_query(const std::string& url,
+                       const std::vector<std::pair<std::string, std::string>>& fields) {
+  const std::size_t fragment = url.find('#');
+  const std::string base = url.substr(0, fragment);
+  const char separator = base.find('?') == std::string::npos ? '?' : '&';
+  return base + separator + form_encode(fields);
+}
+
+bool is_loopback_host(const std::string& host) {
+  if (host == "localhost") return true;
+  // A literal address only: "127.0.0.1.evil.example" is a name, resolved anywhere.
+  std::string literal = host;
+  if (literal.size() > 2 && literal.front() == '[' && literal.back() == ']') {
+    literal = literal.substr(1, literal.size() - 2);
+  }
+  Poco::Net::IPAddress address;
+  return Poco::Net::IPAddress::tryParse(literal, address) && address.isLoopback();
+}
+
+std::string redirect_uri_problem(const std::string& uri) {
+  try {
+    const Poco::URI parsed(uri);
+    if (!parsed.getFragment().empty() || uri.find('#') != std::string::npos) {
+      return "a redirect URI must not have a fragment";
+    }
+    if (parsed.getHost().empty()) return "a redirect URI must be an absolute URL with a host";
+    if (parsed.getScheme() == "https") return "";
+    if (parsed.getScheme() == "http" && is_loopback_host(parsed.getHost())) return "";
+    return "a redirect URI must be https, or http on a loopback address (127.0.0.1, [::1], "
+           "localhost)";
+  } catch (const Poco::Exception&) {
+    return "a redirect URI must be an absolute URL";
+  }
+}
+
+}  // namespace kg::team::oauth

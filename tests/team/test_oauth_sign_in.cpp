@@ -1,0 +1,292 @@
+// The whole sign-in of team mode against a real upstream OpenID Connect provider (the mock on
+// loopback): registration, /oauth/authorize to the provider and back through /oauth/callback
+// (code exchange with the daemon's PKCE, ID token checked against the provider's JWKS, nonce,
+// allowlist), the client's token exchange, the bearer check, and the user's upstream token for
+// run_as = user, refreshed through the provider. The HTTP layer is left out: the exchanges are
+// handed to the AuthorizationServer as daemon/team/http would.
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+
+#include <Poco/Net/HTTPClientSession.h>
+#include <Poco/Net/HTTPRequest.h>
+#include <Poco/Net/HTTPResponse.h>
+#include <Poco/URI.h>
+
+#include <chrono>
+#include <mutex>
+
+#include "../support/temp_dir.hpp"
+#include "authorization_server.hpp"
+#include "mock_oidc_provider.hpp"
+#include "oauth_secrets.hpp"
+#include "pkce.hpp"
+#include "url_form.hpp"
+
+using namespace kg::team;
+
+namespace {
+
+constexpr const char* kPublicUrl = "https://mcp.example.com";
+constexpr const char* kClientRedirect = "http://127.0.0.1:33418/callback";
+
+class QuietLogger final : public kg::plugin::Logger {
+ public:
+  void log(kg::plugin::LogLevel, std::string_view message) noexcept override {
+    std::lock_guard lock(mutex_);
+    text_ += std::string(message) + "\n";
+  }
+  std::string text() {
+    std::lock_guard lock(mutex_);
+    return text_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::string text_;
+};
+
+std::string header_of(const HttpReply& reply, const std::string& name) {
+  for (const auto& [key, value] : reply.headers) {
+    if (key == name) return value;
+  }
+  return "";
+}
+
+std::string query_of(const std::string& url) {
+  const auto question = url.find('?');
+  return question == std::string::npos ? "" : url.substr(question + 1);
+}
+
+// What a browser does at the provider's /authorize: it answers with a redirect at once.
+std::string follow_upstream_redirect(const std::string& url) {
+  const Poco::URI uri(url);
+  REQUIRE(uri.getHost() == "127.0.0.1");
+  Poco::Net::HTTPClientSession session(uri.getHost(), uri.getPort());
+  Poco::Net::HTTPRequest request("GET", uri.getPathAndQuery(), Poco::Net::HTTPMessage::HTTP_1_1);
+  session.sendRequest(request);
+  Poco::Net::HTTPResponse response;
+  std::istream& body = session.receiveResponse(response);
+  std::string text((std::istreambuf_iterator<char>(body)), std::istreambuf_iterator<char>());
+  INFO(text);
+  REQUIRE(response.getStatus() == Poco::Net::HTTPResponse::HTTP_FOUND);
+  return response.get("Location");
+}
+
+struct SignIn {
+  std::string access_token, refresh_token;
+};
+
+class SignInFixture {
+ public:
+  SignInFixture() : store_(dir_ / "state.db") {
+    OAuthSettings settings;
+    settings.public_url = kPublicUrl;
+    settings.state_dir = dir_ / "state";
+    settings.issuer = provider_.issuer();
+    settings.client_id = "kode-gopher-daemon";
+    settings.scopes = {"openid", "email"};
+    settings.allowed_users = {"alice@example.com"};
+    settings.allowed_domains = {"team.example"};
+    server_ = std::make_unique<AuthorizationServer>(settings, store_, logger_, [this] {
+      return std::chrono::duration_cast<std::chrono::seconds>(
+                 std::chrono::system_clock::now().time_since_epoch()).count() + offset_;
+    });
+    const HttpReply registered = server_->handle(
+        {"POST", "/oauth/register", "", {{"content-type", "application/json"}},
+         std::string(R"({"client_name":"e2e","redirect_uris":[")") + kClientRedirect + R"("]})"});
+    REQUIRE(registered.status == 201);
+    rapidjson::Document json;
+    json.Parse(registered.body.c_str());
+    client_id_ = json["client_id"].GetString();
+  }
+
+  AuthorizationServer& server() { return *server_; }
+  kg::store::Store& store() { return store_; }
+  QuietLogger& logger() { return logger_; }
+  const std::string& issuer() const { return provider_.issuer(); }
+  void advance(std::int64_t seconds) { offset_ += seconds; }
+
+  // The browser's part: authorize -> provider -> callback. Returns the callback's reply.
+  // send_redirect_uri false: the client relies on its only registered one (RFC 6749 §3.1.2.3).
+  HttpReply browse_sign_in(const std::string& login_hint, const std::string& verifier,
+                           bool send_redirect_uri = true) {
+    std::vector<std::pair<std::string, std::string>> fields = {
+        {"response_type", "code"}, {"client_id", client_id_},
+        {"code_challenge", kg::team::oauth::s256_challenge(verifier)},
+        {"code_challenge_method", "S256"}, {"state", "client-state-1"},
+        {"resource", std::string(kPublicUrl) + "/mcp"}, {"scope", "mcp"},
+        {"login_hint", login_hint}};
+    if (send_redirect_uri) fields.emplace_back("redirect_uri", kClientRedirect);
+    const std::string query = kg::team::oauth::form_encode(fields);
+    const HttpReply authorize = server_->handle({"GET", "/oauth/authorize", query, {}, ""});
+    INFO(authorize.body);
+    REQUIRE(authorize.status == 302);
+    const std::string upstream = header_of(authorize, "Location");
+    REQUIRE(upstream.rfind(issuer() + "/authorize?", 0) == 0);
+    const auto sent = kg::team::oauth::parse_form(query_of(upstream));
+    CHECK(sent.get("client_id") == "kode-gopher-daemon");
+    CHECK(sent.get("redirect_uri") == std::string(kPublicUrl) + "/oauth/callback");
+    CHECK(sent.get("code_challenge_method") == "S256");
+    CHECK(sent.get("access_type") == "offline");
+    CHECK(sent.get("prompt") == "consent");
+    CHECK(sent.get("scope") == "openid email");
+    CHECK(sent.get("login_hint") == login_hint);
+    CHECK(sent.get("state") != "client-state-1");  // the daemon's own
+    CHECK_FALSE(sent.get("nonce").empty());
+
+    const std::string back = follow_upstream_redirect(upstream);
+    REQUIRE(back.rfind(std::string(kPublicUrl) + "/oauth/callback?", 0) == 0);
+    last_callback_query_ = query_of(back);
+    return server_->handle({"GET", "/oauth/callback", last_callback_query_, {}, ""});
+  }
+
+  SignIn sign_in(const std::string& login_hint, bool send_redirect_uri = true) {
+    const std::string verifier = kg::team::oauth::random_secret(32);
+    const HttpReply callback = browse_sign_in(login_hint, verifier, send_redirect_uri);
+    INFO(callback.body);
+    REQUIRE(callback.status == 302);
+    const std::string location = header_of(callback, "Location");
+    REQUIRE(location.rfind(std::string(kClientRedirect) + "?", 0) == 0);
+    const auto answer = kg::team::oauth::parse_form(query_of(location));
+    CHECK(answer.get("state") == "client-state-1");
+    CHECK(answer.get("iss") == kPublicUrl);
+    REQUIRE_FALSE(answer.get("code").empty());
+    const HttpReply token = server_->handle(
+        {"POST", "/oauth/token", "", {{"content-type", "application/x-www-form-urlencoded"}},
+         kg::team::oauth::form_encode({{"grant_type", "authorization_code"},
+                                       {"code", answer.get("code")},
+                                       {"redirect_uri", send_redirect_uri ? kClientRedirect : ""},
+                                       {"client_id", client_id_},
+                                       {"code_verifier", verifier},
+                                       {"resource", std::string(kPublicUrl) + "/mcp"}})});
+    INFO(token.body);
+    REQUIRE(token.status == 200);
+    rapidjson::Document json;
+    json.Parse(token.body.c_str());
+    return {json["access_token"].GetString(), json["refresh_token"].GetString()};
+  }
+
+  std::variant<SignedInUser, AuthFailure> authenticate(const std::string& token) {
+    return server_->authenticate({"POST", "/mcp", "", {{"authorization", "Bearer " + token}}, "{}"});
+  }
+
+  const std::string& last_callback_query() const { return last_callback_query_; }
+  const std::string& client_id() const { return client_id_; }
+
+ private:
+  kg::test::MockOidcProvider provider_;
+  kg::test::TempDir dir_{"kg-team-oauth-"};
+  kg::store::Store store_;
+  QuietLogger logger_;
+  std::int64_t offset_ = 0;
+  std::unique_ptr<AuthorizationServer> server_;
+  std::string client_id_;
+  std::string last_callback_query_;
+};
+
+}  // namespace
+
+TEST_CASE("a user on the allowlist signs in through the provider and reaches /mcp") {
+  SignInFixture fixture;
+  const SignIn alice = fixture.sign_in("alice@example.com");
+  const auto result = fixture.authenticate(alice.access_token);
+  REQUIRE(std::holds_alternative<SignedInUser>(result));
+  const SignedInUser user = std::get<SignedInUser>(result);
+  CHECK(user.user_id == fixture.issuer() + "#sub-alice@example.com");
+  CHECK(user.email == "alice@example.com");
+
+  // A domain member is let in as well, as a different user.
+  const SignIn carol = fixture.sign_in("carol@team.example");
+  const auto carol_user = fixture.authenticate(carol.access_token);
+  REQUIRE(std::holds_alternative<SignedInUser>(carol_user));
+  CHECK(std::get<SignedInUser>(carol_user).user_id == fixture.issuer() + "#sub-carol@team.example");
+
+  // The client refreshes; the new access token works and the old refresh token is spent.
+  auto refresh = [&](const std::string& refresh_token) {
+    return fixture.server().handle(
+        {"POST", "/oauth/token", "", {{"content-type", "application/x-www-form-urlencoded"}},
+         kg::team::oauth::form_encode({{"grant_type", "refresh_token"},
+                                       {"refresh_token", refresh_token},
+                                       {"client_id", fixture.client_id()}})});
+  };
+  const HttpReply refreshed = refresh(alice.refresh_token);
+  INFO(refreshed.body);
+  REQUIRE(refreshed.status == 200);
+  rapidjson::Document json;
+  json.Parse(refreshed.body.c_str());
+  CHECK(std::holds_alternative<SignedInUser>(fixture.authenticate(json["access_token"].GetString())));
+  CHECK(refresh(alice.refresh_token).status == 400);
+  CHECK(std::holds_alternative<AuthFailure>(fixture.authenticate(json["access_token"].GetString())));
+  // Carol's sign-in is a family of its own, untouched.
+  CHECK(std::holds_alternative<SignedInUser>(fixture.authenticate(carol.access_token)));
+
+  // A client that leaves redirect_uri out (it registered one) signs in the same way.
+  CHECK(std::holds_alternative<SignedInUser>(
+      fixture.authenticate(fixture.sign_in("alice@example.com", false).access_token)));
+  CHECK(fixture.logger().text().find(alice.access_token) == std::string::npos);
+  CHECK(fixture.logger().text().find("alice@example.com signed in") != std::string::npos);
+}
+
+TEST_CASE("the user's upstream token is kept sealed and refreshed through the provider") {
+  SignInFixture fixture;
+  fixture.sign_in("alice@example.com");
+  const std::string user_id = fixture.issuer() + "#sub-alice@example.com";
+  const auto stored = fixture.store().find_oauth_user(user_id);
+  REQUIRE(stored.has_value());
+  CHECK_FALSE(stored->sealed_refresh_token.empty());
+
+  const kg::plugin::RunCredentials first = fixture.server().upstream_credentials(user_id);
+  CHECK(first.mode == kg::plugin::CredentialMode::access_token);
+  CHECK(first.identity == "alice@example.com");
+  CHECK(first.token.email == "alice@example.com");
+  REQUIRE_FALSE(first.token.access_token.empty());
+  CHECK(stored->sealed_access_token.find(first.token.access_token) == std::string::npos);
+  // Still valid for long: the same token again, no refresh.
+  CHECK(fixture.server().upstream_credentials(user_id).token.access_token == first.token.access_token);
+  CHECK(fixture.logger().text().find("refreshed") == std::string::npos);
+
+  // The provider's token (valid an hour) now has less than five minutes left: refreshed.
+  fixture.advance(3600 - 200);
+  const kg::plugin::RunCredentials second = fixture.server().upstream_credentials(user_id);
+  CHECK(second.token.access_token != first.token.access_token);
+  CHECK(fixture.logger().text().find("refreshed the upstream token of alice@example.com") != std::string::npos);
+  CHECK(second.token.expiry_rfc3339 > first.token.expiry_rfc3339);
+
+  // The provider's own token presented to /mcp is not ours: refused.
+  const auto passthrough = fixture.authenticate(second.token.access_token);
+  REQUIRE(std::holds_alternative<AuthFailure>(passthrough));
+  CHECK(std::get<AuthFailure>(passthrough).status == 401);
+  CHECK(std::get<AuthFailure>(passthrough).www_authenticate.find("invalid_token") != std::string::npos);
+
+  CHECK_THROWS_AS(fixture.server().upstream_credentials(fixture.issuer() + "#nobody"),
+                  kg::plugin::CredentialsError);
+}
+
+TEST_CASE("users outside the allowlist, unverified or without an email get a 403 page and no code") {
+  SignInFixture fixture;
+  const struct {
+    const char* hint;
+    const char* words;
+  } cases[] = {
+      {"mallory@example.com", "not allowed to use this server"},
+      {"unverified:carol@team.example", "not verified"},
+      {"", "did not tell this server your email"},
+  };
+  for (const auto& refused : cases) {
+    CAPTURE(refused.hint);
+    const HttpReply reply = fixture.browse_sign_in(refused.hint, kg::team::oauth::random_secret(32));
+    CHECK(reply.status == 403);
+    CHECK(reply.content_type.rfind("text/html", 0) == 0);
+    CHECK(header_of(reply, "Location").empty());
+    CHECK(reply.body.find(refused.words) != std::string::npos);
+  }
+}
+
+TEST_CASE("a provider answer is taken once: replaying the callback is refused") {
+  SignInFixture fixture;
+  const HttpReply first = fixture.browse_sign_in("alice@example.com", kg::team::oauth::random_secret(32));
+  REQUIRE(first.status == 302);
+  const HttpReply replay = fixture.server().handle({"GET", "/oauth/callback", fixture.last_callback_query(), {}, ""});
+  CHECK(replay.status == 400);
+  CHECK(replay.body.find("Start it again") != std::string::npos);
+}

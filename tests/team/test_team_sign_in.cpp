@@ -1,0 +1,198 @@
+// Team mode end to end with sign-in: the daemon serving /mcp with [http] auth = oauth in front of
+// a real OpenID Connect provider on loopback (oauth2-mock-server, tests/team/oidc/), the official
+// TypeScript SDK client signing in browser-less (DCR, PKCE, the redirects followed with fetch),
+// two users at once, each program running with its own user's Google token from the metadata
+// emulator, and the tokens that must not work.
+#include <doctest/doctest.h>
+
+#include <future>
+#include <string>
+
+#include "json_text_probe.hpp"
+#include "mock_oidc_provider.hpp"
+#include "node_clients.hpp"
+#include "team_daemon.hpp"
+
+namespace kg::test {
+namespace {
+
+// Who the program runs as, from inside the sandbox: the metadata emulator's email, and the
+// subject of the access token Google's own library gets there (the provider's JWT).
+const std::string kWhoAmI = R"go(package snippet
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+
+	"cloud.google.com/go/compute/metadata"
+	"golang.org/x/oauth2/google"
+)
+
+func run(ctx context.Context) (any, error) {
+	email, err := metadata.EmailWithContext(ctx, "default")
+	if err != nil {
+		return nil, err
+	}
+	creds, err := google.FindDefaultCredentials(ctx, "https://www.googleapis.com/auth/cloud-platform")
+	if err != nil {
+		return nil, err
+	}
+	token, err := creds.TokenSource.Token()
+	if err != nil {
+		return nil, err
+	}
+	parts := strings.Split(token.AccessToken, ".")
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return nil, err
+	}
+	var claims map[string]any
+	if err := json.Unmarshal(payload, &claims); err != nil {
+		return nil, err
+	}
+	return map[string]any{"email": email, "sub": claims["sub"]}, nil
+}
+)go";
+
+std::string oauth_config(const MockOidcProvider& provider) {
+  return "auth = oauth\n"
+         "[oauth]\n"
+         "issuer = " + provider.issuer() + "\n"
+         "client_id = kode-gopher-team-test\n"
+         "allowed_users = alice@example.com bob@example.com\n"
+         "[team]\n"
+         "run_as = user\n";
+}
+
+rapidjson::Document sign_in_and_run(const TeamDaemon& team, const std::string& user) {
+  return run_team_client("sign_in_and_run.mjs", {"--url", team.url + "/mcp", "--login-hint", user,
+                                                 "--code", kWhoAmI, "--keep-session"});
+}
+
+const rapidjson::Value& value_of(const rapidjson::Value& run) {
+  return run["result"]["structuredContent"]["result"]["value"];
+}
+
+ProbeHeaders bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
+
+// An access token of the upstream provider itself (client_credentials at its token endpoint):
+// a real, validly signed token that the daemon must still refuse, since it did not issue it.
+std::string provider_token(const MockOidcProvider& provider) {
+  const std::string authority = provider.issuer().substr(std::string("http://").size());
+  const auto colon = authority.rfind(':');
+  const HttpProbe http(authority.substr(0, colon), std::stoi(authority.substr(colon + 1)));
+  const ProbeAnswer answer = http.request(
+      "POST", "/token", "grant_type=client_credentials&scope=openid",
+      {{"Content-Type", "application/x-www-form-urlencoded"},
+       {"Authorization", "Basic a29kZS1nb3BoZXItdGVhbS10ZXN0OnNlY3JldA=="}});
+  INFO(answer.body);
+  REQUIRE(answer.status == 200);
+  rapidjson::Document document;
+  document.Parse(answer.body.c_str());
+  REQUIRE(document.HasMember("access_token"));
+  return document["access_token"].GetString();
+}
+
+}  // namespace
+
+TEST_CASE("two users sign in at once, each runs as themselves, and neither reaches the other") {
+  MockOidcProvider provider;
+  TeamDaemon team(oauth_config(provider));
+  const HttpProbe http = team.probe();
+
+  auto alice_run = std::async(std::launch::async, [&] { return sign_in_and_run(team, "alice@example.com"); });
+  auto bob_run = std::async(std::launch::async, [&] { return sign_in_and_run(team, "bob@example.com"); });
+  const rapidjson::Document alice = alice_run.get();
+  const rapidjson::Document bob = bob_run.get();
+  INFO(to_text(alice));
+  INFO(to_text(bob));
+  REQUIRE(alice["ok"].GetBool());
+  REQUIRE(bob["ok"].GetBool());
+
+  // Signed in through the daemon's authorization server, which names itself in iss (RFC 9207).
+  CHECK(alice["authorization"]["required"].GetBool());
+  CHECK(alice["authorization"]["state_matches"].GetBool());
+  CHECK(text_at(alice["authorization"]["response"], "iss") == team.url);
+
+  // Each program ran with its own user's Google token, served by its sandbox's metadata emulator.
+  CHECK_FALSE(alice["result"]["isError"].GetBool());
+  CHECK(text_at(value_of(alice), "email") == "alice@example.com");
+  CHECK(text_at(value_of(alice), "sub") == "sub-alice@example.com");
+  CHECK(text_at(value_of(bob), "email") == "bob@example.com");
+  CHECK(text_at(value_of(bob), "sub") == "sub-bob@example.com");
+
+  // The daemon recorded who ran what.
+  const auto sessions = team.daemon->json(team.daemon->get("/v1/sessions"));
+  int owned_by_alice = 0, owned_by_bob = 0;
+  for (const auto& session : sessions["sessions"].GetArray()) {
+    owned_by_alice += text_at(session, "owner_email") == "alice@example.com";
+    owned_by_bob += text_at(session, "owner_email") == "bob@example.com";
+    if (text_at(session, "owner_email") == "alice@example.com") {
+      CHECK(text_at(session, "identity") == "alice@example.com");
+    }
+  }
+  CHECK(owned_by_alice == 1);
+  CHECK(owned_by_bob == 1);
+
+  // Bob's token does not reach Alice's session: not to call in it, not to end it.
+  const std::string alice_session = text_at(alice, "session_id");
+  const std::string alice_token = text_at(alice, "access_token");
+  const std::string bob_token = text_at(bob, "access_token");
+  REQUIRE_FALSE(alice_session.empty());
+  ProbeHeaders as_bob = bearer(bob_token);
+  as_bob.emplace_back("Mcp-Session-Id", alice_session);
+  CHECK(http.post_mcp(R"({"jsonrpc":"2.0","id":5,"method":"tools/list"})", as_bob).status == 404);
+  CHECK(http.request("DELETE", "/mcp", "", as_bob).status == 404);
+  ProbeHeaders as_alice = bearer(alice_token);
+  as_alice.emplace_back("Mcp-Session-Id", alice_session);
+  CHECK(http.post_mcp(R"({"jsonrpc":"2.0","id":6,"method":"tools/list"})", as_alice).status == 200);
+  CHECK(http.request("DELETE", "/mcp", "", as_alice).status == 200);
+
+  SUBCASE("no token, a forged or altered one, and the provider's own token are 401") {
+    const std::string initialize = initialize_request();
+    for (const ProbeHeaders& headers :
+         {ProbeHeaders{}, bearer("forged-0123456789abcdef0123456789abcdef"),
+          bearer(alice_token + "x"), bearer(provider_token(provider))}) {
+      const ProbeAnswer answer = http.post_mcp(initialize, headers);
+      CHECK(answer.status == 401);
+      const std::string challenge = answer.header("www-authenticate");
+      CHECK(challenge.find("resource_metadata=\"" + team.url +
+                           "/.well-known/oauth-protected-resource/mcp\"") != std::string::npos);
+    }
+  }
+  SUBCASE("a refresh token used twice revokes its whole family (a stolen copy is dead)") {
+    const std::string refresh = text_at(alice, "refresh_token");
+    const std::string client_id = text_at(alice, "client_id");
+    REQUIRE_FALSE(refresh.empty());
+    const std::string form = "grant_type=refresh_token&refresh_token=" + refresh +
+                             "&client_id=" + client_id;
+    const ProbeHeaders form_headers{{"Content-Type", "application/x-www-form-urlencoded"}};
+    const ProbeAnswer first = http.request("POST", "/oauth/token", form, form_headers);
+    CHECK(first.status == 200);
+    const ProbeAnswer replay = http.request("POST", "/oauth/token", form, form_headers);
+    CHECK(replay.status == 400);
+    CHECK(replay.body.find("invalid_grant") != std::string::npos);
+    rapidjson::Document rotated;
+    rotated.Parse(first.body.c_str());
+    REQUIRE(rotated.HasMember("access_token"));
+    const ProbeAnswer after = http.post_mcp(initialize_request(),
+                                            bearer(rotated["access_token"].GetString()));
+    CHECK(after.status == 401);
+  }
+}
+
+TEST_CASE("a user outside the allowlist gets a 403 page and no token") {
+  MockOidcProvider provider;
+  TeamDaemon team(oauth_config(provider));
+  const auto run = run_team_client("sign_in_and_run.mjs", {"--url", team.url + "/mcp",
+                                                           "--login-hint", "mallory@elsewhere.example"});
+  INFO(to_text(run));
+  CHECK_FALSE(run["ok"].GetBool());
+  CHECK(run["authorization"]["final"]["status"].GetInt() == 403);
+  CHECK(text_at(run, "access_token").empty());
+  CHECK(team.daemon->json(team.daemon->get("/v1/sessions"))["sessions"].Size() == 0);
+}
+
+}  // namespace kg::test
