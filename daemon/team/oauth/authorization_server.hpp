@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -27,6 +28,11 @@
 namespace kg::team {
 
 namespace oauth {
+// Why a Client ID Metadata Document at `host` must not be fetched (an IP literal, a name that
+// does not resolve, or one resolving to a loopback, private, link-local or metadata address);
+// nullopt: a public name.
+std::optional<std::string> metadata_document_host_problem(const std::string& host);
+
 class TokenSealer;
 class UpstreamHttp;
 class UpstreamOidcClient;

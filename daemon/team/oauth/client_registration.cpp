@@ -5,13 +5,41 @@
 
 #include <Poco/URI.h>
 
+#include <netdb.h>
+#include <sys/socket.h>
+
 #include "authorization_server.hpp"
+#include "egress_allowlist.hpp"
 #include "oauth_replies.hpp"
 #include "oauth_secrets.hpp"
 #include "upstream_http.hpp"
 #include "url_form.hpp"
 
 namespace kg::team {
+
+namespace oauth {
+
+std::optional<std::string> metadata_document_host_problem(const std::string& host) {
+  const std::string name = sandbox::normalize_host(host);
+  if (name.empty() || sandbox::is_ip_literal(name)) return "its host is an IP address, not a name";
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(name.c_str(), "443", &hints, &found) != 0 || found == nullptr) {
+    return "its host name does not resolve";
+  }
+  std::optional<std::string> problem;
+  for (const addrinfo* entry = found; entry != nullptr && !problem; entry = entry->ai_next) {
+    if (auto why = sandbox::refused_address(entry->ai_addr, {})) {
+      problem = "its host " + name + " resolves to " + *why;
+    }
+  }
+  ::freeaddrinfo(found);
+  return problem;
+}
+
+}  // namespace oauth
+
 namespace {
 
 constexpr std::size_t kMaxRedirectUris = 10, kMaxUriLength = 2000, kMaxNameLength = 200;
@@ -126,6 +154,12 @@ std::optional<store::OAuthClientRecord> AuthorizationServer::find_client(
   // client_id must never be), a path, no fragment; the document must name itself.
   const Poco::URI uri(client_id);
   if (uri.getPath().empty() || uri.getPath() == "/" || !uri.getFragment().empty()) return std::nullopt;
+  // Anyone may name a client ID: never let one make the daemon fetch from itself, its network
+  // or a metadata server (SSRF).
+  if (const auto problem = oauth::metadata_document_host_problem(uri.getHost())) {
+    logger_.log(plugin::LogLevel::warn, "Refused the client ID " + client_id + ": " + *problem);
+    return std::nullopt;
+  }
   const oauth::UpstreamAnswer answer =
       metadata_documents_->get(client_id, "Fetching the client's metadata document");
   if (answer.status != 200 || answer.body.size() > kMaxMetadataDocumentBytes) return std::nullopt;

@@ -49,7 +49,7 @@ TEST_CASE("an unknown section is one warning") {
   REQUIRE(loaded.warnings.size() == 1);
   CHECK(loaded.warnings[0].to_string() ==
         file + ": unknown section [network] (known sections: daemon, plugins, runtime, "
-               "credentials, sandbox, kubernetes, cache, limits; plugin sections: compiled-go, yaegi, creds-adc, "
+               "credentials, sandbox, kubernetes, cache, limits, http, oauth, team; plugin sections: compiled-go, yaegi, creds-adc, "
                "creds-workload)");
 }
 

@@ -187,12 +187,16 @@ TEST_CASE("every key is read from the file") {
       {"kubernetes.lease_s", "60"},
       {"kubernetes.daemon_id", "team-daemon"},
   };
-  CHECK(config_key_specs().size() == expected.size());
+  // The team-mode keys ([http], [oauth], [team]) have their own test (test_team_config.cpp).
+  std::size_t checked = 0;
   for (const auto& spec : config_key_specs()) {
+    if (spec.section == "http" || spec.section == "oauth" || spec.section == "team") continue;
     CAPTURE(spec.full_name());
+    ++checked;
     REQUIRE(expected.count(spec.full_name()) == 1);
     CHECK(spec.current(config) == expected.at(spec.full_name()));
   }
+  CHECK(checked == expected.size());
 }
 
 TEST_CASE("section and key names are case-insensitive") {

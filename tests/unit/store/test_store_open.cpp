@@ -30,7 +30,7 @@ TEST_CASE("a fresh database has every migration applied, in WAL mode") {
         "calls,calls_by_session,calls_by_state_runtime,credential_grants,"
         "credential_grants_by_session,oauth_clients,oauth_codes,oauth_codes_by_expiry,"
         "oauth_tokens,oauth_tokens_by_expiry,oauth_tokens_by_family,oauth_users,sessions,"
-        "sessions_by_opened,sessions_by_state_opened");
+        "sessions_by_opened,sessions_by_owner,sessions_by_state_opened");
 }
 
 TEST_CASE("the directories it creates for the database are private") {

@@ -169,6 +169,15 @@ TEST_CASE("a Client ID Metadata Document must be https") {
   CHECK(header_of(reply, "Location").empty());
 }
 
+TEST_CASE("a Client ID Metadata Document is never fetched from this host, its network or a metadata server") {
+  using kg::team::oauth::metadata_document_host_problem;
+  for (const char* host : {"127.0.0.1", "10.1.2.3", "169.254.169.254", "[::1]", "2130706433",
+                           "localhost", "no-such-name.invalid"}) {
+    CAPTURE(host);
+    CHECK(metadata_document_host_problem(host).has_value());
+  }
+}
+
 TEST_CASE("loopback means a loopback address or localhost, not a name that starts like one") {
   using kg::team::oauth::is_loopback_host;
   using kg::team::oauth::redirect_uri_problem;
