@@ -3,7 +3,9 @@
 // stateless), the MCP Inspector CLI, and the MCP conformance suite's server scenarios.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "json_text_probe.hpp"
@@ -69,6 +71,28 @@ TEST_CASE("the v2 TypeScript client over streamable HTTP (2026-07-28, stateless)
   CHECK(text_at(run["tools_call_answer"], "resultType") == "complete");
   CHECK(text_at(run["result"]["structuredContent"], "stdout") == "hello from an SDK client\n");
   CHECK(run["progress"].Size() >= 1);
+}
+
+TEST_CASE("a client that closes its SSE stream cancels its call (2026-07-28)") {
+  TeamDaemon team;
+  const std::string sleeper =
+      R"({"name":"execute_go_code","arguments":{"code":"package main\n\nimport \"time\"\n\nfunc main() { time.Sleep(120 * time.Second) }\n"}})";
+  const auto started = std::chrono::steady_clock::now();
+  const auto run = run_team_client("raw_http.mjs", {"--url", team.url + "/mcp", "--rpc",
+                                                    "tools/call", "--params", sleeper,
+                                                    "--stateless", "--timeout-ms", "4000"});
+  INFO(to_text(run));
+  CHECK(text_at(run["responses"][0]["error"], "name") == "Timeout");
+  // The daemon records the call as cancelled, long before the program's two minutes.
+  int cancelled = 0;
+  for (int i = 0; i < 60 && cancelled == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const auto stats = team.daemon->json(team.daemon->get("/v1/stats"));
+    const auto& by_status = stats["calls"]["by_status"];
+    if (by_status.HasMember("cancelled")) cancelled = by_status["cancelled"].GetInt();
+  }
+  CHECK(cancelled == 1);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(60));
 }
 
 TEST_CASE("the MCP Inspector CLI over streamable HTTP") {

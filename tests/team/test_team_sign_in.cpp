@@ -150,6 +150,15 @@ TEST_CASE("two users sign in at once, each runs as themselves, and neither reach
   CHECK(http.post_mcp(R"({"jsonrpc":"2.0","id":6,"method":"tools/list"})", as_alice).status == 200);
   CHECK(http.request("DELETE", "/mcp", "", as_alice).status == 200);
 
+  SUBCASE("the v2 client (2026-07-28, stateless) with Alice's token runs as Alice") {
+    const auto modern = run_team_client("stateless_call.mjs", {"--url", team.url + "/mcp",
+                                                               "--token", alice_token,
+                                                               "--code", kWhoAmI});
+    INFO(to_text(modern));
+    CHECK(modern["ok"].GetBool());
+    CHECK(text_at(modern, "era") == "modern");
+    CHECK(text_at(value_of(modern), "email") == "alice@example.com");
+  }
   SUBCASE("no token, a forged or altered one, and the provider's own token are 401") {
     const std::string initialize = initialize_request();
     for (const ProbeHeaders& headers :
