@@ -92,17 +92,7 @@ config::DaemonConfig load(const InstanceOptions& options) {
   for (const auto& warning : loaded.warnings) std::cerr << "warning: " << warning.to_string() << "\n";
   if (options.socket_override) loaded.config.socket_path = *options.socket_override;
   if (options.http_listen_override) {
-    // `--http` names the address after the file was checked: check the team settings again.
-    loaded.config.http.listen = *options.http_listen_override;
-    std::vector<config::ConfigIssue> errors;
-    for (auto& issue : config::team_settings_issues(loaded.config, "--http " + loaded.config.http.listen)) {
-      if (issue.severity == config::ConfigIssue::Severity::error) errors.push_back(std::move(issue));
-    }
-    if (!errors.empty()) {
-      std::string message = "Invalid team-mode settings:";
-      for (const auto& error : errors) message += "\n  " + error.to_string();
-      throw config::ConfigError(message, std::move(errors));
-    }
+    config::apply_http_listen(loaded.config, *options.http_listen_override);
   }
   return loaded.config;
 }

@@ -19,6 +19,7 @@
 
 #include "api_errors.hpp"
 #include "api_routes.hpp"
+#include "capped_request_body.hpp"
 #include "ndjson_progress.hpp"
 #include "response_json.hpp"
 #include "unix_socket_listener.hpp"
@@ -47,24 +48,11 @@ std::string too_large(const std::string& what, std::uint64_t limit) {
          " bytes; send a smaller request, or raise [daemon] max_request_bytes";
 }
 
-// Reads the whole body, refusing one over `limit` bytes without reading it all: a declared
-// Content-Length before the first byte, a chunked body as soon as it passes the limit.
+// Reads the whole body, refusing one over `limit` bytes (PayloadTooLargeError).
 std::string read_body(Poco::Net::HTTPServerRequest& request, std::uint64_t limit) {
-  if (request.hasContentLength() && request.getContentLength64() > static_cast<Poco::Int64>(limit)) {
-    throw PayloadTooLargeError(too_large(
-        "The request body of " + std::to_string(request.getContentLength64()) + " bytes", limit));
-  }
-  std::string body;
-  char buffer[64 * 1024];
-  auto& in = request.stream();
-  while (in) {
-    in.read(buffer, sizeof buffer);
-    const auto got = static_cast<std::size_t>(in.gcount());
-    if (got == 0) break;
-    if (body.size() + got > limit) throw PayloadTooLargeError(too_large("The request body", limit));
-    body.append(buffer, got);
-  }
-  return body;
+  return net::read_capped_body(request, limit, [limit](const std::string& what) {
+    throw PayloadTooLargeError(too_large(what, limit));
+  });
 }
 
 // Whether the client closed its end of the connection (or the connection broke). A client sends

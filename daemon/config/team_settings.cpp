@@ -103,4 +103,16 @@ std::vector<ConfigIssue> team_settings_issues(const DaemonConfig& config, const 
   return issues;
 }
 
+void apply_http_listen(DaemonConfig& config, const std::string& listen) {
+  config.http.listen = listen;
+  std::vector<ConfigIssue> errors;
+  for (auto& issue : team_settings_issues(config, "--http " + listen)) {
+    if (issue.severity == ConfigIssue::Severity::error) errors.push_back(std::move(issue));
+  }
+  if (errors.empty()) return;
+  std::string message = "Invalid team-mode settings:";
+  for (const auto& error : errors) message += "\n  " + error.to_string();
+  throw ConfigError(message, std::move(errors));
+}
+
 }  // namespace kg::config

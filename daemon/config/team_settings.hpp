@@ -14,6 +14,10 @@ namespace kg::config {
 // Errors and warnings for `config` read from `file`; none when [http] listen is empty.
 std::vector<ConfigIssue> team_settings_issues(const DaemonConfig& config, const std::string& file);
 
+// Sets [http] listen (`--http ADDR`) after the file was checked, and checks the team settings
+// again with it. Throws ConfigError naming `--http ADDR` and each problem.
+void apply_http_listen(DaemonConfig& config, const std::string& listen);
+
 // Whether a listen address's host is loopback (127.0.0.0/8, ::1, localhost).
 bool is_loopback_listen(const std::string& listen);
 

@@ -20,6 +20,7 @@
 #include <cctype>
 #include <cerrno>
 
+#include "capped_request_body.hpp"
 #include "error_chain.hpp"
 
 namespace kg::team {
@@ -45,25 +46,10 @@ HttpExchange exchange_of(Poco::Net::HTTPServerRequest& request) {
 }
 
 std::string read_body(Poco::Net::HTTPServerRequest& request, std::uint64_t limit) {
-  auto too_large = [&](const std::string& what) {
-    return BodyTooLargeError(what + " is over this server's limit of " + std::to_string(limit) +
-                             " bytes ([http] max_request_bytes); send a smaller request");
-  };
-  if (request.hasContentLength() && request.getContentLength64() > static_cast<Poco::Int64>(limit)) {
-    throw too_large("The request body of " + std::to_string(request.getContentLength64()) +
-                    " bytes");
-  }
-  std::string body;
-  char buffer[64 * 1024];
-  auto& in = request.stream();
-  while (in) {
-    in.read(buffer, sizeof buffer);
-    const auto got = static_cast<std::size_t>(in.gcount());
-    if (got == 0) break;
-    if (body.size() + got > limit) throw too_large("The request body");
-    body.append(buffer, got);
-  }
-  return body;
+  return net::read_capped_body(request, limit, [limit](const std::string& what) {
+    throw BodyTooLargeError(what + " is over this server's limit of " + std::to_string(limit) +
+                            " bytes ([http] max_request_bytes); send a smaller request");
+  });
 }
 
 class PocoResponseStream final : public ResponseStream {

@@ -151,3 +151,21 @@ TEST_CASE("team settings that only make sense together are checked together") {
 }
 
 }  // namespace kg::config
+
+namespace kg::config {
+
+TEST_CASE("--http checks the team settings again, naming itself") {
+  DaemonConfig config;
+  config.http.auth = "none";
+  CHECK_NOTHROW(apply_http_listen(config, "127.0.0.1:8080"));
+  CHECK(config.http.listen == "127.0.0.1:8080");
+  try {
+    apply_http_listen(config, "0.0.0.0:8080");
+    FAIL("a non-loopback --http with auth = none was accepted");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()).find("--http 0.0.0.0:8080: http.auth: none lets everyone") !=
+          std::string::npos);
+  }
+}
+
+}  // namespace kg::config
