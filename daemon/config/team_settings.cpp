@@ -1,5 +1,8 @@
 #include "team_settings.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <algorithm>
 
 namespace kg::config {
@@ -27,7 +30,11 @@ bool is_origin_url(const std::string& url) {
 
 bool is_loopback_listen(const std::string& listen) {
   const std::string host = listen_host(listen);
-  return host == "localhost" || host == "::1" || host.starts_with("127.");
+  if (host == "localhost" || host == "::1") return true;
+  in_addr address{};
+  // An IPv4 literal in 127.0.0.0/8, not a name that starts like one ("127.x.example.com").
+  return ::inet_pton(AF_INET, host.c_str(), &address) == 1 &&
+         (ntohl(address.s_addr) >> 24) == 127;
 }
 
 std::string effective_issuer(const OAuthConfig& oauth) {

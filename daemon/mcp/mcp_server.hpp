@@ -46,6 +46,8 @@ class McpServer {
 
   // Cancels a request as notifications/cancelled does (a client that went away). Any thread.
   bool cancel_request(const std::string& id_json) { return worker_.cancel(id_json); }
+  // Cancels the request answering to `reply` (its HTTP client went away). Any thread.
+  bool cancel_reply(const ReplyChannel* reply) { return worker_.cancel_reply(reply); }
 
   // The revision initialize chose, once it has run.
   std::optional<std::string> legacy_version() const;

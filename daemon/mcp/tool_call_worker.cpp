@@ -67,6 +67,29 @@ bool ToolCallWorker::cancel(const std::string& id_json) {
   return true;
 }
 
+bool ToolCallWorker::cancel_reply(const ReplyChannel* reply) {
+  std::shared_ptr<ReplyChannel> dropped;
+  {
+    std::lock_guard lock(mutex_);
+    const auto queued = std::find_if(queue_.begin(), queue_.end(),
+                                     [&](const Pending& p) { return p.reply.get() == reply; });
+    if (queued != queue_.end()) {
+      dropped = std::move(queued->reply);
+      queue_.erase(queued);
+    } else if (running_reply_ != reply || running_cancelled_) {
+      return false;
+    } else {
+      running_cancelled_ = true;
+    }
+  }
+  if (dropped) {
+    dropped->end_unanswered();
+    return true;
+  }
+  if (hooks_.interrupt_running) hooks_.interrupt_running();
+  return true;
+}
+
 void ToolCallWorker::stop() {
   bool interrupt = false;
   std::deque<Pending> dropped;
@@ -98,6 +121,7 @@ void ToolCallWorker::run() {
       pending = std::move(queue_.front());
       queue_.pop_front();
       running_id_ = pending.id_json;
+      running_reply_ = pending.reply.get();
       running_cancelled_ = false;
     }
     Call call(*this, *pending.reply);
@@ -111,6 +135,7 @@ void ToolCallWorker::run() {
     {
       std::lock_guard lock(mutex_);
       running_id_.clear();
+      running_reply_ = nullptr;
       if (running_cancelled_) {
         pending.reply->end_unanswered();
         continue;

@@ -51,6 +51,10 @@ class ToolCallWorker {
   // unknown or already answered, which MCP says to ignore.
   bool cancel(const std::string& id_json);
 
+  // The same for the call answering to `reply` (a client that went away: ids are the client's
+  // and need not be unique among several clients sharing one worker).
+  bool cancel_reply(const ReplyChannel* reply);
+
   // Drops the queue, interrupts the running call and joins the thread. Idempotent.
   void stop();
 
@@ -68,6 +72,7 @@ class ToolCallWorker {
   std::condition_variable wake_;
   std::deque<Pending> queue_;
   std::string running_id_;  // empty when idle
+  const ReplyChannel* running_reply_ = nullptr;
   bool running_cancelled_ = false;
   bool stopping_ = false;
   std::thread thread_;

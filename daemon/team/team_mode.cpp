@@ -45,6 +45,7 @@ OAuthSettings oauth_settings(const config::DaemonConfig& config, const std::stri
 }  // namespace
 
 struct TeamMode::Parts {
+  session::CallCredentials* owner_credentials = nullptr;  // set while it uses the OAuth server
   std::unique_ptr<RequestAuthenticator> authenticator;
   OAuthRoutes* oauth = nullptr;
   std::unique_ptr<McpSessionRegistry> sessions;
@@ -75,6 +76,7 @@ TeamMode::TeamMode(const config::DaemonConfig& config, api::ApiContext& api,
       AuthorizationServer& server = gate->server();
       api.credentials.use_owner_credentials(
           [&server](const std::string& owner) { return server.upstream_credentials(owner); });
+      p.owner_credentials = &api.credentials;
       registry.identity = {true, config::effective_issuer(config.oauth)};
     }
     logger.log(plugin::LogLevel::info,
@@ -95,9 +97,15 @@ TeamMode::TeamMode(const config::DaemonConfig& config, api::ApiContext& api,
   server.tls_certificate = config.http.tls_certificate;
   server.tls_key = config.http.tls_key;
   server.max_request_bytes = config.http.max_request_bytes;
-  // Every user's sessions may each hold a call and a GET stream, plus room for sign-ins.
-  server.max_threads = 32 + 8 * static_cast<int>(config.team.max_sessions_per_user) * 4;
-  p.server = std::make_unique<TeamHttpServer>(server, *p.endpoint, p.oauth, logger);
+  // Each open session may hold a call and its event stream; room for 60 or so users' sessions,
+  // and for sign-ins beside them. More requests wait in Poco's queue.
+  server.max_threads = 512;
+  try {
+    p.server = std::make_unique<TeamHttpServer>(server, *p.endpoint, p.oauth, logger);
+  } catch (...) {
+    if (p.owner_credentials) p.owner_credentials->use_owner_credentials(nullptr);
+    throw;
+  }
   logger.log(plugin::LogLevel::info,
              "MCP over streamable HTTP at " + public_url + "/mcp (listening on " +
                  p.server->bound_address() + (config.http.tls_certificate.empty() ? ", plain HTTP" : ", HTTPS") +
@@ -112,6 +120,9 @@ void TeamMode::stop() {
   if (!parts_) return;
   parts_->server->stop();
   parts_->sessions->close_all();
+  // No owned session is left to ask for a user's token; the OAuth server may go.
+  if (parts_->owner_credentials) parts_->owner_credentials->use_owner_credentials(nullptr);
+  parts_->owner_credentials = nullptr;
 }
 
 const std::string& TeamMode::bound_address() const { return parts_->server->bound_address(); }

@@ -72,6 +72,15 @@ std::string follow_upstream_redirect(const std::string& url) {
   return response.get("Location");
 }
 
+// A hidden input's value in a page (the consent form's consent_id and csrf).
+std::string hidden_field(const std::string& html, const std::string& name) {
+  const std::string marker = "name=\"" + name + "\" value=\"";
+  const auto start = html.find(marker);
+  REQUIRE(start != std::string::npos);
+  const auto value = start + marker.size();
+  return html.substr(value, html.find('"', value) - value);
+}
+
 struct SignIn {
   std::string access_token, refresh_token;
 };
@@ -134,11 +143,40 @@ class SignInFixture {
     CHECK(sent.get("state") != "client-state-1");  // the daemon's own
     CHECK_FALSE(sent.get("nonce").empty());
 
+    // The browser keeps the cookie that binds the sign-in to it.
+    const std::string set_cookie = header_of(authorize, "Set-Cookie");
+    REQUIRE(set_cookie.rfind("kg_oauth_signin=", 0) == 0);
+    CHECK(set_cookie.find("HttpOnly") != std::string::npos);
+    CHECK(set_cookie.find("Secure") != std::string::npos);  // public_url is https
+    last_cookie_ = set_cookie.substr(0, set_cookie.find(';'));
+
     const std::string back = follow_upstream_redirect(upstream);
     REQUIRE(back.rfind(std::string(kPublicUrl) + "/oauth/callback?", 0) == 0);
     last_callback_query_ = query_of(back);
-    return server_->handle({"GET", "/oauth/callback", last_callback_query_, {}, ""});
+    const HttpReply callback =
+        server_->handle({"GET", "/oauth/callback", last_callback_query_, {{"cookie", last_cookie_}}, ""});
+    if (callback.status != 200) return callback;  // a refusal page, or (approved before) the code
+    return answer_consent(callback, consent_);
   }
+
+  // The user's answer on the daemon's consent page ("allow" or "deny"), from this browser.
+  HttpReply answer_consent(const HttpReply& page, const std::string& decision,
+                           const std::string& cookie = "") {
+    INFO(page.body);
+    REQUIRE(page.body.find("action=\"/oauth/consent\"") != std::string::npos);
+    CHECK(page.body.find("e2e") != std::string::npos);               // the client's name
+    CHECK(page.body.find("127.0.0.1:33418") != std::string::npos);   // where the code would go
+    const std::string form = kg::team::oauth::form_encode(
+        {{"consent_id", hidden_field(page.body, "consent_id")},
+         {"csrf", hidden_field(page.body, "csrf")}, {"decision", decision}});
+    return server_->handle({"POST", "/oauth/consent", "",
+                            {{"content-type", "application/x-www-form-urlencoded"},
+                             {"cookie", cookie.empty() ? last_cookie_ : cookie}},
+                            form});
+  }
+
+  void set_consent(std::string decision) { consent_ = std::move(decision); }
+  const std::string& last_cookie() const { return last_cookie_; }
 
   SignIn sign_in(const std::string& login_hint, bool send_redirect_uri = true) {
     const std::string verifier = kg::team::oauth::random_secret(32);
@@ -182,6 +220,8 @@ class SignInFixture {
   std::unique_ptr<AuthorizationServer> server_;
   std::string client_id_;
   std::string last_callback_query_;
+  std::string last_cookie_;
+  std::string consent_ = "allow";
 };
 
 }  // namespace
@@ -289,4 +329,66 @@ TEST_CASE("a provider answer is taken once: replaying the callback is refused") 
   const HttpReply replay = fixture.server().handle({"GET", "/oauth/callback", fixture.last_callback_query(), {}, ""});
   CHECK(replay.status == 400);
   CHECK(replay.body.find("Start it again") != std::string::npos);
+}
+
+TEST_CASE("no code leaves before the user approves the client, in the browser that started it") {
+  SignInFixture fixture;
+  const std::string verifier = kg::team::oauth::random_secret(32);
+
+  SUBCASE("Deny sends the client access_denied and no code") {
+    fixture.set_consent("deny");
+    const HttpReply denied = fixture.browse_sign_in("alice@example.com", verifier);
+    REQUIRE(denied.status == 302);
+    const auto answer = kg::team::oauth::parse_form(query_of(header_of(denied, "Location")));
+    CHECK(answer.get("error") == "access_denied");
+    CHECK(answer.get("code").empty());
+    CHECK(answer.get("state") == "client-state-1");
+  }
+  SUBCASE("a provider link finished in another browser (no cookie) is refused") {
+    fixture.set_consent("allow");
+    // The attacker's sign-in link, opened by the victim: the callback arrives without the cookie
+    // the attacker's browser got at /oauth/authorize.
+    const std::string query = kg::team::oauth::form_encode(
+        {{"response_type", "code"}, {"client_id", fixture.client_id()},
+         {"code_challenge", kg::team::oauth::s256_challenge(verifier)},
+         {"code_challenge_method", "S256"}, {"redirect_uri", kClientRedirect},
+         {"login_hint", "alice@example.com"}});
+    const HttpReply authorize = fixture.server().handle({"GET", "/oauth/authorize", query, {}, ""});
+    REQUIRE(authorize.status == 302);
+    const std::string back = follow_upstream_redirect(header_of(authorize, "Location"));
+    const HttpReply callback = fixture.server().handle(
+        {"GET", "/oauth/callback", query_of(back), {{"cookie", "kg_oauth_signin=not-the-one"}}, ""});
+    CHECK(callback.status == 400);
+    CHECK(callback.body.find("started in another browser") != std::string::npos);
+    CHECK(header_of(callback, "Location").empty());
+  }
+  SUBCASE("an approval from another browser, or with the wrong csrf, is refused") {
+    fixture.set_consent("allow");
+    const std::string query = kg::team::oauth::form_encode(
+        {{"response_type", "code"}, {"client_id", fixture.client_id()},
+         {"code_challenge", kg::team::oauth::s256_challenge(verifier)},
+         {"code_challenge_method", "S256"}, {"redirect_uri", kClientRedirect},
+         {"login_hint", "alice@example.com"}});
+    const HttpReply authorize = fixture.server().handle({"GET", "/oauth/authorize", query, {}, ""});
+    const std::string cookie = header_of(authorize, "Set-Cookie").substr(
+        0, header_of(authorize, "Set-Cookie").find(';'));
+    const std::string back = follow_upstream_redirect(header_of(authorize, "Location"));
+    const HttpReply page = fixture.server().handle(
+        {"GET", "/oauth/callback", query_of(back), {{"cookie", cookie}}, ""});
+    REQUIRE(page.status == 200);
+    const HttpReply elsewhere = fixture.answer_consent(page, "allow", "kg_oauth_signin=other");
+    CHECK(elsewhere.status == 400);
+    CHECK(header_of(elsewhere, "Location").empty());
+    // The consent was taken by that attempt: it cannot be answered again.
+    const HttpReply again = fixture.answer_consent(page, "allow", cookie);
+    CHECK(again.status == 400);
+  }
+  SUBCASE("once approved, the same user and client are not asked again") {
+    fixture.set_consent("allow");
+    fixture.sign_in("alice@example.com");
+    fixture.set_consent("never asked");  // answer_consent would fail its page checks
+    const HttpReply second = fixture.browse_sign_in("alice@example.com", verifier);
+    CHECK(second.status == 302);
+    CHECK_FALSE(kg::team::oauth::parse_form(query_of(header_of(second, "Location"))).get("code").empty());
+  }
 }

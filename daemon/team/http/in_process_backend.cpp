@@ -66,13 +66,21 @@ std::string InProcessSessionBackend::session_id() {
   }
   std::string id;
   try {
-    id = api_.sessions.open(client_, "", {}, owner_).id;
+    // A cancelled call (its client left, its MCP session closed, the daemon stopping) stops
+    // waiting for a session slot.
+    session::SlotWait wait;
+    wait.caller_gone = [this] {
+      std::lock_guard lock(mutex_);
+      return cancelled_;
+    };
+    id = api_.sessions.open(client_, "", wait, owner_).id;
   } catch (...) {
     const api::ApiError error = api::map_exception(std::current_exception());
     throw mcp::BackendRefusedError(error.status, error.code, error.message);
   }
   std::lock_guard lock(mutex_);
   session_id_ = id;
+  if (cancelled_) throw mcp::BackendRefusedError(409, "cancelled", "The call was cancelled");
   return id;
 }
 
@@ -91,17 +99,20 @@ rapidjson::Document InProcessSessionBackend::in_session(const std::string& verb,
   }
 }
 
+void InProcessSessionBackend::throw_if_cancelled() {
+  std::lock_guard lock(mutex_);
+  if (cancelled_) throw mcp::BackendRefusedError(409, "cancelled", "The call was cancelled");
+}
+
 rapidjson::Document InProcessSessionBackend::execute(std::string_view request_json,
                                                     const mcp::PhaseHandler& on_phase) {
-  {
-    std::lock_guard lock(mutex_);
-    if (cancelled_) throw mcp::BackendRefusedError(409, "cancelled", "The call was cancelled");
-  }
+  throw_if_cancelled();
   PhaseRelay relay(on_phase);
   return in_session("execute", std::string(request_json), &relay);
 }
 
 rapidjson::Document InProcessSessionBackend::package_docs(std::string_view request_json) {
+  throw_if_cancelled();
   return in_session("docs", std::string(request_json), nullptr);
 }
 

@@ -46,6 +46,7 @@ class InProcessSessionBackend final : public mcp::SessionBackend {
   rapidjson::Document route(const std::string& method, const std::string& path,
                             const std::string& body, plugin::ProgressSink* progress);
   std::string session_id();
+  void throw_if_cancelled();
 
   api::ApiContext& api_;
   session::SessionOwner owner_;

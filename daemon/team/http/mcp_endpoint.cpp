@@ -64,9 +64,12 @@ std::optional<HttpReply> McpEndpoint::refuse_origin(const HttpExchange& request)
   if (!host.empty() && host != authority_of(options_.public_url) && host != options_.listen) {
     const auto colon = options_.listen.rfind(':');
     const std::string port = colon == std::string::npos ? "" : options_.listen.substr(colon);
-    const bool loopback_alias = (options_.listen.starts_with("127.0.0.1:") ||
-                                 options_.listen.starts_with("localhost:")) &&
-                                (host == "localhost" + port || host == "127.0.0.1" + port);
+    const bool loopback_listen = options_.listen.starts_with("127.0.0.1:") ||
+                                 options_.listen.starts_with("localhost:") ||
+                                 options_.listen.starts_with("[::1]:");
+    const bool loopback_alias = loopback_listen && (host == "localhost" + port ||
+                                                    host == "127.0.0.1" + port ||
+                                                    host == "[::1]" + port);
     if (!loopback_alias) {
       logger_.log(plugin::LogLevel::warn, "Refused a request for Host " + host);
       return rpc_error_reply(421, "null", mcp::RpcErrorCode::invalid_request,
@@ -228,7 +231,7 @@ void McpEndpoint::answer(McpHttpSession& session, std::shared_ptr<mcp::IncomingM
   if (as_events) {
     headers.emplace_back("Cache-Control", "no-cache");
     headers.emplace_back("X-Accel-Buffering", "no");
-    if (!out.begin_events(headers)) return session.cancel(id);
+    if (!out.begin_events(headers)) return session.cancel(reply.get());
   }
   auto last_write = std::chrono::steady_clock::now();
   for (;;) {
@@ -237,10 +240,10 @@ void McpEndpoint::answer(McpHttpSession& session, std::shared_ptr<mcp::IncomingM
       if (out.client_gone()) {
         logger_.log(plugin::LogLevel::info,
                     "Request " + id + ": the client closed its connection; cancelling");
-        return session.cancel(id);
+        return session.cancel(reply.get());
       }
       if (as_events && std::chrono::steady_clock::now() - last_write > kKeepalive) {
-        if (!out.keepalive()) return session.cancel(id);
+        if (!out.keepalive()) return session.cancel(reply.get());
         last_write = std::chrono::steady_clock::now();
       }
       continue;
@@ -248,7 +251,7 @@ void McpEndpoint::answer(McpHttpSession& session, std::shared_ptr<mcp::IncomingM
     switch (item->kind) {
       case QueuedReply::Item::Kind::notification:
         if (as_events) {
-          if (!out.event(item->line)) return session.cancel(id);
+          if (!out.event(item->line)) return session.cancel(reply.get());
           last_write = std::chrono::steady_clock::now();
         }
         continue;
@@ -264,11 +267,14 @@ void McpEndpoint::answer(McpHttpSession& session, std::shared_ptr<mcp::IncomingM
           return out.send(json);
         }
       case QueuedReply::Item::Kind::unanswered:
+        // MCP sends a cancelled request no answer, but an HTTP request needs one: say why.
         if (!as_events) {
-          HttpReply none;
-          none.status = 204;
-          none.content_type.clear();
-          out.send(none);
+          HttpReply json = rpc_error_reply(
+              session.closed() ? 404 : 200, id, mcp::RpcErrorCode::invalid_request,
+              session.closed() ? "Session not found: it ended while this request waited"
+                               : "The request was cancelled");
+          json.headers = std::move(headers);
+          out.send(json);
         }
         return;
     }
@@ -295,6 +301,16 @@ void McpEndpoint::get(const HttpExchange& request, const SignedInUser& user, Res
     return out.send(rpc_error_reply(404, "null", mcp::RpcErrorCode::invalid_request,
                                     "Session not found: it ended or was never yours"));
   }
+  // One stream per session: each holds a server thread for as long as it is open.
+  if (!session->claim_event_stream()) {
+    return out.send(rpc_error_reply(409, "null", mcp::RpcErrorCode::invalid_request,
+                                    "Conflict: this session's event stream is open already; "
+                                    "close it before opening another"));
+  }
+  struct Release {
+    McpHttpSession& session;
+    ~Release() { session.release_event_stream(); }
+  } release{*session};
   if (!out.begin_events({{"Mcp-Session-Id", session->id()},
                          {"Cache-Control", "no-cache"},
                          {"X-Accel-Buffering", "no"}})) {

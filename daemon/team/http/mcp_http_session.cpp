@@ -57,6 +57,18 @@ void McpHttpSession::close(const std::string& why) {
   closed_signal_.notify_all();
 }
 
+bool McpHttpSession::claim_event_stream() {
+  std::lock_guard lock(mutex_);
+  if (event_stream_open_) return false;
+  event_stream_open_ = true;
+  return true;
+}
+
+void McpHttpSession::release_event_stream() {
+  std::lock_guard lock(mutex_);
+  event_stream_open_ = false;
+}
+
 bool McpHttpSession::wait_closed(std::chrono::milliseconds wait) {
   std::unique_lock lock(mutex_);
   return closed_signal_.wait_for(lock, wait, [this] { return closed_.load(); });

@@ -33,8 +33,9 @@ class McpHttpSession {
   // Hands a message to the MCP server, one at a time. False once the session is closed.
   bool handle(std::shared_ptr<mcp::IncomingMessage> message,
               std::shared_ptr<mcp::ReplyChannel> reply);
-  // A client that went away cancels its request.
-  void cancel(const std::string& id_json) { server_.cancel_request(id_json); }
+  // A client that went away cancels its request (found by its reply channel: request ids are
+  // the clients', and a user's stateless lane serves several clients).
+  void cancel(const mcp::ReplyChannel* reply) { server_.cancel_reply(reply); }
   std::optional<std::string> legacy_version() const { return server_.legacy_version(); }
 
   // Requests in progress keep the session from idling out.
@@ -48,6 +49,9 @@ class McpHttpSession {
   // Idempotent.
   void close(const std::string& why);
   bool closed() const noexcept { return closed_; }
+  // The session's one GET event stream: true for the caller that may open it (none is open).
+  bool claim_event_stream();
+  void release_event_stream();
   // Waits up to `wait` for close(); true when closed.
   bool wait_closed(std::chrono::milliseconds wait);
 
@@ -62,6 +66,7 @@ class McpHttpSession {
   std::condition_variable closed_signal_;
   Clock::time_point last_used_ = Clock::now();
   int in_flight_ = 0;
+  bool event_stream_open_ = false;
   std::atomic<bool> closed_{false};
 };
 

@@ -39,6 +39,10 @@ std::shared_ptr<McpHttpSession> McpSessionRegistry::add(const SignedInUser& user
   {
     std::lock_guard lock(mutex_);
     if (stopping_) throw TooManySessionsError("The server is shutting down");
+    if (const auto it = sessions_.find(id); it != sessions_.end()) {
+      if (!it->second->closed()) return it->second;  // a concurrent request made it first
+      sessions_.erase(it);
+    }
     if (!stateless) {
       std::size_t owned = 0;
       std::optional<McpHttpSession::Clock::time_point> oldest;

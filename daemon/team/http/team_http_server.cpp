@@ -12,11 +12,13 @@
 #include <Poco/Net/SecureServerSocket.h>
 #include <Poco/Net/ServerSocket.h>
 #include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
 #include <Poco/ThreadPool.h>
 #include <Poco/URI.h>
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <cerrno>
 
@@ -60,6 +62,7 @@ class PocoResponseStream final : public ResponseStream {
                   (request.hasContentLength() && request.getContentLength64() > 0)) {
     if (auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request)) {
       fd_ = impl->socket().impl()->sockfd();
+      socket_ = impl->socket();
     }
   }
 
@@ -76,7 +79,10 @@ class PocoResponseStream final : public ResponseStream {
       if (!reply.content_type.empty()) response_.setContentType(reply.content_type);
       for (const auto& [name, value] : reply.headers) response_.add(name, value);
       response_.setContentLength64(static_cast<Poco::Int64>(reply.body.size()));
-      response_.send().write(reply.body.data(), static_cast<std::streamsize>(reply.body.size()));
+      std::ostream& out = response_.send();
+      out.write(reply.body.data(), static_cast<std::streamsize>(reply.body.size()));
+      out.flush();
+      if (has_body_ && !body_read_) drain_unread_body();
     } catch (...) {
       // The client went away; nothing to tell it.
     }
@@ -122,7 +128,28 @@ class PocoResponseStream final : public ResponseStream {
     }
   }
 
+  // A client still sending a body the answer refused would get a reset instead of the answer
+  // when the connection closes with its bytes unread: stop sending, then read and drop what
+  // arrives for a little while (a "lingering close", as web servers do).
+  void drain_unread_body() noexcept {
+    try {
+      socket_.shutdownSend();
+      socket_.setReceiveTimeout(Poco::Timespan(0, 200'000));
+      char buffer[64 * 1024];
+      std::size_t drained = 0;
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+      while (drained < (64u << 20) && std::chrono::steady_clock::now() < until) {
+        const int got = socket_.receiveBytes(buffer, sizeof buffer);
+        if (got <= 0) break;
+        drained += static_cast<std::size_t>(got);
+      }
+    } catch (...) {
+      // A timeout or a reset: the client has what it needs, or is gone.
+    }
+  }
+
   Poco::Net::HTTPServerResponse& response_;
+  Poco::Net::StreamSocket socket_;
   bool has_body_;
   bool body_read_ = false;
   std::ostream* stream_ = nullptr;
@@ -171,8 +198,9 @@ class TeamRequestHandler final : public Poco::Net::HTTPRequestHandler {
       out.send(reply);
     } catch (...) {
       const std::string what = describe_error_chain(std::current_exception());
+      // The path only: a query may carry a code or state (/oauth/callback).
       logger_.log(plugin::LogLevel::error, "HTTP " + request.getMethod() + " " +
-                                               request.getURI() + ": " + what);
+                                               Poco::URI(request.getURI()).getPath() + ": " + what);
       HttpReply reply;
       reply.status = 500;
       reply.body = R"({"error":"server_error","error_description":"internal error; see the daemon's log"})";

@@ -64,7 +64,8 @@ bool AuthorizationServer::serves(std::string_view path) const {
          path == "/.well-known/oauth-protected-resource/mcp" ||
          path == "/.well-known/oauth-authorization-server" ||
          path == "/.well-known/openid-configuration" || path == "/oauth/authorize" ||
-         path == "/oauth/callback" || path == "/oauth/token" || path == "/oauth/register";
+         path == "/oauth/callback" || path == "/oauth/token" || path == "/oauth/register" ||
+         path == "/oauth/consent";
 }
 
 HttpReply AuthorizationServer::handle(const HttpExchange& request) {
@@ -103,6 +104,7 @@ HttpReply AuthorizationServer::dispatch(const HttpExchange& request) {
   }
   if (path == "/oauth/authorize") return get ? authorize(request) : wrong_method("GET");
   if (path == "/oauth/callback") return get ? callback(request) : wrong_method("GET");
+  if (path == "/oauth/consent") return request.method == "POST" ? consent(request) : wrong_method("POST");
   if (path == "/oauth/token") {
     return request.method == "POST" ? token(request) : wrong_method("POST");
   }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -39,6 +40,7 @@ class UpstreamOidcClient;
 class UserAllowlist;
 struct FormFields;
 struct PendingAuthorization;
+struct PendingConsent;
 }  // namespace oauth
 
 class AuthorizationServer {
@@ -72,6 +74,13 @@ class AuthorizationServer {
   HttpReply register_client(const HttpExchange& request);
   HttpReply authorize(const HttpExchange& request);
   HttpReply callback(const HttpExchange& request);
+  // consent_endpoint.cpp: the page asking the signed-in user to approve the client, its form's
+  // POST /oauth/consent, and the code that follows an approval.
+  HttpReply ask_consent(oauth::PendingAuthorization authorization, const std::string& user_id,
+                        const std::string& email);
+  HttpReply consent(const HttpExchange& request);
+  HttpReply issue_code(const oauth::PendingAuthorization& authorization, const std::string& user_id,
+                       const std::string& email);
   HttpReply token(const HttpExchange& request);
   HttpReply redeem_code(const oauth::FormFields& form);
   HttpReply rotate_refresh_token(const oauth::FormFields& form);
@@ -93,6 +102,8 @@ class AuthorizationServer {
 
   std::mutex pending_mutex_;  // sign-ins between /oauth/authorize and /oauth/callback
   std::map<std::string, oauth::PendingAuthorization> pending_;
+  std::map<std::string, oauth::PendingConsent> consents_;  // by consent id; under pending_mutex_
+  std::set<std::string> approved_;  // "<user_id> <client_id>" the user approved; under pending_mutex_
   std::mutex refresh_mutex_;  // one upstream refresh at a time
 };
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "authorization_server.hpp"
+#include "browser_binding.hpp"
 #include "oauth_replies.hpp"
 #include "oauth_secrets.hpp"
 #include "pending_authorization.hpp"
@@ -137,8 +138,12 @@ HttpReply AuthorizationServer::authorize(const HttpExchange& request) {
     return refuse("temporarily_unavailable",
                   "the identity provider cannot be reached; try again later (" + std::string(e.what()) + ")");
   }
+  const std::string browser_secret = oauth::random_secret(32);
+  pending.browser_binding = oauth::sha256_hex(browser_secret);
   remember(upstream_state, std::move(pending));
-  return oauth::redirect_reply(location);
+  HttpReply reply = oauth::redirect_reply(location);
+  reply.headers.emplace_back("Set-Cookie", oauth::signin_cookie(browser_secret, settings_.public_url));
+  return reply;
 }
 
 HttpReply AuthorizationServer::callback(const HttpExchange& request) {
@@ -148,6 +153,12 @@ HttpReply AuthorizationServer::callback(const HttpExchange& request) {
     return oauth::page_reply(400, "Sign-in expired",
                              "This sign-in is unknown or took longer than 10 minutes. Start it "
                              "again from your MCP client.");
+  }
+  if (oauth::sha256_hex(oauth::signin_cookie_value(request)) != pending->browser_binding) {
+    logger_.log(plugin::LogLevel::warn, "oauth: a sign-in came back to another browser; refused");
+    return oauth::page_reply(400, "Sign-in started elsewhere",
+                             "This sign-in was started in another browser (or this browser blocks "
+                             "cookies). Start it again from your MCP client on this machine.");
   }
   auto back_to_client = [&](std::vector<std::pair<std::string, std::string>> fields) {
     if (!pending->client_state.empty()) fields.emplace_back("state", pending->client_state);
@@ -174,7 +185,8 @@ HttpReply AuthorizationServer::callback(const HttpExchange& request) {
     return back_to_client({{"error", "access_denied"},
                            {"error_description", std::string("the sign-in could not be completed: ") + e.what()}});
   }
-  if (const std::string refusal = allowlist_->refusal(claims.email, claims.email_verified);
+  if (const std::string refusal = allowlist_->refusal(
+          claims.email, claims.email_verified.value_or(false));
       !refusal.empty()) {
     logger_.log(plugin::LogLevel::warn,
                 "oauth: refused sign-in of " + (claims.email.empty() ? claims.subject : claims.email));
@@ -192,7 +204,18 @@ HttpReply AuthorizationServer::callback(const HttpExchange& request) {
   user.scopes = tokens.scope;
   user.updated_at = now;
   store_.save_oauth_user(user);
+  return ask_consent(std::move(*pending), user.user_id, user.email);
+}
 
+HttpReply AuthorizationServer::issue_code(const oauth::PendingAuthorization& authorization,
+                                          const std::string& user_id, const std::string& email) {
+  const oauth::PendingAuthorization* pending = &authorization;
+  const std::int64_t now = clock_();
+  auto back_to_client = [&](std::vector<std::pair<std::string, std::string>> fields) {
+    if (!pending->client_state.empty()) fields.emplace_back("state", pending->client_state);
+    fields.emplace_back("iss", settings_.public_url);
+    return oauth::redirect_reply(oauth::with_query(pending->redirect_uri, fields));
+  };
   const std::string code = oauth::random_secret(32);
   store::OAuthCodeRecord record;
   record.code_hash = oauth::sha256_hex(code);
@@ -201,11 +224,11 @@ HttpReply AuthorizationServer::callback(const HttpExchange& request) {
   record.code_challenge = pending->code_challenge;
   record.resource = pending->resource;
   record.scope = pending->scope;
-  record.user_id = user.user_id;
+  record.user_id = user_id;
   record.family_id = oauth::random_secret(16);
   record.expires_at = now + kCodeSeconds;
   store_.insert_oauth_code(record);
-  logger_.log(plugin::LogLevel::info, "oauth: " + user.email + " signed in (client " + pending->client_id + ")");
+  logger_.log(plugin::LogLevel::info, "oauth: " + email + " signed in (client " + pending->client_id + ")");
   return back_to_client({{"code", code}});
 }
 

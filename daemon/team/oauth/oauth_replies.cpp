@@ -4,7 +4,6 @@
 #include <rapidjson/writer.h>
 
 namespace kg::team::oauth {
-namespace {
 
 std::string html_escape(const std::string& text) {
   std::string out;
@@ -20,8 +19,6 @@ std::string html_escape(const std::string& text) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string to_json(const rapidjson::Value& value) {
   rapidjson::StringBuffer buffer;

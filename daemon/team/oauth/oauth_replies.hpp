@@ -18,6 +18,8 @@ HttpReply json_reply(int status, const rapidjson::Value& document);
 // {"error": code, "error_description": description}, no-store.
 HttpReply oauth_error(int status, const std::string& code, const std::string& description);
 HttpReply redirect_reply(const std::string& location);
+// Text made safe to put in HTML (element content and quoted attribute values).
+std::string html_escape(const std::string& text);
 // text/html; the text is escaped. Says what was wrong and what to do.
 HttpReply page_reply(int status, const std::string& title, const std::string& text);
 

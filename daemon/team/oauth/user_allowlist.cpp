@@ -43,8 +43,10 @@ std::string UserAllowlist::refusal(const std::string& email,
            "check that you are allowed in; make sure the sign-in asks for the email scope.";
   }
   if (email_verified.has_value() && !*email_verified) {
-    return "Your email address " + email + " is not verified at your identity provider; verify "
-           "it there and sign in again.";
+    // At sign-in the ID token must say email_verified: true (absent counts as false), or anyone
+    // who can claim an address at a lax provider would pass allowed_domains.
+    return "Your email address " + email + " is not verified at your identity provider (its ID "
+           "token has no email_verified: true); verify it there and sign in again.";
   }
   const std::string address = lowercase(email);
   if (std::find(users_.begin(), users_.end(), address) != users_.end()) return "";

@@ -12,7 +12,9 @@ const MAX_REDIRECTS = 10;
 export class BrowserlessOAuthProvider {
   // signIn false: a test that brings its own --token wants to see the server's answer to it, so
   // a demand to authorize is recorded (authorization.required) but not followed.
-  constructor({ redirectUrl, clientName, loginHint, accessToken, signIn = true, fetch: logFetch }) {
+  constructor({ redirectUrl, clientName, loginHint, accessToken, signIn = true, consent = "allow",
+                fetch: logFetch }) {
+    this._consent = consent;
     this._redirectUrl = redirectUrl;
     this._clientName = clientName;
     this._loginHint = loginHint;
@@ -113,19 +115,51 @@ export class BrowserlessOAuthProvider {
 
   // The browser's part: GET each Location until one is our redirect_uri (whose query carries the
   // answer), or until a page that is not a redirect (an error page: its status and body are kept).
+  // Like a browser it keeps each origin's cookies (the daemon binds a sign-in to the browser that
+  // started it), and on the daemon's consent page it presses Allow (the user approving this
+  // client; `consent: "deny"` presses Deny).
   async _followToRedirectUri(start) {
     const redirectUri = new URL(this._redirectUrl);
+    const cookies = new Map(); // origin -> Map(name -> value)
+    const cookieHeader = (url) => {
+      const jar = cookies.get(url.origin);
+      return jar ? [...jar].map(([name, value]) => `${name}=${value}`).join("; ") : undefined;
+    };
     let next = start;
+    let init = { redirect: "manual" };
     for (let hop = 0; hop < MAX_REDIRECTS; hop += 1) {
-      const response = await this._fetch(next, { redirect: "manual" });
+      const cookie = cookieHeader(next);
+      const headers = { ...(init.headers ?? {}), ...(cookie ? { cookie } : {}) };
+      const response = await this._fetch(next, { ...init, headers });
+      for (const line of response.headers.getSetCookie?.() ?? []) {
+        const [pair] = line.split(";");
+        const eq = pair.indexOf("=");
+        if (eq <= 0) continue;
+        if (!cookies.has(next.origin)) cookies.set(next.origin, new Map());
+        cookies.get(next.origin).set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+      }
       const location = response.headers.get("location");
       const step = { url: next.origin + next.pathname, status: response.status };
+      if (init.method === "POST") step.method = "POST";
       this.authorization.redirects.push(step);
       if (location === null || response.status < 300 || response.status > 399) {
+        const body = await response.text();
+        const form = response.status === 200 ? consentForm(body) : undefined;
+        if (form !== undefined) {
+          step.consent = this._consent;
+          next = new URL(form.action, next);
+          init = {
+            redirect: "manual",
+            method: "POST",
+            headers: { "content-type": "application/x-www-form-urlencoded" },
+            body: new URLSearchParams({ ...form.fields, decision: this._consent }).toString(),
+          };
+          continue;
+        }
         this.authorization.final = {
           status: response.status,
           headers: interestingHeaders(response.headers),
-          body: (await response.text()).slice(0, 4000),
+          body: body.slice(0, 4000),
         };
         return;
       }
@@ -137,6 +171,7 @@ export class BrowserlessOAuthProvider {
         return;
       }
       next = target;
+      init = { redirect: "manual" };
     }
     this.authorization.final = { error: `more than ${MAX_REDIRECTS} redirects` };
   }
@@ -149,4 +184,16 @@ export class BrowserlessOAuthProvider {
     this.authorization.state_matches = answer.state === this._state;
     if (answer.code !== undefined && this.authorization.state_matches) this.authorization.code = answer.code;
   }
+}
+
+// The daemon's consent page: its form's action and hidden fields (consent_id, csrf); undefined
+// for any other page.
+function consentForm(html) {
+  const action = /<form[^>]*action="([^"]+)"/.exec(html);
+  if (action === null || !action[1].endsWith("/oauth/consent")) return undefined;
+  const fields = {};
+  for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) {
+    fields[match[1]] = match[2].replaceAll("&quot;", '"').replaceAll("&amp;", "&");
+  }
+  return { action: action[1], fields };
 }
