@@ -331,6 +331,16 @@ TEST_CASE("a provider answer is taken once: replaying the callback is refused") 
   CHECK(replay.body.find("Start it again") != std::string::npos);
 }
 
+// Alice's browser at /oauth/authorize for the fixture's client (the redirect to the provider).
+HttpReply authorize_alice(SignInFixture& fixture, const std::string& verifier) {
+  const std::string query = kg::team::oauth::form_encode(
+      {{"response_type", "code"}, {"client_id", fixture.client_id()},
+       {"code_challenge", kg::team::oauth::s256_challenge(verifier)},
+       {"code_challenge_method", "S256"}, {"redirect_uri", kClientRedirect},
+       {"login_hint", "alice@example.com"}});
+  return fixture.server().handle({"GET", "/oauth/authorize", query, {}, ""});
+}
+
 TEST_CASE("no code leaves before the user approves the client, in the browser that started it") {
   SignInFixture fixture;
   const std::string verifier = kg::team::oauth::random_secret(32);
@@ -348,12 +358,7 @@ TEST_CASE("no code leaves before the user approves the client, in the browser th
     fixture.set_consent("allow");
     // The attacker's sign-in link, opened by the victim: the callback arrives without the cookie
     // the attacker's browser got at /oauth/authorize.
-    const std::string query = kg::team::oauth::form_encode(
-        {{"response_type", "code"}, {"client_id", fixture.client_id()},
-         {"code_challenge", kg::team::oauth::s256_challenge(verifier)},
-         {"code_challenge_method", "S256"}, {"redirect_uri", kClientRedirect},
-         {"login_hint", "alice@example.com"}});
-    const HttpReply authorize = fixture.server().handle({"GET", "/oauth/authorize", query, {}, ""});
+    const HttpReply authorize = authorize_alice(fixture, verifier);
     REQUIRE(authorize.status == 302);
     const std::string back = follow_upstream_redirect(header_of(authorize, "Location"));
     const HttpReply callback = fixture.server().handle(
@@ -362,14 +367,9 @@ TEST_CASE("no code leaves before the user approves the client, in the browser th
     CHECK(callback.body.find("started in another browser") != std::string::npos);
     CHECK(header_of(callback, "Location").empty());
   }
-  SUBCASE("an approval from another browser, or with the wrong csrf, is refused") {
+  SUBCASE("an approval from another browser is refused, and the approval is spent") {
     fixture.set_consent("allow");
-    const std::string query = kg::team::oauth::form_encode(
-        {{"response_type", "code"}, {"client_id", fixture.client_id()},
-         {"code_challenge", kg::team::oauth::s256_challenge(verifier)},
-         {"code_challenge_method", "S256"}, {"redirect_uri", kClientRedirect},
-         {"login_hint", "alice@example.com"}});
-    const HttpReply authorize = fixture.server().handle({"GET", "/oauth/authorize", query, {}, ""});
+    const HttpReply authorize = authorize_alice(fixture, verifier);
     const std::string cookie = header_of(authorize, "Set-Cookie").substr(
         0, header_of(authorize, "Set-Cookie").find(';'));
     const std::string back = follow_upstream_redirect(header_of(authorize, "Location"));

@@ -4,6 +4,7 @@
 
 #include "../../support/temp_dir.hpp"
 #include "config_default_paths.hpp"
+#include "daemon_config.hpp"
 
 #include <unistd.h>
 
@@ -71,6 +72,19 @@ inline std::string write_file(const std::string& path, const std::string& text) 
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path, std::ios::binary) << text;
   return path;
+}
+
+// The issues check_config_file reports for a file with `text`, rendered, with the file's
+// path replaced by "<file>".
+inline std::vector<std::string> issues_for(const TempDir& dir, const std::string& text) {
+  const auto file = write_file(dir / "kg.ini", text);
+  std::vector<std::string> rendered;
+  for (const auto& issue : check_config_file(file)) {
+    auto line = issue.to_string();
+    if (line.starts_with(file)) line.replace(0, file.size(), "<file>");
+    rendered.push_back(line);
+  }
+  return rendered;
 }
 
 }  // namespace kg::config::test

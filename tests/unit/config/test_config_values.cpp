@@ -11,23 +11,12 @@ namespace kg::config {
 namespace {
 
 using test::expected_default_state_dir;
+using test::issues_for;
 using test::isolated_env;
 using test::ScopedEnv;
 using test::TempDir;
 using test::write_file;
 
-// The issues check_config_file reports for a file with `text`, rendered, with the file's
-// path replaced by "<file>".
-std::vector<std::string> issues_for(const TempDir& dir, const std::string& text) {
-  const auto file = write_file(dir / "kg.ini", text);
-  std::vector<std::string> rendered;
-  for (const auto& issue : check_config_file(file)) {
-    auto line = issue.to_string();
-    if (line.starts_with(file)) line.replace(0, file.size(), "<file>");
-    rendered.push_back(line);
-  }
-  return rendered;
-}
 
 std::string one_issue(const TempDir& dir, const std::string& section, const std::string& key,
                       const std::string& value) {

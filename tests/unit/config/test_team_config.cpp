@@ -14,17 +14,7 @@ namespace {
 using test::TempDir;
 using test::isolated_env;
 using test::write_file;
-
-std::vector<std::string> issues_of(const TempDir& dir, const std::string& text) {
-  const auto file = write_file(dir / "kg.ini", text);
-  std::vector<std::string> rendered;
-  for (const auto& issue : check_config_file(file)) {
-    auto line = issue.to_string();
-    if (line.starts_with(file)) line.replace(0, file.size(), "<file>");
-    rendered.push_back(line);
-  }
-  return rendered;
-}
+using test::issues_for;
 
 bool any_contains(const std::vector<std::string>& lines, const std::string& part) {
   for (const auto& line : lines) {
@@ -117,34 +107,34 @@ TEST_CASE("team settings that only make sense together are checked together") {
   TempDir dir;
   auto env = isolated_env("/home/tester");
   SUBCASE("without [http] listen nothing is checked") {
-    CHECK(issues_of(dir, "[http]\nauth = none\n").empty());
+    CHECK(issues_for(dir, "[http]\nauth = none\n").empty());
   }
   SUBCASE("auth = none only on loopback") {
-    CHECK(issues_of(dir, "[http]\nlisten = 127.0.0.1:8080\nauth = none\n").empty());
-    const auto issues = issues_of(dir, "[http]\nlisten = 0.0.0.0:8080\nauth = none\ntrusted_proxy = true\n");
+    CHECK(issues_for(dir, "[http]\nlisten = 127.0.0.1:8080\nauth = none\n").empty());
+    const auto issues = issues_for(dir, "[http]\nlisten = 0.0.0.0:8080\nauth = none\ntrusted_proxy = true\n");
     CHECK(any_contains(issues, "http.auth: none lets everyone who can connect run code"));
   }
   SUBCASE("plain HTTP off loopback needs TLS or a trusted proxy") {
-    const auto issues = issues_of(dir, "[http]\nlisten = 0.0.0.0:8080\n[oauth]\nclient_id = c\nallowed_domains = e.com\n");
+    const auto issues = issues_for(dir, "[http]\nlisten = 0.0.0.0:8080\n[oauth]\nclient_id = c\nallowed_domains = e.com\n");
     CHECK(any_contains(issues, "http.listen: 0.0.0.0:8080 is not loopback"));
   }
   SUBCASE("TLS needs both files") {
-    const auto issues = issues_of(dir, "[http]\nlisten = 127.0.0.1:8443\ntls_certificate = /c.pem\n"
+    const auto issues = issues_for(dir, "[http]\nlisten = 127.0.0.1:8443\ntls_certificate = /c.pem\n"
                                        "[oauth]\nclient_id = c\nallowed_domains = e.com\n");
     CHECK(any_contains(issues, "http.tls_key: HTTPS needs both"));
   }
   SUBCASE("oauth needs a client, openid, an https issuer and someone allowed") {
-    auto issues = issues_of(dir, "[http]\nlisten = 127.0.0.1:8080\n");
+    auto issues = issues_for(dir, "[http]\nlisten = 127.0.0.1:8080\n");
     CHECK(any_contains(issues, "oauth.client_id: is required with [http] auth = oauth"));
     CHECK(any_contains(issues, "redirect URI http://127.0.0.1:8080/oauth/callback"));
     CHECK(any_contains(issues, "oauth.allowed_users: allowed_users and allowed_domains are both empty"));
-    issues = issues_of(dir, "[http]\nlisten = 127.0.0.1:8080\n[oauth]\nclient_id = c\n"
+    issues = issues_for(dir, "[http]\nlisten = 127.0.0.1:8080\n[oauth]\nclient_id = c\n"
                             "issuer = http://login.example.com\nscopes = email\nallowed_domains = e.com\n");
     CHECK(any_contains(issues, "oauth.issuer: must be the issuer's https:// URL"));
     CHECK(any_contains(issues, "oauth.scopes: must include openid"));
   }
   SUBCASE("public_url is an origin, no path") {
-    const auto issues = issues_of(dir, "[http]\nlisten = 127.0.0.1:8080\nauth = none\n"
+    const auto issues = issues_for(dir, "[http]\nlisten = 127.0.0.1:8080\nauth = none\n"
                                        "public_url = https://mcp.example.com/mcp\n");
     CHECK(any_contains(issues, "http.public_url: must be http(s)://host[:port] with no path"));
   }
