@@ -113,6 +113,7 @@ struct OAuthClientRecord {  // registered by RFC 7591 dynamic client registratio
   std::string client_name;
   std::vector<std::string> redirect_uris;
   std::int64_t created_at = 0;
+  std::int64_t last_used_at = 0;  // when a sign-in through it last issued a code; 0 never
 };
 
 struct OAuthUserRecord {  // one signed-in user and their upstream provider's tokens, sealed
@@ -175,8 +176,13 @@ class Store {
   Stats stats();
 
   // Team mode's OAuth rows (store_oauth.cpp).
-  void insert_oauth_client(const OAuthClientRecord& client);
+  // Registers the client unless `max_unused` registrations no sign-in has used are waiting
+  // already (false then); first drops those older than `unused_ttl_s` (from client.created_at).
+  bool insert_oauth_client(const OAuthClientRecord& client, std::int64_t max_unused,
+                           std::int64_t unused_ttl_s);
   std::optional<OAuthClientRecord> find_oauth_client(const std::string& client_id);
+  // A sign-in through the client issued a code at `now`: its registration is kept from then on.
+  void mark_oauth_client_used(const std::string& client_id, std::int64_t now);
   // Inserts or replaces the user; an empty sealed_refresh_token keeps the one stored (a
   // provider may not send a new refresh token on every sign-in or refresh).
   void save_oauth_user(const OAuthUserRecord& user);

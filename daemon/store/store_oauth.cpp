@@ -72,23 +72,46 @@ std::optional<OAuthTokenRecord> select_token(sqlite3* db, const std::string& tok
 
 }  // namespace
 
-void Store::insert_oauth_client(const OAuthClientRecord& client) {
+bool Store::insert_oauth_client(const OAuthClientRecord& client, std::int64_t max_unused,
+                                std::int64_t unused_ttl_s) {
   std::lock_guard lock(mutex_);
+  const std::string operation = "Failed to register OAuth client \"" + client.client_name + "\"";
+  SqliteTransaction transaction(db_, operation);
+  SqliteStatement purge(db_, "DELETE FROM oauth_clients WHERE last_used_at = 0 AND created_at < ?",
+                        operation);
+  purge.bind_integer(1, client.created_at - unused_ttl_s);
+  purge.run();
+  SqliteStatement count(db_, "SELECT count(*) FROM oauth_clients WHERE last_used_at = 0", operation);
+  count.step();
+  if (count.integer(0) >= max_unused) {
+    transaction.commit();  // the purge stands; the client is not registered
+    return false;
+  }
   SqliteStatement insert(db_,
                          "INSERT INTO oauth_clients (client_id, client_name, redirect_uris, "
                          "created_at) VALUES (?, ?, ?, ?)",
-                         "Failed to register OAuth client \"" + client.client_name + "\"");
+                         operation);
   insert.bind_text(1, client.client_id)
       .bind_text(2, client.client_name)
       .bind_text(3, join_lines(client.redirect_uris))
       .bind_integer(4, client.created_at);
   insert.run();
+  transaction.commit();
+  return true;
+}
+
+void Store::mark_oauth_client_used(const std::string& client_id, std::int64_t now) {
+  std::lock_guard lock(mutex_);
+  SqliteStatement mark(db_, "UPDATE oauth_clients SET last_used_at = ? WHERE client_id = ?",
+                       "Failed to record a sign-in through OAuth client \"" + client_id + "\"");
+  mark.bind_integer(1, now).bind_text(2, client_id);
+  mark.run();
 }
 
 std::optional<OAuthClientRecord> Store::find_oauth_client(const std::string& client_id) {
   std::lock_guard lock(mutex_);
   SqliteStatement query(db_,
-                        "SELECT client_id, client_name, redirect_uris, created_at "
+                        "SELECT client_id, client_name, redirect_uris, created_at, last_used_at "
                         "FROM oauth_clients WHERE client_id = ?",
                         "Failed to look up OAuth client \"" + client_id + "\"");
   query.bind_text(1, client_id);
@@ -98,6 +121,7 @@ std::optional<OAuthClientRecord> Store::find_oauth_client(const std::string& cli
   client.client_name = query.text(1);
   client.redirect_uris = split_lines(query.text(2));
   client.created_at = query.integer(3);
+  client.last_used_at = query.integer(4);
   return client;
 }
 

@@ -132,6 +132,15 @@ CREATE INDEX oauth_tokens_by_family ON oauth_tokens (family_id);
 CREATE INDEX oauth_tokens_by_expiry ON oauth_tokens (expires_at);
 CREATE INDEX oauth_codes_by_expiry ON oauth_codes (expires_at);
 )sql",
+    // 6: dynamic registration is open to anyone, so a registration no sign-in ever used is
+    // dropped after a day and only so many may wait at once (team/oauth/client_registration.cpp).
+    // last_used_at: when a sign-in through the client last issued a code; 0 never. Clients
+    // registered before this migration count as used: they are kept.
+    R"sql(
+ALTER TABLE oauth_clients ADD COLUMN last_used_at INTEGER NOT NULL DEFAULT 0;
+UPDATE oauth_clients SET last_used_at = created_at;
+CREATE INDEX oauth_clients_unused ON oauth_clients (last_used_at, created_at);
+)sql",
 };
 
 }  // namespace

@@ -100,13 +100,18 @@ class SignInFixture {
       return std::chrono::duration_cast<std::chrono::seconds>(
                  std::chrono::system_clock::now().time_since_epoch()).count() + offset_;
     });
+    client_id_ = register_client("e2e");
+  }
+
+  // Dynamic registration of a client with the redirect URI these tests use; its client_id.
+  std::string register_client(const std::string& name) {
     const HttpReply registered = server_->handle(
         {"POST", "/oauth/register", "", {{"content-type", "application/json"}},
-         std::string(R"({"client_name":"e2e","redirect_uris":[")") + kClientRedirect + R"("]})"});
+         R"({"client_name":")" + name + R"(","redirect_uris":[")" + kClientRedirect + R"("]})"});
     REQUIRE(registered.status == 201);
     rapidjson::Document json;
     json.Parse(registered.body.c_str());
-    client_id_ = json["client_id"].GetString();
+    return json["client_id"].GetString();
   }
 
   AuthorizationServer& server() { return *server_; }
@@ -228,7 +233,11 @@ class SignInFixture {
 
 TEST_CASE("a user on the allowlist signs in through the provider and reaches /mcp") {
   SignInFixture fixture;
+  const std::string idle_client = fixture.register_client("never used");
+  CHECK(fixture.store().find_oauth_client(fixture.client_id())->last_used_at == 0);
   const SignIn alice = fixture.sign_in("alice@example.com");
+  // The sign-in marks the registration used: it is kept past the day unused ones get.
+  CHECK(fixture.store().find_oauth_client(fixture.client_id())->last_used_at > 0);
   const auto result = fixture.authenticate(alice.access_token);
   REQUIRE(std::holds_alternative<SignedInUser>(result));
   const SignedInUser user = std::get<SignedInUser>(result);
@@ -265,6 +274,13 @@ TEST_CASE("a user on the allowlist signs in through the provider and reaches /mc
       fixture.authenticate(fixture.sign_in("alice@example.com", false).access_token)));
   CHECK(fixture.logger().text().find(alice.access_token) == std::string::npos);
   CHECK(fixture.logger().text().find("alice@example.com signed in") != std::string::npos);
+
+  // Two days on, a new registration drops the ones nobody signed in through, not this one.
+  fixture.advance(2 * 86400);
+  const std::string later_client = fixture.register_client("later");
+  CHECK(fixture.store().find_oauth_client(fixture.client_id()).has_value());
+  CHECK_FALSE(fixture.store().find_oauth_client(idle_client).has_value());
+  CHECK(fixture.store().find_oauth_client(later_client).has_value());
 }
 
 TEST_CASE("the user's upstream token is kept sealed and refreshed through the provider") {

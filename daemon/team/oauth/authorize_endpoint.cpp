@@ -228,6 +228,7 @@ HttpReply AuthorizationServer::issue_code(const oauth::PendingAuthorization& aut
   record.family_id = oauth::random_secret(16);
   record.expires_at = now + kCodeSeconds;
   store_.insert_oauth_code(record);
+  store_.mark_oauth_client_used(record.client_id, now);  // a registration in use is kept
   logger_.log(plugin::LogLevel::info, "oauth: " + email + " signed in (client " + pending->client_id + ")");
   return back_to_client({{"code", code}});
 }

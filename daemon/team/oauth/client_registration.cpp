@@ -121,7 +121,18 @@ HttpReply AuthorizationServer::register_client(const HttpExchange& request) {
   }
   client.client_id = "kgc-" + oauth::random_secret(24);
   client.created_at = clock_();
-  store_.insert_oauth_client(client);
+  if (!store_.insert_oauth_client(client, settings_.max_unused_registrations,
+                                  settings_.unused_registration_ttl_s)) {
+    logger_.log(plugin::LogLevel::warn,
+                "oauth: refused a registration: " + std::to_string(settings_.max_unused_registrations) +
+                    " registrations are waiting for their first sign-in");
+    HttpReply reply = oauth::oauth_error(
+        429, "temporarily_unavailable",
+        "Too many clients registered here recently without signing in; try again in an hour, or "
+        "ask the server's operator.");
+    reply.headers.emplace_back("Retry-After", "3600");
+    return reply;
+  }
   logger_.log(plugin::LogLevel::info, "oauth: registered client \"" + client.client_name +
                                           "\" as " + client.client_id);
 

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "store.hpp"
+#include "store_schema.hpp"
 
 namespace kg::store::test {
 
@@ -66,6 +67,23 @@ inline std::string query_text(const std::string& db_path, const std::string& sql
   sqlite3_finalize(statement);
   sqlite3_close(db);
   return result;
+}
+
+// Writes a database as an older release left it: the first `version` migrations, then `rows`
+// (SQL), at PRAGMA user_version `version`. Throws when SQLite refuses.
+inline void write_database_at_version(const std::string& db_path, std::size_t version,
+                                      const std::string& rows) {
+  std::string sql;
+  for (std::size_t i = 0; i < version; ++i) sql += schema_migrations()[i];
+  sql += rows + "PRAGMA user_version = " + std::to_string(version) + ";";
+  sqlite3* db = nullptr;
+  const bool opened = sqlite3_open(db_path.c_str(), &db) == SQLITE_OK;
+  char* error = nullptr;
+  const bool written = opened && sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) == SQLITE_OK;
+  const std::string reason = error != nullptr ? error : sqlite3_errmsg(db);
+  sqlite3_free(error);
+  sqlite3_close(db);
+  if (!written) throw std::runtime_error("test cannot write " + db_path + ": " + reason);
 }
 
 // "2026-12-02T09:00:00.123Z": digits where digits belong, the separators in place.

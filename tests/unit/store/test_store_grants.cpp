@@ -63,16 +63,10 @@ TEST_CASE("a grant for an unknown call is refused (foreign keys)") {
 TEST_CASE("a schema version 1 database is migrated to 2 with its sessions and calls kept") {
   TempDir dir;
   const auto db = dir / "kg.db";
-  {
-    sqlite3* raw = nullptr;
-    REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
-    const std::string v1 = std::string(schema_migrations()[0]) +
-                           "INSERT INTO sessions (id, client, provider, runtime, state, opened_at) "
-                           "VALUES ('old', 'cli', 'local', 'compiled-go', 'closed', 'x');"
-                           "PRAGMA user_version = 1;";
-    REQUIRE(sqlite3_exec(raw, v1.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
-    sqlite3_close(raw);
-  }
+  test::write_database_at_version(db, 1,
+                                  "INSERT INTO sessions (id, client, provider, runtime, state, "
+                                  "opened_at) VALUES ('old', 'cli', 'local', 'compiled-go', "
+                                  "'closed', 'x');");
   Store store(db);
   CHECK(store.schema_version() == static_cast<int>(schema_migrations().size()));
   const auto old = store.find_session("old");

@@ -28,7 +28,7 @@ TEST_CASE("a fresh database has every migration applied, in WAL mode") {
                        "WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite_%' "
                        "ORDER BY name)") ==
         "calls,calls_by_session,calls_by_state_runtime,credential_grants,"
-        "credential_grants_by_session,oauth_clients,oauth_codes,oauth_codes_by_expiry,"
+        "credential_grants_by_session,oauth_clients,oauth_clients_unused,oauth_codes,oauth_codes_by_expiry,"
         "oauth_tokens,oauth_tokens_by_expiry,oauth_tokens_by_family,oauth_users,sessions,"
         "sessions_by_opened,sessions_by_owner,sessions_by_state_opened");
 }

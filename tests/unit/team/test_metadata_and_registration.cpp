@@ -103,6 +103,26 @@ TEST_CASE("dynamic registration takes public clients with https or loopback redi
   refused("not json", "invalid_client_metadata", "JSON");
 }
 
+TEST_CASE("registrations waiting for their first sign-in are capped; the next gets 429") {
+  OAuthSettings settings = OAuthFixture::default_settings();
+  settings.max_unused_registrations = 2;
+  OAuthFixture fixture(settings);
+  const std::string first = fixture.register_client();
+  fixture.register_client();
+  const HttpReply refused = fixture.server().handle(
+      {"POST", "/oauth/register", "", {}, R"({"redirect_uris":["http://127.0.0.1:1/cb"]})"});
+  CHECK(refused.status == 429);
+  CHECK(header_of(refused, "Retry-After") == "3600");
+  const auto json = parse_json(refused.body);
+  CHECK(std::string(json["error"].GetString()) == "temporarily_unavailable");
+  CHECK(std::string(json["error_description"].GetString()).find("try again") != std::string::npos);
+  CHECK(fixture.logger().text().find("refused a registration") != std::string::npos);
+  // A day later the unused ones are gone, and registering works again.
+  fixture.advance(86400 + 1);
+  fixture.register_client();
+  CHECK_FALSE(fixture.store().find_oauth_client(first).has_value());
+}
+
 TEST_CASE("authorize shows a page, never a redirect, for an unknown client or redirect URI") {
   OAuthFixture fixture;
   const std::string client = fixture.register_client();
