@@ -14,6 +14,19 @@ using Headers = std::vector<std::pair<std::string, std::string>>;
 
 constexpr auto kPoll = 250ms;
 constexpr auto kKeepalive = 15s;
+constexpr auto kStopWait = 30s;
+
+// A client that went away cancels its request. The request keeps counting against the user's
+// limits (max_queued_per_user) until it has stopped, so a client cannot start more work than
+// its limit by hanging up: wait for its answer or its end, at most kStopWait.
+void cancel_and_wait(McpHttpSession& session, QueuedReply& reply) {
+  session.cancel(&reply);
+  const auto deadline = std::chrono::steady_clock::now() + kStopWait;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::optional<QueuedReply::Item> item = reply.next(kPoll);
+    if (item && item->kind != QueuedReply::Item::Kind::notification) return;
+  }
+}
 
 // scheme://host[:port] of a URL (its origin, as browsers send it).
 std::string origin_of(const std::string& url) {
@@ -231,7 +244,7 @@ void McpEndpoint::answer(McpHttpSession& session, std::shared_ptr<mcp::IncomingM
   if (as_events) {
     headers.emplace_back("Cache-Control", "no-cache");
     headers.emplace_back("X-Accel-Buffering", "no");
-    if (!out.begin_events(headers)) return session.cancel(reply.get());
+    if (!out.begin_events(headers)) return cancel_and_wait(session, *reply);
   }
   auto last_write = std::chrono::steady_clock::now();
   for (;;) {
@@ -240,10 +253,10 @@ void McpEndpoint::answer(McpHttpSession& session, std::shared_ptr<mcp::IncomingM
       if (out.client_gone()) {
         logger_.log(plugin::LogLevel::info,
                     "Request " + id + ": the client closed its connection; cancelling");
-        return session.cancel(reply.get());
+        return cancel_and_wait(session, *reply);
       }
       if (as_events && std::chrono::steady_clock::now() - last_write > kKeepalive) {
-        if (!out.keepalive()) return session.cancel(reply.get());
+        if (!out.keepalive()) return cancel_and_wait(session, *reply);
         last_write = std::chrono::steady_clock::now();
       }
       continue;
@@ -251,7 +264,7 @@ void McpEndpoint::answer(McpHttpSession& session, std::shared_ptr<mcp::IncomingM
     switch (item->kind) {
       case QueuedReply::Item::Kind::notification:
         if (as_events) {
-          if (!out.event(item->line)) return session.cancel(reply.get());
+          if (!out.event(item->line)) return cancel_and_wait(session, *reply);
           last_write = std::chrono::steady_clock::now();
         }
         continue;
