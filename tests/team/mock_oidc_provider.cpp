@@ -49,9 +49,12 @@ void install(const fs::path& dir) {
 MockOidcProvider::MockOidcProvider() {
   const fs::path dir = required_env("KG_TEAM_OIDC_DIR");
   install(dir);
+  // The Node 22 the package installs (`node` from npm): the system's may be too old.
+  const fs::path node = dir / "node_modules" / "node" / "bin" / "node";
+  REQUIRE_MESSAGE(fs::exists(node), "npm ci did not install " << node.string());
   Poco::Pipe output;
   process_ = std::make_unique<Poco::ProcessHandle>(Poco::Process::launch(
-      required_env("KG_NODE"), {(dir / "mock_oidc_provider.mjs").string(), "0"}, dir.string(),
+      node.string(), {(dir / "mock_oidc_provider.mjs").string(), "0"}, dir.string(),
       nullptr, &output, &output));
   Poco::PipeInputStream in(output);
   std::string line, seen;

@@ -2,7 +2,8 @@
 // oauth2-mock-server) as a child process on loopback, installed with `npm ci` into the build
 // tree on first use. The identity a sign-in gets is chosen by login_hint (see the .mjs).
 //
-// Environment: KG_TEAM_OIDC_DIR (the build tree's copy of tests/team/oidc), KG_NPM, KG_NODE.
+// Environment: KG_TEAM_OIDC_DIR (the build tree's copy of tests/team/oidc), KG_NPM. It runs on
+// the Node 22 its package installs (`node` from npm), not the system's.
 #pragma once
 
 #include <Poco/Process.h>
