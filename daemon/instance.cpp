@@ -345,7 +345,7 @@ int Instance::run() {
       *p.sessions, *p.plugins, *p.credentials, *p.store, logger_, kVersion, config_.socket_path,
       config_.state_dir, config_.max_request_bytes, config_.max_sessions, config_.max_queued,
       std::chrono::steady_clock::now(), std::string(p.provider->name()),
-      p.provider->isolation_summary(), p.base_cache.get(), p.provider->warnings()});
+      p.provider->isolation_summary(), p.base_cache.get(), p.provider->warnings(), {}});
   try {
     p.api_server = std::make_unique<api::ApiServer>(*p.api_context);
   } catch (...) {
@@ -354,6 +354,7 @@ int Instance::run() {
   if (!config_.http.listen.empty()) {
     try {
       p.team = std::make_unique<team::TeamMode>(config_, *p.api_context, logger_);
+      p.api_context->team = p.team->status();
     } catch (...) {
       std::throw_with_nested(std::runtime_error("Failed to start team mode ([http] listen = " +
                                                 config_.http.listen + ")"));

@@ -14,6 +14,15 @@
 
 namespace kg::api {
 
+// Team mode's MCP endpoint as /v1/health reports it; url empty when team mode is off.
+struct TeamEndpointStatus {
+  std::string url;        // <public_url>/mcp
+  std::string listening;  // the address bound
+  std::string transport;  // "https", "http", or "http behind a trusted proxy"
+  std::string auth;       // "oauth" or "none"
+  std::string run_as;     // "user" or "daemon"; empty with auth none
+};
+
 struct ApiContext {
   session::SessionManager& sessions;
   plugin_host::PluginRegistry& plugins;
@@ -32,6 +41,7 @@ struct ApiContext {
   const sandbox::BaseCache* base_cache;  // its state, for /v1/health; null: none on the host
   // Choices that weaken isolation, made explicitly in the config ([sandbox] host_uid = 0).
   std::vector<std::string> warnings;
+  TeamEndpointStatus team;  // set by Instance once team mode is bound
 };
 
 }  // namespace kg::api

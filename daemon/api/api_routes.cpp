@@ -74,6 +74,18 @@ std::string health_json(const ApiContext& context) {
   for (const auto& line : context.warnings) write_string(w, line);
   w.EndArray();
   w.Key("provider"); write_string(w, context.provider_name);
+  if (!context.team.url.empty()) {
+    w.Key("team");
+    w.StartObject();
+    w.Key("url"); write_string(w, context.team.url);
+    w.Key("listening"); write_string(w, context.team.listening);
+    w.Key("transport"); write_string(w, context.team.transport);
+    w.Key("auth"); write_string(w, context.team.auth);
+    if (!context.team.run_as.empty()) {
+      w.Key("run_as"); write_string(w, context.team.run_as);
+    }
+    w.EndObject();
+  }
   // The prewarmed Go build cache: a stale one is built by the first call that needs it. (None on
   // the host when the provider's sandboxes bring their own.)
   if (context.base_cache == nullptr) {

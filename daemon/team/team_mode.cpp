@@ -52,6 +52,7 @@ struct TeamMode::Parts {
   std::unique_ptr<UserCallLimits> limits;
   std::unique_ptr<McpEndpoint> endpoint;
   std::unique_ptr<TeamHttpServer> server;
+  api::TeamEndpointStatus status;
 };
 
 TeamMode::TeamMode(const config::DaemonConfig& config, api::ApiContext& api,
@@ -106,11 +107,16 @@ TeamMode::TeamMode(const config::DaemonConfig& config, api::ApiContext& api,
     if (p.owner_credentials) p.owner_credentials->use_owner_credentials(nullptr);
     throw;
   }
+  const bool tls = !config.http.tls_certificate.empty();
+  p.status = {public_url + "/mcp", p.server->bound_address(),
+              tls ? "https" : config.http.trusted_proxy ? "http behind a trusted proxy" : "http",
+              config.http.auth, config.http.auth == "none" ? "" : config.team.run_as};
   logger.log(plugin::LogLevel::info,
-             "MCP over streamable HTTP at " + public_url + "/mcp (listening on " +
-                 p.server->bound_address() + (config.http.tls_certificate.empty() ? ", plain HTTP" : ", HTTPS") +
-                 (config.http.trusted_proxy ? " behind a trusted proxy" : "") + ")");
+             "MCP over streamable HTTP at " + p.status.url + " (listening on " +
+                 p.status.listening + ", " + p.status.transport + ")");
 }
+
+const api::TeamEndpointStatus& TeamMode::status() const { return parts_->status; }
 
 TeamMode::~TeamMode() { stop(); }
 

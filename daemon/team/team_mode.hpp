@@ -25,6 +25,8 @@ class TeamMode {
   void stop();
 
   const std::string& bound_address() const;
+  // What /v1/health says of the endpoint.
+  const api::TeamEndpointStatus& status() const;
 
  private:
   struct Parts;

@@ -58,6 +58,15 @@ TEST_CASE("a 2025-11-25 session over HTTP: initialize, tools, a call with progre
   TeamDaemon team;
   const HttpProbe http = team.probe();
 
+  // /v1/health names the endpoint (the bound port, since the test asked for port 0).
+  const auto health = team.daemon->json(team.daemon->get("/v1/health"));
+  REQUIRE(health.HasMember("team"));
+  CHECK(std::string(health["team"]["url"].GetString()) == team.url + "/mcp");
+  CHECK(std::string(health["team"]["listening"].GetString()) == "127.0.0.1:" + std::to_string(team.port));
+  CHECK(std::string(health["team"]["transport"].GetString()) == "http");
+  CHECK(std::string(health["team"]["auth"].GetString()) == "none");
+  CHECK_FALSE(health["team"].HasMember("run_as"));
+
   const ProbeAnswer init = http.post_mcp(initialize_request());
   REQUIRE(init.status == 200);
   const std::string session = init.header("mcp-session-id");
