@@ -5,8 +5,10 @@
 // emulator, and the tokens that must not work.
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <future>
 #include <string>
+#include <thread>
 
 #include "json_text_probe.hpp"
 #include "mock_oidc_provider.hpp"
@@ -56,11 +58,12 @@ func run(ctx context.Context) (any, error) {
 }
 )go";
 
-std::string oauth_config(const MockOidcProvider& provider) {
+// oauth_keys: more [oauth] lines.
+std::string oauth_config(const MockOidcProvider& provider, const std::string& oauth_keys = "") {
   return "auth = oauth\n"
          "[oauth]\n"
          "issuer = " + provider.issuer() + "\n"
-         "client_id = kode-gopher-team-test\n"
+         "client_id = kode-gopher-team-test\n" + oauth_keys +
          "allowed_users = alice@example.com bob@example.com\n"
          "[team]\n"
          "run_as = user\n";
@@ -79,6 +82,15 @@ ProbeHeaders bearer(const std::string& token) { return {{"Authorization", "Beare
 
 // An access token of the upstream provider itself (client_credentials at its token endpoint):
 // a real, validly signed token that the daemon must still refuse, since it did not issue it.
+// The refresh grant at the daemon's token endpoint, as a client sends it.
+ProbeAnswer refresh_at(const HttpProbe& http, const std::string& refresh_token,
+                       const std::string& client_id) {
+  return http.request("POST", "/oauth/token",
+                      "grant_type=refresh_token&refresh_token=" + refresh_token +
+                          "&client_id=" + client_id,
+                      {{"Content-Type", "application/x-www-form-urlencoded"}});
+}
+
 std::string provider_token(const MockOidcProvider& provider) {
   const std::string authority = provider.issuer().substr(std::string("http://").size());
   const auto colon = authority.rfind(':');
@@ -175,12 +187,9 @@ TEST_CASE("two users sign in at once, each runs as themselves, and neither reach
     const std::string refresh = text_at(alice, "refresh_token");
     const std::string client_id = text_at(alice, "client_id");
     REQUIRE_FALSE(refresh.empty());
-    const std::string form = "grant_type=refresh_token&refresh_token=" + refresh +
-                             "&client_id=" + client_id;
-    const ProbeHeaders form_headers{{"Content-Type", "application/x-www-form-urlencoded"}};
-    const ProbeAnswer first = http.request("POST", "/oauth/token", form, form_headers);
+    const ProbeAnswer first = refresh_at(http, refresh, client_id);
     CHECK(first.status == 200);
-    const ProbeAnswer replay = http.request("POST", "/oauth/token", form, form_headers);
+    const ProbeAnswer replay = refresh_at(http, refresh, client_id);
     CHECK(replay.status == 400);
     CHECK(replay.body.find("invalid_grant") != std::string::npos);
     rapidjson::Document rotated;
@@ -190,6 +199,34 @@ TEST_CASE("two users sign in at once, each runs as themselves, and neither reach
                                             bearer(rotated["access_token"].GetString()));
     CHECK(after.status == 401);
   }
+}
+
+TEST_CASE("an expired access token gets 401 invalid_token; a refresh brings one that works") {
+  MockOidcProvider provider;
+  TeamDaemon team(oauth_config(provider, "access_token_ttl_s = 60\n"));  // the shortest allowed
+  const HttpProbe http = team.probe();
+  const auto run = run_team_client("sign_in_and_run.mjs", {"--url", team.url + "/mcp",
+                                                           "--login-hint", "alice@example.com"});
+  INFO(to_text(run));
+  REQUIRE(run["ok"].GetBool());
+  const std::string token = text_at(run, "access_token");
+  CHECK(http.post_mcp(initialize_request(), bearer(token)).status == 200);
+
+  // Issued before the client returned, the token has expired 62 s later (whole seconds).
+  std::this_thread::sleep_for(std::chrono::seconds(62));
+  const ProbeAnswer expired = http.post_mcp(initialize_request(), bearer(token));
+  CHECK(expired.status == 401);
+  const std::string challenge = expired.header("www-authenticate");
+  CHECK(challenge.find("error=\"invalid_token\"") != std::string::npos);
+  CHECK(challenge.find("the token expired") != std::string::npos);
+
+  const ProbeAnswer refreshed = refresh_at(http, text_at(run, "refresh_token"), text_at(run, "client_id"));
+  INFO(refreshed.body);
+  REQUIRE(refreshed.status == 200);
+  rapidjson::Document fresh;
+  fresh.Parse(refreshed.body.c_str());
+  REQUIRE(fresh.HasMember("access_token"));
+  CHECK(http.post_mcp(initialize_request(), bearer(fresh["access_token"].GetString())).status == 200);
 }
 
 TEST_CASE("a user outside the allowlist gets a 403 page and no token") {
