@@ -16,6 +16,7 @@
 #include "host_services.hpp"
 #include "runtime_plugin.hpp"
 #include "sandbox_handle.hpp"
+#include "../support/test_loggers.hpp"
 
 namespace kg::plugin_test {
 
@@ -52,33 +53,15 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
-class CapturingLogger final : public plugin::Logger {
- public:
-  using Line = std::pair<plugin::LogLevel, std::string>;
-
-  void log(plugin::LogLevel level, std::string_view message) noexcept override {
-    std::lock_guard lock(mutex_);
-    lines_.emplace_back(level, std::string(message));
-  }
-  std::vector<Line> lines() const {
-    std::lock_guard lock(mutex_);
-    return lines_;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<Line> lines_;
-};
-
 class TestHost final : public plugin::HostServices {
  public:
   plugin::Logger& logger() noexcept override { return logger_; }
   std::optional<std::string> config_value(std::string_view) const override { return {}; }
   const plugin::ToolchainInfo& toolchain() const noexcept override { return toolchain_; }
-  CapturingLogger& captured() { return logger_; }
+  kg::test::RecordingLogger& captured() { return logger_; }
 
  private:
-  CapturingLogger logger_;
+  kg::test::RecordingLogger logger_;
   plugin::ToolchainInfo toolchain_{"go1.26.8", "/usr/local/go", "0123abcd", "module m\n", "", "", "", ""};
 };
 
@@ -111,8 +94,8 @@ class RecordingProgress final : public plugin::ProgressSink {
 
 // Readable failures for comparisons of captured log lines: "[debug good-runtime: created]".
 template <>
-struct doctest::StringMaker<std::vector<kg::plugin_test::CapturingLogger::Line>> {
-  static String convert(const std::vector<kg::plugin_test::CapturingLogger::Line>& lines) {
+struct doctest::StringMaker<std::vector<kg::test::RecordingLogger::Entry>> {
+  static String convert(const std::vector<kg::test::RecordingLogger::Entry>& lines) {
     static constexpr const char* kNames[] = {"error", "warn", "info", "debug"};
     std::string out;
     for (const auto& [level, message] : lines) {

@@ -12,7 +12,7 @@ using kg::plugin::LogLevel;
 using kg::plugin_host::load_all;
 using kg::plugin_host::PluginLoader;
 using kg::plugin_host::PluginRegistry;
-using kg::plugin_test::CapturingLogger;
+using kg::test::RecordingLogger;
 using kg::plugin_test::mock_dir;
 using kg::plugin_test::mock_path;
 using kg::plugin_test::ScratchDir;
@@ -32,13 +32,13 @@ std::string not_loaded(const std::string& name, const std::string& message) {
 
 TEST_CASE("load_all loads the good plugins, disables the unavailable one, logs the rest") {
   TestHost host;  // the plugins' own log lines go here
-  CapturingLogger log;
+  RecordingLogger log;
   PluginRegistry registry;
   const std::size_t ready = load_all(PluginLoader({mock_dir()}), registry, host, log);
   CHECK(ready == 2);
 
   const std::string abi = std::to_string(kg::plugin::kAbiVersion);
-  const std::vector<CapturingLogger::Line> expected{
+  const std::vector<RecordingLogger::Entry> expected{
       {LogLevel::warn,
        not_loaded("availability-throws",
                   at("availability-throws") +
@@ -73,15 +73,15 @@ TEST_CASE("load_all loads the good plugins, disables the unavailable one, logs t
                                                  abi)},
       {LogLevel::warn, not_loaded("wrong-kind", at("wrong-kind") + " has unknown kind 7")},
   };
-  const std::vector<CapturingLogger::Line> lines = log.lines();
+  const std::vector<RecordingLogger::Entry> lines = log.entries();
   REQUIRE(lines.size() == expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     CAPTURE(i);
     CHECK(static_cast<int>(lines[i].first) == static_cast<int>(expected[i].first));
     CHECK(lines[i].second == expected[i].second);
   }
-  CHECK(host.captured().lines() ==
-        std::vector<CapturingLogger::Line>{{LogLevel::debug, "good-runtime: created"}});
+  CHECK(host.captured().entries() ==
+        std::vector<RecordingLogger::Entry>{{LogLevel::debug, "good-runtime: created"}});
 
   // The unavailable plugin is registered (so it is listed) but not handed out.
   const auto listed = registry.list();
@@ -97,23 +97,23 @@ TEST_CASE("load_all loads the good plugins, disables the unavailable one, logs t
 
 TEST_CASE("load_all with no plugin directories loads nothing and logs nothing") {
   TestHost host;
-  CapturingLogger log;
+  RecordingLogger log;
   PluginRegistry registry;
   ScratchDir empty;
   CHECK(load_all(PluginLoader({empty.str(), "/nonexistent-kg-dir"}), registry, host, log) == 0);
-  CHECK(log.lines().empty());
+  CHECK(log.entries().empty());
   CHECK(registry.list().empty());
 }
 
 TEST_CASE("load_all reports a file whose name is not a plugin name") {
   TestHost host;
-  CapturingLogger log;
+  RecordingLogger log;
   PluginRegistry registry;
   ScratchDir dir;
   std::filesystem::copy_file(mock_path("good-runtime"), dir / "Good_Runtime.so");
   CHECK(load_all(PluginLoader({dir.str()}), registry, host, log) == 0);
-  CHECK(log.lines() ==
-        std::vector<CapturingLogger::Line>{
+  CHECK(log.entries() ==
+        std::vector<RecordingLogger::Entry>{
             {LogLevel::warn,
              "Plugin 'Good_Runtime' not loaded: Invalid plugin name 'Good_Runtime': use "
              "lowercase letters, digits and '-'"}});

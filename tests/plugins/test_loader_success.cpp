@@ -17,7 +17,7 @@ using kg::plugin::PluginKind;
 using kg::plugin_host::LoadedPlugin;
 using kg::plugin_host::PluginLoader;
 using kg::plugin_host::PluginState;
-using kg::plugin_test::CapturingLogger;
+using kg::test::RecordingLogger;
 using kg::plugin_test::mock_dir;
 using kg::plugin_test::mock_path;
 using kg::plugin_test::RecordingProgress;
@@ -38,8 +38,8 @@ TEST_CASE("a good runtime plugin is loaded, created with the host, and runs") {
   CHECK(plugin.handle != nullptr);
   CHECK(plugin.credentials == nullptr);
   REQUIRE(plugin.runtime != nullptr);
-  CHECK(host.captured().lines() ==
-        std::vector<CapturingLogger::Line>{{LogLevel::debug, "good-runtime: created"}});
+  CHECK(host.captured().entries() ==
+        std::vector<RecordingLogger::Entry>{{LogLevel::debug, "good-runtime: created"}});
 
   UnusedSandbox sandbox;
   RecordingProgress progress;

@@ -21,6 +21,7 @@
 #include "oauth_secrets.hpp"
 #include "pkce.hpp"
 #include "url_form.hpp"
+#include "../support/test_loggers.hpp"
 
 using namespace kg::team;
 
@@ -28,22 +29,6 @@ namespace {
 
 constexpr const char* kPublicUrl = "https://mcp.example.com";
 constexpr const char* kClientRedirect = "http://127.0.0.1:33418/callback";
-
-class QuietLogger final : public kg::plugin::Logger {
- public:
-  void log(kg::plugin::LogLevel, std::string_view message) noexcept override {
-    std::lock_guard lock(mutex_);
-    text_ += std::string(message) + "\n";
-  }
-  std::string text() {
-    std::lock_guard lock(mutex_);
-    return text_;
-  }
-
- private:
-  std::mutex mutex_;
-  std::string text_;
-};
 
 std::string header_of(const HttpReply& reply, const std::string& name) {
   for (const auto& [key, value] : reply.headers) {
@@ -116,7 +101,7 @@ class SignInFixture {
 
   AuthorizationServer& server() { return *server_; }
   kg::store::Store& store() { return store_; }
-  QuietLogger& logger() { return logger_; }
+  kg::test::RecordingLogger& logger() { return logger_; }
   const std::string& issuer() const { return provider_.issuer(); }
   void advance(std::int64_t seconds) { offset_ += seconds; }
 
@@ -220,7 +205,7 @@ class SignInFixture {
   kg::test::MockOidcProvider provider_;
   kg::test::TempDir dir_{"kg-team-oauth-"};
   kg::store::Store store_;
-  QuietLogger logger_;
+  kg::test::RecordingLogger logger_;
   std::int64_t offset_ = 0;
   std::unique_ptr<AuthorizationServer> server_;
   std::string client_id_;

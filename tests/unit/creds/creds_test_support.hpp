@@ -12,24 +12,9 @@
 #include "adc_settings.hpp"
 #include "host_services.hpp"
 #include "loopback_google.hpp"
+#include "../../support/test_loggers.hpp"
 
 namespace kg::test {
-
-class KeptLogger final : public plugin::Logger {
- public:
-  void log(plugin::LogLevel, std::string_view message) noexcept override {
-    std::lock_guard lock(mutex_);
-    lines_.emplace_back(message);
-  }
-  std::vector<std::string> lines() {
-    std::lock_guard lock(mutex_);
-    return lines_;
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::string> lines_;
-};
 
 inline void write_text(const std::string& path, const std::string& text) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());

@@ -39,7 +39,7 @@ TEST_CASE("authorized_user: the refresh grant on the host, the email from tokeni
   write_text(home.gcloud() + "/configurations/config_default", "[core]\naccount = dev@example.com\nproject = gcloud-proj\n");
   auto settings = loopback_settings(google);
   settings.token_url = google.token_url();
-  KeptLogger logger;
+  kg::test::RecordingLogger logger;
   AdcCredentials adc(settings, home.environment(), logger);
 
   const auto id = adc.identity();
@@ -81,7 +81,7 @@ TEST_CASE("a refused refresh token names the endpoint's words and how to log in 
   write_text(home.well_known_adc(), authorized_user_json(google, "1//revoked"));
   auto settings = loopback_settings(google);
   settings.token_url = google.token_url();
-  KeptLogger logger;
+  kg::test::RecordingLogger logger;
   AdcCredentials adc(settings, home.environment(), logger);
   const std::string error = error_of(adc);
   CHECK(contains(error, google.token_url() + " answered HTTP 400: invalid_grant: Token has been expired or revoked."));
@@ -103,7 +103,7 @@ TEST_CASE("service_account: an RS256 JWT signed with the key, for the file's tok
   write_text(path, service_account_json(google, key.private_pem));
   auto env = home.environment();
   env.google_application_credentials = path;
-  KeptLogger logger;
+  kg::test::RecordingLogger logger;
   AdcCredentials adc(loopback_settings(google), env, logger);
 
   const auto run = adc.credentials_for_run(RunContext{"s1", 1});
@@ -139,7 +139,7 @@ TEST_CASE("impersonated_service_account files and configured impersonation go th
   LoopbackGoogle google;
   FakeHome home;
   const std::string target = google.impersonable[0];
-  KeptLogger logger;
+  kg::test::RecordingLogger logger;
   auto settings = loopback_settings(google);
   settings.token_url = google.token_url();
 
@@ -180,7 +180,7 @@ TEST_CASE("impersonated_service_account files and configured impersonation go th
 
 TEST_CASE("no ADC at all is mode none with the way to log in; runs go without") {
   FakeHome home;
-  KeptLogger logger;
+  kg::test::RecordingLogger logger;
   AdcCredentials adc({}, home.environment(), logger);
   const auto id = adc.identity();
   CHECK(id.mode == CredentialMode::none);
@@ -200,7 +200,7 @@ TEST_CASE("no ADC at all is mode none with the way to log in; runs go without") 
 
 TEST_CASE("a named credentials file that is missing or malformed is an error naming it") {
   FakeHome home;
-  KeptLogger logger;
+  kg::test::RecordingLogger logger;
   auto env = home.environment();
   env.google_application_credentials = home.dir / "nope.json";
   AdcCredentials missing({}, env, logger);
@@ -228,7 +228,7 @@ TEST_CASE("a failing or unreachable token endpoint is an error naming it") {
   LoopbackGoogle google;
   FakeHome home;
   write_text(home.well_known_adc(), authorized_user_json(google, google.refresh_token));
-  KeptLogger logger;
+  kg::test::RecordingLogger logger;
   auto settings = loopback_settings(google);
   settings.token_url = google.token_url();
   google.fail_with_status = 503;
@@ -247,7 +247,7 @@ TEST_CASE("tokens are kept until five minutes before they expire, then refreshed
   write_text(home.well_known_adc(), authorized_user_json(google, google.refresh_token));
   auto settings = loopback_settings(google);
   settings.token_url = google.token_url();
-  KeptLogger logger;
+  kg::test::RecordingLogger logger;
   auto now = std::make_shared<std::atomic<std::int64_t>>(0);  // seconds added to the real clock
   AdcCredentials adc(settings, home.environment(), logger, [now] {
     return std::chrono::system_clock::now() + std::chrono::seconds(now->load());
@@ -275,7 +275,7 @@ TEST_CASE("concurrent runs of one identity share one refresh") {
   write_text(home.well_known_adc(), authorized_user_json(google, google.refresh_token));
   auto settings = loopback_settings(google);
   settings.token_url = google.token_url();
-  KeptLogger logger;
+  kg::test::RecordingLogger logger;
   AdcCredentials adc(settings, home.environment(), logger);
   std::vector<std::thread> threads;
   std::vector<std::string> tokens(6);
@@ -295,7 +295,7 @@ TEST_CASE("copy_adc_file opts in to mode forwarded: the file itself reaches the 
   auto settings = loopback_settings(google);
   settings.token_url = google.token_url();
   settings.copy_adc_file = true;
-  KeptLogger logger;
+  kg::test::RecordingLogger logger;
   AdcCredentials adc(settings, home.environment(), logger);
   CHECK(adc.identity().mode == CredentialMode::forwarded);
   const auto run = adc.credentials_for_run(RunContext{"s", 1});
@@ -342,7 +342,7 @@ TEST_CASE("a failing email lookup is logged without the token it carried") {
   settings.token_url = google.token_url();
   settings.tokeninfo_url = google.base_url() + "/no-tokeninfo";
   settings.userinfo_url = "http://127.0.0.1:1/userinfo";
-  KeptLogger logger;
+  kg::test::RecordingLogger logger;
   AdcCredentials adc(settings, home.environment(), logger);
   const auto run = adc.credentials_for_run(RunContext{"s", 1});
   REQUIRE(run.has_value());

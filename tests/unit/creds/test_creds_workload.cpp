@@ -29,7 +29,7 @@ WorkloadSettings settings_for(const std::string& host) {
 
 TEST_CASE("creds-workload: the metadata server's token, email and project (GCE_METADATA_HOST)") {
   LoopbackGoogle google;
-  KeptLogger logger;
+  kg::test::RecordingLogger logger;
   WorkloadCredentials workload(settings_for(google.metadata_host()), logger);
   const auto id = workload.identity();
   CHECK(id.mode == CredentialMode::workload);
@@ -51,7 +51,7 @@ TEST_CASE("creds-workload: the metadata server's token, email and project (GCE_M
 }
 
 TEST_CASE("creds-workload: no metadata server, or a failing one, is named with what to do") {
-  KeptLogger logger;
+  kg::test::RecordingLogger logger;
   WorkloadCredentials nowhere(settings_for("127.0.0.1:1"), logger);
   const auto id = nowhere.identity();
   CHECK(id.mode == CredentialMode::workload);

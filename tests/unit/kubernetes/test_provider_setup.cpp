@@ -5,6 +5,7 @@
 #include "error_chain.hpp"
 #include "kubernetes_sandbox_provider.hpp"
 #include "test_support.hpp"
+#include "../../support/test_loggers.hpp"
 
 using namespace kg::sandbox;
 using kg::test::TempDir;
@@ -12,15 +13,8 @@ using kg::test::write_file;
 
 namespace {
 
-struct QuietLogger : kg::plugin::Logger {
-  std::vector<std::string> lines;
-  void log(kg::plugin::LogLevel, std::string_view message) noexcept override {
-    lines.emplace_back(message);
-  }
-};
-
 std::string start_error(const KubernetesProviderOptions& options) {
-  QuietLogger logger;
+  kg::test::RecordingLogger logger;
   try {
     KubernetesSandboxProvider provider(options, logger);
   } catch (const std::exception& e) {
@@ -59,12 +53,12 @@ TEST_CASE("a daemon id that is no label value fails the start") {
 
   // An API server that is down does not stop the daemon: the isolation is then unknown.
   options.daemon_id = "team";
-  QuietLogger logger;
+  kg::test::RecordingLogger logger;
   KubernetesSandboxProvider provider(options, logger);
   CHECK(provider.kube_namespace() == "default");
   CHECK(provider.isolation_summary().at(1).find("is unknown") != std::string::npos);
   CHECK(provider.reap_orphans() == 0);
-  CHECK(logger.lines.back().find("cannot list this daemon's claims") != std::string::npos);
+  CHECK(logger.lines().back().find("cannot list this daemon's claims") != std::string::npos);
 }
 
 TEST_CASE("the default daemon id is a DNS label") {

@@ -9,16 +9,12 @@
 #include <thread>
 
 #include "binary_cache.hpp"
+#include "../../support/test_loggers.hpp"
 
 namespace fs = std::filesystem;
 using kg::sandbox::BinaryCache;
 
 namespace {
-
-class NullLogger final : public kg::plugin::Logger {
- public:
-  void log(kg::plugin::LogLevel, std::string_view) noexcept override {}
-};
 
 struct Scratch {
   fs::path dir = fs::temp_directory_path() / ("kg-bincache-" + std::to_string(std::random_device{}()));
@@ -37,7 +33,7 @@ std::string key(char c) { return std::string(64, c); }
 
 TEST_CASE("store then hit; keys must be 64 lowercase hex digits") {
   Scratch scratch;
-  NullLogger logger;
+  kg::test::NullLogger logger;
   BinaryCache cache((scratch.dir / "cache").string(), 1 << 20, logger);
   CHECK_FALSE(cache.contains(key('a')));
   cache.store(key('a'), scratch.file("prog", 100));
@@ -51,7 +47,7 @@ TEST_CASE("store then hit; keys must be 64 lowercase hex digits") {
 
 TEST_CASE("the least recently used programs are evicted past the bound") {
   Scratch scratch;
-  NullLogger logger;
+  kg::test::NullLogger logger;
   BinaryCache cache((scratch.dir / "cache").string(), 1000, logger);
   cache.store(key('1'), scratch.file("one", 400));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -67,7 +63,7 @@ TEST_CASE("the least recently used programs are evicted past the bound") {
 
 TEST_CASE("a bound of 0 turns the cache off") {
   Scratch scratch;
-  NullLogger logger;
+  kg::test::NullLogger logger;
   BinaryCache cache((scratch.dir / "cache").string(), 0, logger);
   cache.store(key('a'), scratch.file("prog", 10));
   CHECK_FALSE(cache.contains(key('a')));
@@ -75,7 +71,7 @@ TEST_CASE("a bound of 0 turns the cache off") {
 
 TEST_CASE("store_later copies on the cache's thread; contains() waits for a queued key") {
   Scratch scratch;
-  NullLogger logger;
+  kg::test::NullLogger logger;
   const std::string dir = (scratch.dir / "cache").string();
   {
     BinaryCache cache(dir, 1 << 24, logger);
@@ -108,7 +104,7 @@ TEST_CASE("store_later copies on the cache's thread; contains() waits for a queu
 
 TEST_CASE("a copy whose source changed meanwhile is dropped; only dead daemons' leftovers go") {
   Scratch scratch;
-  NullLogger logger;
+  kg::test::NullLogger logger;
   const std::string dir = (scratch.dir / "cache").string();
   fs::create_directories(dir);
   // A dead daemon's half-copied file, and one of a live daemon (this process) sharing the folder.

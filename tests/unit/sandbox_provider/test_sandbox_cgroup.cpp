@@ -12,15 +12,11 @@
 #include <functional>
 
 #include "sandbox_cgroup.hpp"
+#include "../../support/test_loggers.hpp"
 
 using namespace kg::sandbox;
 
 namespace {
-
-class QuietLogger final : public kg::plugin::Logger {
- public:
-  void log(kg::plugin::LogLevel, std::string_view) noexcept override {}
-};
 
 // Forks a child that joins the given cgroup.procs files and runs `body`; returns its wait status.
 int run_in_files(const std::vector<std::string>& files, const std::function<int()>& body) {
@@ -45,7 +41,7 @@ int run_in(const SandboxCgroup& cgroup, const std::function<int()>& body) {
   return run_in_files(cgroup.command_procs_files(), body);
 }
 
-std::unique_ptr<CgroupHierarchy> hierarchy_or_skip(QuietLogger& logger) {
+std::unique_ptr<CgroupHierarchy> hierarchy_or_skip(kg::test::NullLogger& logger) {
   auto hierarchy = CgroupHierarchy::detect(logger);
   if (!hierarchy->available() && ::geteuid() != 0) {
     MESSAGE("skipped: " << hierarchy->description());
@@ -59,7 +55,7 @@ std::unique_ptr<CgroupHierarchy> hierarchy_or_skip(QuietLogger& logger) {
 }  // namespace
 
 TEST_CASE("a process over the sandbox's memory limit is OOM-killed and counted") {
-  QuietLogger logger;
+  kg::test::NullLogger logger;
   auto hierarchy = hierarchy_or_skip(logger);
   if (!hierarchy) return;
   auto cgroup = hierarchy->create("sb-test-memory");
@@ -79,7 +75,7 @@ TEST_CASE("a process over the sandbox's memory limit is OOM-killed and counted")
 }
 
 TEST_CASE("an out-of-memory command is killed, never the server beside it") {
-  QuietLogger logger;
+  kg::test::NullLogger logger;
   auto hierarchy = hierarchy_or_skip(logger);
   if (!hierarchy) return;
   auto cgroup = hierarchy->create("sb-test-server");
@@ -124,7 +120,7 @@ TEST_CASE("an out-of-memory command is killed, never the server beside it") {
 }
 
 TEST_CASE("forks beyond the sandbox's pids limit fail") {
-  QuietLogger logger;
+  kg::test::NullLogger logger;
   auto hierarchy = hierarchy_or_skip(logger);
   if (!hierarchy) return;
   auto cgroup = hierarchy->create("sb-test-pids");
@@ -161,7 +157,7 @@ TEST_CASE("forks beyond the sandbox's pids limit fail") {
 }
 
 TEST_CASE("a sandbox's cgroup folders are gone once it is destroyed, processes and all") {
-  QuietLogger logger;
+  kg::test::NullLogger logger;
   auto hierarchy = hierarchy_or_skip(logger);
   if (!hierarchy) return;
   auto cgroup = hierarchy->create("sb-test-cleanup");

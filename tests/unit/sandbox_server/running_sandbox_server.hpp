@@ -13,24 +13,9 @@
 #include "sandbox_server.hpp"
 #include "scratch_directory.hpp"
 #include "unix_http_client.hpp"
+#include "../../support/test_loggers.hpp"
 
 namespace kg::sandbox::testing {
-
-class CapturingLogger final : public plugin::Logger {
- public:
-  void log(plugin::LogLevel, std::string_view message) noexcept override {
-    const std::lock_guard lock(mutex_);
-    lines_.emplace_back(message);
-  }
-  std::vector<std::string> lines() const {
-    const std::lock_guard lock(mutex_);
-    return lines_;
-  }
-
- private:
-  mutable std::mutex mutex_;
-  std::vector<std::string> lines_;
-};
 
 // Small limits, so that the tests can cross them cheaply.
 inline SandboxServerOptions small_limits(const std::filesystem::path& workdir) {
@@ -57,7 +42,7 @@ class RunningSandboxServer {
   const std::filesystem::path& scratch() const { return scratch_.path(); }
   const std::string& socket_path() const { return socket_path_; }
   const net::UnixHttpClient& client() const { return client_; }
-  const CapturingLogger& logger() const { return logger_; }
+  const kg::test::RecordingLogger& logger() const { return logger_; }
 
   net::HttpResponse post_json(const std::string& target, const std::string& body) const {
     return client_.request("POST", target, body, {});
@@ -72,7 +57,7 @@ class RunningSandboxServer {
   ScratchDirectory scratch_;
   std::filesystem::path workdir_;
   std::string socket_path_;
-  CapturingLogger logger_;
+  kg::test::RecordingLogger logger_;
   SandboxServer server_;
   net::UnixHttpClient client_;
 };

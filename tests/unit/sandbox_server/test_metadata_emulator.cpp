@@ -269,7 +269,7 @@ TEST_CASE("/execute credentials: a sandbox on the host's network refuses them") 
   std::filesystem::create_directory(scratch.path() / "app");
   auto options = kg::sandbox::testing::small_limits(scratch.path() / "app");
   options.shares_host_network = true;
-  kg::sandbox::testing::CapturingLogger logger;
+  kg::test::RecordingLogger logger;
   const std::string socket = (scratch.path() / "s.sock").string();
   kg::sandbox::SandboxServer server(
       kg::sandbox::listen_on(kg::sandbox::parse_listen_address("unix:" + socket)), options, logger);

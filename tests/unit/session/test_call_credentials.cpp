@@ -7,17 +7,13 @@
 #include "../../support/temp_dir.hpp"
 #include "call_credentials.hpp"
 #include "error_chain.hpp"
+#include "../../support/test_loggers.hpp"
 
 using kg::plugin::CredentialMode;
 using kg::session::CallCredentials;
 using kg::session::CredentialsUnavailableError;
 
 namespace {
-
-class QuietLogger final : public kg::plugin::Logger {
- public:
-  void log(kg::plugin::LogLevel, std::string_view) noexcept override {}
-};
 
 // A credential plugin whose answers the test sets.
 class ScriptedPlugin final : public kg::plugin::CredentialsPlugin {
@@ -47,7 +43,7 @@ class ScriptedPlugin final : public kg::plugin::CredentialsPlugin {
 struct Fixture {
   kg::test::TempDir dir{"kg-call-credentials-"};
   kg::store::Store store{dir / "kg.db"};
-  QuietLogger logger;
+  kg::test::NullLogger logger;
   std::int64_t call(const std::string& session) {
     if (!store.find_session(session)) {
       kg::store::SessionRecord record;

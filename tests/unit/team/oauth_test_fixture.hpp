@@ -17,24 +17,9 @@
 #include "pkce.hpp"
 #include "store.hpp"
 #include "url_form.hpp"
+#include "../../support/test_loggers.hpp"
 
 namespace kg::team::test {
-
-class RecordingLogger final : public plugin::Logger {
- public:
-  void log(plugin::LogLevel, std::string_view message) noexcept override {
-    std::lock_guard lock(mutex_);
-    text_ += std::string(message) + "\n";
-  }
-  std::string text() {
-    std::lock_guard lock(mutex_);
-    return text_;
-  }
-
- private:
-  std::mutex mutex_;
-  std::string text_;
-};
 
 inline rapidjson::Document parse_json(const std::string& text) {
   rapidjson::Document document;
@@ -85,7 +70,7 @@ class OAuthFixture {
 
   AuthorizationServer& server() { return *server_; }
   store::Store& store() { return store_; }
-  RecordingLogger& logger() { return logger_; }
+  kg::test::RecordingLogger& logger() { return logger_; }
   std::string state_dir() const { return dir_ / "state"; }
   void advance(std::int64_t seconds) { now_ += seconds; }
   std::int64_t now() const { return now_; }
@@ -155,7 +140,7 @@ class OAuthFixture {
  private:
   kg::test::TempDir dir_{"kg-oauth-"};
   store::Store store_;
-  RecordingLogger logger_;
+  kg::test::RecordingLogger logger_;
   std::int64_t now_ = 1'800'000'000;
   std::unique_ptr<AuthorizationServer> server_;
 };
