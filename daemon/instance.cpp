@@ -1,8 +1,6 @@
 #include "instance.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,6 +29,7 @@
 #include "plugin_registry.hpp"
 #include "session_manager.hpp"
 #include "staged_sandbox_files.hpp"
+#include "state_dir_lock.hpp"
 #include "team_mode.hpp"
 #include "config/team_settings.hpp"
 #include "store/store.hpp"
@@ -38,32 +37,6 @@
 namespace kg {
 namespace fs = std::filesystem;
 namespace {
-
-// Holds an exclusive lock on <state_dir>/daemon.lock for the daemon's life, so two daemons
-// never share sandboxes, sockets or the database.
-class StateDirLock {
- public:
-  explicit StateDirLock(const std::string& state_dir) {
-    const std::string path = state_dir + "/daemon.lock";
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd_ < 0) throw std::runtime_error("Cannot open " + path + ": " + std::strerror(errno));
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      char pid[32] = {};
-      [[maybe_unused]] auto got = ::pread(fd_, pid, sizeof pid - 1, 0);
-      ::close(fd_);
-      throw std::runtime_error("Another kode-gopherd (pid " + std::string(pid) +
-                               ") is using the state directory " + state_dir +
-                               "; stop it first, or give this one another [daemon] state_dir");
-    }
-    const std::string text = std::to_string(::getpid());
-    [[maybe_unused]] auto rc = ::ftruncate(fd_, 0);
-    [[maybe_unused]] auto wrote = ::pwrite(fd_, text.data(), text.size(), 0);
-  }
-  ~StateDirLock() { ::close(fd_); }
-
- private:
-  int fd_ = -1;
-};
 
 // [kubernetes] as the provider takes it; the router's host:port split, the daemon id defaulted.
 sandbox::KubernetesProviderOptions kubernetes_provider_options(const config::DaemonConfig& config) {
