@@ -42,7 +42,7 @@ rapidjson::Document DaemonClient::answer(const kg::net::HttpResponse& response,
 }
 
 DaemonApiError daemon_error_from_answer(int http_status, std::string_view body) {
-  const auto parsed = sandbox_output::parse_bounded(body, kMaxAnswerDepth);
+  const auto parsed = json::read_json(body, json::kDaemonAnswerLimits);
   const rapidjson::Document& document = parsed.document;
   if (document.IsObject()) {
     const auto error = document.FindMember("error");
@@ -54,8 +54,8 @@ DaemonApiError daemon_error_from_answer(int http_status, std::string_view body) 
   }
   return DaemonApiError(http_status, "",
                         "daemon answered HTTP " + std::to_string(http_status) + ": " +
-                            sandbox_output::to_valid_utf8(body.substr(
-                                0, sandbox_output::utf8_boundary_before(body, 200))));
+                            json::to_valid_utf8(body.substr(
+                                0, json::utf8_boundary_before(body, 200))));
 }
 
 std::string percent_encode_segment(std::string_view text) {

@@ -18,6 +18,7 @@
 #include "execute_request_parser.hpp"
 #include "fuzz_invariant.hpp"
 #include "json_body.hpp"
+#include "json_reader.hpp"
 
 namespace {
 
@@ -50,12 +51,10 @@ std::string as_json(const ParsedExecute& parsed) {
   return {buffer.GetString(), buffer.GetSize()};
 }
 
-// Independently of the code under test: is the body JSON at all (any depth, valid UTF-8)?
+// Apart from the request's own limits: is the body JSON at all (any size and depth, valid UTF-8)?
 bool is_well_formed_json(std::string_view body) {
-  rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(body.data(),
-                                                                                     body.size());
-  return !doc.HasParseError();
+  constexpr kg::json::ReadLimits kAnyDepth{SIZE_MAX, SIZE_MAX, kg::json::InvalidUtf8::refuse};
+  return !kg::json::read_json(body, kAnyDepth).refused;
 }
 
 bool same_request(const ParsedExecute& a, const ParsedExecute& b) {

@@ -1,6 +1,6 @@
 #include "checked_result.hpp"
 
-#include "bounded_json.hpp"
+#include "json_reader.hpp"
 #include "utf8_text.hpp"
 
 namespace kg::api {
@@ -12,8 +12,8 @@ std::string repaired_warning(std::string_view what) {
 
 // Repairs `text` in place; true when it had to.
 bool repair(std::string& text) {
-  if (sandbox_output::is_valid_utf8(text)) return false;
-  text = sandbox_output::to_valid_utf8(text);
+  if (json::is_valid_utf8(text)) return false;
+  text = json::to_valid_utf8(text);
   return true;
 }
 
@@ -34,7 +34,7 @@ plugin::ExecuteResult checked_for_response(plugin::ExecuteResult result) {
   for (auto& notice : result.notices) warnings_repaired = repair(notice) | warnings_repaired;
   if (warnings_repaired) found.push_back(repaired_warning("warnings were"));
   if (result.result_json) {
-    auto clean = sandbox_output::clean_json(*result.result_json);
+    auto clean = json::clean_json(*result.result_json);
     if (clean.refused) {
       found.push_back("the runtime's result " + clean.refused->describe() + "; it was dropped");
       result.result_json.reset();

@@ -10,7 +10,7 @@
 namespace kg::api {
 
 // `result` with stdout, stderr, diagnostics, warnings and result_json made valid UTF-8 (each
-// invalid byte becomes U+FFFD), result_json rewritten by sandbox_output::clean_json (compact,
+// invalid byte becomes U+FFFD), result_json rewritten by json::clean_json (compact,
 // at most kMaxResultDepth levels; dropped when it is not JSON or nests deeper), and one warning
 // for each field that had to change. Throws only std::bad_alloc.
 plugin::ExecuteResult checked_for_response(plugin::ExecuteResult result);

@@ -9,15 +9,13 @@
 #include <string>
 #include <string_view>
 
+#include "json_reader.hpp"
 #include "utf8_text.hpp"
 
 namespace kg::api {
 
-// Arrays and objects nest at most this deep in a request body (the body itself is level 1).
-inline constexpr std::size_t kMaxJsonDepth = 64;
-
-// Parses a request body that must be one JSON object of valid UTF-8, nested at most
-// kMaxJsonDepth levels. Iterative parsing, so no body can exhaust the stack. Throws
+// Reads a request body that must be one JSON object within json::kRequestLimits (valid UTF-8,
+// nested at most 64 levels; lib/json), so no body can exhaust the stack. Throws
 // BadRequestError "invalid JSON at line L, column C: ...", "invalid UTF-8 in a JSON string at
 // line L, column C; ...", or "JSON nested deeper than 64 levels at line L, column C; ...".
 rapidjson::Document parse_json_object(std::string_view body);
@@ -27,10 +25,10 @@ using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 // Every string the daemon answers is valid UTF-8, whatever a sandbox put in it (an error
 // message quoting a sandbox's answer, a session's close reason): invalid bytes become U+FFFD.
 inline void write_string(JsonWriter& w, std::string_view text) {
-  if (sandbox_output::is_valid_utf8(text)) {
+  if (json::is_valid_utf8(text)) {
     w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
   } else {
-    const std::string valid = sandbox_output::to_valid_utf8(text);
+    const std::string valid = json::to_valid_utf8(text);
     w.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
   }
 }

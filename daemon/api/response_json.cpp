@@ -1,6 +1,6 @@
 #include "response_json.hpp"
 
-#include "bounded_json.hpp"
+#include "json_reader.hpp"
 #include "checked_result.hpp"
 #include "json_body.hpp"
 
@@ -27,7 +27,7 @@ void write_session_fields(JsonWriter& w, const store::SessionRecord& s) {
 
 std::string result_kind(const std::optional<std::string>& result_json) {
   if (!result_json) return {};
-  const auto parsed = sandbox_output::parse_bounded(*result_json);
+  const auto parsed = json::read_json(*result_json, json::kSandboxOutputLimits);
   const auto& doc = parsed.document;
   if (!doc.IsObject()) return "invalid";
   auto it = doc.FindMember("kind");

@@ -1,8 +1,9 @@
 #include "json_rpc.hpp"
 
-#include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include "json_reader.hpp"
 
 namespace kg::mcp {
 namespace {
@@ -35,14 +36,17 @@ const rapidjson::Value* find_member(const rapidjson::Value* object, std::string_
 
 IncomingMessage parse_message(std::string_view line) {
   IncomingMessage message;
-  rapidjson::Document& doc = message.document;
-  doc.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag>(line.data(), line.size());
-  if (doc.HasParseError()) {
+  json::ReadJson read = json::read_json(line, json::kRequestLimits);
+  if (const auto& refused = read.refused) {
+    const std::string& reason = refused->reason;
     throw RpcError(RpcErrorCode::parse_error,
-                   "Parse error at byte " + std::to_string(doc.GetErrorOffset()) + ": " +
-                       rapidjson::GetParseError_En(doc.GetParseError()) +
+                   "Parse error at " + refused->position() + ": the message " +
+                       (refused->kind == json::JsonRefusal::Kind::syntax ? "is not JSON: " : "") +
+                       reason + (reason.ends_with('.') ? "" : ".") +
                        " Send one JSON-RPC message per line.");
   }
+  message.document = std::move(read.document);
+  rapidjson::Document& doc = message.document;
   if (doc.IsArray()) {
     throw RpcError(RpcErrorCode::invalid_request,
                    "Invalid request: JSON-RPC batches are not supported (MCP 2025-06-18 removed "

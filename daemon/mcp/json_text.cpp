@@ -9,36 +9,8 @@
 #include <stdexcept>
 
 namespace kg::cli {
-namespace {
-
-// 1-based line and column of a byte offset.
-std::pair<std::size_t, std::size_t> line_and_column(std::string_view text, std::size_t offset) {
-  std::size_t line = 1;
-  std::size_t column = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
-}
-
-}  // namespace
-
 rapidjson::Document parse_json(std::string_view text, std::string_view what) {
-  auto parsed = sandbox_output::parse_bounded(text, kMaxAnswerDepth);
-  if (parsed.refused) {
-    const auto [line, column] = line_and_column(text, parsed.refused->offset);
-    const std::string where =
-        " (line " + std::to_string(line) + ", column " + std::to_string(column) + ")";
-    const std::string_view verdict = parsed.refused->too_deep ? " " : " is not valid JSON: ";
-    throw std::runtime_error(std::string(what) + std::string(verdict) + parsed.refused->reason +
-                             where);
-  }
-  return std::move(parsed.document);
+  return json::read_json_or_throw(text, json::kDaemonAnswerLimits, what);
 }
 
 std::string pretty_json(const rapidjson::Value& value) {

@@ -8,17 +8,13 @@
 
 #include <rapidjson/document.h>
 
-#include "bounded_json.hpp"
+#include "json_reader.hpp"
 
 namespace kg::cli {
 
-// How deep the daemon's answers may nest: a result (at most kMaxResultDepth levels) sits inside
-// the call's object, which sits inside a line of the progress stream; the rest is room.
-inline constexpr std::size_t kMaxAnswerDepth = sandbox_output::kMaxResultDepth + 8;
-
-// Parses without recursion and refuses nesting deeper than kMaxAnswerDepth, so that rendering
-// the answer afterwards (pretty_json, CopyFrom) recurses a bounded number of levels whatever the
-// answer holds; strings that are not UTF-8 come out repaired. Throws std::runtime_error
+// Reads the daemon's answer within json::kDaemonAnswerLimits, so that rendering it afterwards
+// (pretty_json, CopyFrom) recurses a bounded number of levels whatever the answer holds;
+// strings that are not UTF-8 come out repaired. Throws json::JsonInputError
 // "<what> is not valid JSON: <reason> (line L, column C)" or
 // "<what> nests deeper than 136 levels (line L, column C)".
 rapidjson::Document parse_json(std::string_view text, std::string_view what);

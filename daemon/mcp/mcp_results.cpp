@@ -2,6 +2,7 @@
 // every result (resultType, the server's identity in _meta).
 #include "mcp_server.hpp"
 
+#include "json_reader.hpp"
 #include "system_prompt.hpp"
 #include "tool_descriptions.hpp"
 
@@ -18,11 +19,11 @@ rapidjson::Value text(std::string_view value, Allocator& allocator) {
 }
 
 rapidjson::Value parsed(const std::string& json, Allocator& allocator) {
-  rapidjson::Document part(&allocator);
-  // Iterative: a tool's structured result carries a program's result (depth-bounded already).
-  part.Parse<rapidjson::kParseIterativeFlag>(json.c_str(), json.size());
+  // A tool's structured result carries a program's result: read like any of the daemon's
+  // answers. Our own text, so a refusal cannot happen; it would leave null.
+  json::ReadJson part = json::read_json(json, json::kDaemonAnswerLimits, &allocator);
   rapidjson::Value value;
-  value.Swap(part);  // part's values live in `allocator`
+  value.Swap(part.document);  // its values live in `allocator`
   return value;
 }
 

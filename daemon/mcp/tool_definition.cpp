@@ -1,5 +1,6 @@
 #include "tool_definition.hpp"
 
+#include "json_reader.hpp"
 #include "json_rpc.hpp"
 
 namespace kg::mcp {
@@ -7,13 +8,13 @@ namespace {
 
 rapidjson::Value parsed(std::string_view json, std::string_view what,
                         rapidjson::Document::AllocatorType& allocator) {
-  rapidjson::Document part(&allocator);
-  part.Parse(json.data(), json.size());
-  if (part.HasParseError()) {
-    throw std::logic_error("The " + std::string(what) + " of an MCP tool is not valid JSON");
+  json::ReadJson part = json::read_json(json, json::kRequestLimits, &allocator);
+  if (part.refused) {
+    throw std::logic_error("The " + std::string(what) + " of an MCP tool " +
+                           part.refused->describe());
   }
   rapidjson::Value value;
-  value.Swap(part);  // part's values live in `allocator`, so the swapped root stays valid
+  value.Swap(part.document);  // its values live in `allocator`, so the swapped root stays valid
   return value;
 }
 

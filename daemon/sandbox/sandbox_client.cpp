@@ -11,7 +11,7 @@
 
 #include <sstream>
 
-#include "bounded_json.hpp"
+#include "json_reader.hpp"
 #include "error_chain.hpp"
 #include "tar_builder.hpp"
 #include "utf8_text.hpp"
@@ -22,11 +22,11 @@ namespace {
 using plugin::SandboxError;
 
 // Whatever a sandbox answers is hostile: its JSON is read without recursion and within the
-// depth bound, and every string taken from it is valid UTF-8 (sandbox_output/).
+// depth bound, and every string taken from it is valid UTF-8 (lib/json).
 
 // The sandbox answers errors as {"detail": ...} (ours) or {"message": ...} (other runtimes).
 std::string error_text(const net::HttpResponse& response) {
-  const auto parsed = sandbox_output::parse_bounded(response.body);
+  const auto parsed = json::read_json(response.body, json::kSandboxOutputLimits);
   const auto& doc = parsed.document;
   if (doc.IsObject()) {
     for (const char* key : {"detail", "message"}) {
@@ -37,12 +37,12 @@ std::string error_text(const net::HttpResponse& response) {
     }
   }
   const std::string_view body = response.body;
-  const auto shown = body.substr(0, sandbox_output::utf8_boundary_before(body, 200));
-  return "HTTP " + std::to_string(response.status) + ": " + sandbox_output::to_valid_utf8(shown);
+  const auto shown = body.substr(0, json::utf8_boundary_before(body, 200));
+  return "HTTP " + std::to_string(response.status) + ": " + json::to_valid_utf8(shown);
 }
 
 rapidjson::Document parse_json(const net::HttpResponse& response, std::string_view what) {
-  auto parsed = sandbox_output::parse_bounded(response.body);
+  auto parsed = json::read_json(response.body, json::kSandboxOutputLimits);
   if (parsed.refused) {
     throw SandboxError(std::string(what) + ": the sandbox's answer " + parsed.refused->describe());
   }

@@ -1,13 +1,13 @@
 #include "adc_file.hpp"
 
 #include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "credentials_plugin.hpp"
+#include "json_reader.hpp"
 
 namespace kg::creds_adc {
 namespace {
@@ -28,20 +28,6 @@ std::string read_whole(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-// "line L, column C" of a byte offset.
-std::string position_of(const std::string& text, std::size_t offset) {
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
 std::string member(const rapidjson::Value& object, const char* name) {
@@ -116,14 +102,12 @@ AdcFile read_adc_file(const AdcLocation& location) {
   file.path = location.path;
   file.how_found = location.how_found;
   file.text = read_whole(location.path);
-  rapidjson::Document doc;
-  doc.Parse(file.text.c_str(), file.text.size());
-  if (doc.HasParseError()) {
+  json::ReadJson read = json::read_json(file.text, json::kFileLimits);
+  if (read.refused) {
     throw CredentialsError("The credentials file " + location.path + " (from " +
-                           location.how_found + ") is not valid JSON: " +
-                           rapidjson::GetParseError_En(doc.GetParseError()) + " at " +
-                           position_of(file.text, doc.GetErrorOffset()));
+                           location.how_found + ") " + read.refused->describe());
   }
+  const rapidjson::Document& doc = read.document;
   if (!doc.IsObject()) {
     throw CredentialsError("The credentials file " + location.path + " is not a JSON object");
   }

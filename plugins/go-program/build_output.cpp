@@ -62,8 +62,8 @@ std::string elide_middle(std::string_view text, std::size_t keep) {
   if (text.size() <= 2 * keep) return std::string(text);
   // Cut between characters, never inside one: the sandbox sends valid UTF-8, and half a
   // character at either cut would make the result's stdout invalid.
-  const auto head = sandbox_output::utf8_boundary_before(text, keep);
-  const auto tail = sandbox_output::utf8_boundary_after(text, text.size() - keep);
+  const auto head = json::utf8_boundary_before(text, keep);
+  const auto tail = json::utf8_boundary_after(text, text.size() - keep);
   std::string out(text.substr(0, head));
   out += "\n... [" + std::to_string(tail - head) + " bytes elided] ...\n";
   out += text.substr(tail);

@@ -1,6 +1,6 @@
 #include "result_file.hpp"
 
-#include "bounded_json.hpp"
+#include "json_reader.hpp"
 #include "utf8_text.hpp"
 
 namespace kg::go_program {
@@ -11,12 +11,12 @@ CheckedResult check_result_file(const std::optional<std::string>& text,
   if (!text) return checked;
   // The program wrote this file: read it without recursion, within the depth bound, and pass on
   // only the clean copy, so nothing after the plugin meets its raw bytes.
-  auto clean = sandbox_output::clean_json(*text);
+  auto clean = json::clean_json(*text);
   if (clean.refused) {
     warnings.push_back("result.json " + clean.refused->describe() + "; it was ignored");
     return checked;
   }
-  const auto parsed = sandbox_output::parse_bounded(clean.text);
+  const auto parsed = json::read_json(clean.text, json::kSandboxOutputLimits);
   const auto& doc = parsed.document;
   const bool has_kind = doc.IsObject() && doc.HasMember("kind") && doc["kind"].IsString();
   if (!has_kind) {
@@ -26,7 +26,7 @@ CheckedResult check_result_file(const std::optional<std::string>& text,
   const std::string kind_text(doc["kind"].GetString(), doc["kind"].GetStringLength());
   if (kind_text != "ok" && kind_text != "error" && kind_text != "panic" &&
       kind_text != "marshal_error") {
-    const auto shown = sandbox_output::utf8_boundary_before(kind_text, 64);
+    const auto shown = json::utf8_boundary_before(kind_text, 64);
     warnings.push_back("result.json has unknown kind \"" + kind_text.substr(0, shown) +
                        (shown < kind_text.size() ? "…" : "") +
                        "\" (expected ok, error, panic or marshal_error); it was ignored");

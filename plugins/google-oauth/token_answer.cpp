@@ -1,8 +1,8 @@
 #include "token_answer.hpp"
 
-#include <rapidjson/error/en.h>
 
 #include "credentials_plugin.hpp"
+#include "json_reader.hpp"
 
 namespace kg::google_oauth {
 namespace {
@@ -40,26 +40,23 @@ std::optional<std::string> string_member(const rapidjson::Value& object, const c
 }
 
 rapidjson::Document parse_answer_object(const HttpCall& call, const HttpAnswer& answer) {
-  rapidjson::Document doc;
-  doc.Parse(answer.body.c_str(), answer.body.size());
-  if (doc.HasParseError()) {
+  json::ReadJson read = json::read_json(answer.body, json::kUpstreamReplyLimits);
+  if (read.refused) {
     throw CredentialsError(call.what + ": " + call.shown_url() + " answered HTTP " +
-                           std::to_string(answer.status) + " with invalid JSON (" +
-                           rapidjson::GetParseError_En(doc.GetParseError()) + " at offset " +
-                           std::to_string(doc.GetErrorOffset()) + "): " + shown_body(answer.body));
+                           std::to_string(answer.status) + " with a body that " +
+                           read.refused->describe() + ": " + shown_body(answer.body));
   }
-  if (!doc.IsObject()) {
+  if (!read.document.IsObject()) {
     throw CredentialsError(call.what + ": " + call.shown_url() + " answered JSON that is not an object: " +
                            shown_body(answer.body));
   }
-  return doc;
+  return std::move(read.document);
 }
 
 std::string refusal_message(const HttpCall& call, const HttpAnswer& answer) {
   std::string message = call.what + ": " + call.shown_url() + " answered HTTP " + std::to_string(answer.status);
-  rapidjson::Document doc;
-  doc.Parse(answer.body.c_str(), answer.body.size());
-  if (!doc.HasParseError() && doc.IsObject()) {
+  const rapidjson::Document doc = json::read_json(answer.body, json::kUpstreamReplyLimits).document;
+  if (doc.IsObject()) {
     const auto error = doc.FindMember("error");
     if (error != doc.MemberEnd() && error->value.IsString()) {
       message += std::string(": ") + error->value.GetString();

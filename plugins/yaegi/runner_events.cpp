@@ -1,9 +1,9 @@
 #include "runner_events.hpp"
 
 #include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 
 #include "build_output.hpp"
+#include "json_reader.hpp"
 
 namespace kg::yaegi {
 namespace {
@@ -27,11 +27,10 @@ RunnerEvent internal_event(std::string message) {
 }
 
 RunnerEvent parse_event(std::string_view json) {
-  rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
-    const std::string why = doc.HasParseError() ? rapidjson::GetParseError_En(doc.GetParseError())
-                                                 : "not a JSON object";
+  const json::ReadJson read = json::read_json(json, json::kSandboxOutputLimits);
+  const rapidjson::Document& doc = read.document;
+  if (read.refused || !doc.IsObject()) {
+    const std::string why = read.refused ? "it " + read.refused->describe() : "not a JSON object";
     return internal_event("the runner wrote an unreadable event (" + why +
                           "): " + std::string(json.substr(0, 200)));
   }

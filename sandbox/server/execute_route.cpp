@@ -5,7 +5,6 @@
 #include <Poco/Net/HTTPServerRequestImpl.h>
 #include <Poco/Net/StreamSocket.h>
 #include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 
 #include <Poco/Base64Encoder.h>
 
@@ -15,6 +14,7 @@
 #include "command_runner.hpp"
 #include "command_state.hpp"
 #include "file_after_command.hpp"
+#include "json_reader.hpp"
 #include "metadata_emulator.hpp"
 #include "sandbox_routes.hpp"
 
@@ -25,32 +25,13 @@ constexpr std::int64_t kMaxTimeoutMs = 3'600'000;
 
 HttpError bad_request(const std::string& message) { return HttpError(400, message); }
 
-std::string line_and_column(std::string_view text, std::size_t offset) {
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(column);
-}
-
 rapidjson::Document parse_body(const std::string& body) {
-  rapidjson::Document document;
-  document.Parse(body.data(), body.size());
-  if (document.HasParseError()) {
-    throw bad_request("The /execute body is not valid JSON: " +
-                      std::string(rapidjson::GetParseError_En(document.GetParseError())) +
-                      " at offset " + std::to_string(document.GetErrorOffset()) + " (" +
-                      line_and_column(body, document.GetErrorOffset()) + ")");
-  }
-  if (!document.IsObject()) {
+  json::ReadJson read = json::read_json(body, json::kRequestLimits);
+  if (read.refused) throw bad_request("The /execute body " + read.refused->describe());
+  if (!read.document.IsObject()) {
     throw bad_request(R"(The /execute body must be a JSON object such as {"command": "ls"})");
   }
-  return document;
+  return std::move(read.document);
 }
 
 std::string text_of(const rapidjson::Value& value) {

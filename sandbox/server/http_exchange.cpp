@@ -30,7 +30,7 @@ void send_json_error(Poco::Net::HTTPServerResponse& response, int status,
 }
 
 void write_text(JsonWriter& writer, std::string_view text) {
-  const std::string valid = sandbox_output::to_valid_utf8(text);
+  const std::string valid = json::to_valid_utf8(text);
   writer.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
 }
 

@@ -1,4 +1,5 @@
 #include "hostile_checks.hpp"
+#include "../support/test_json.hpp"
 
 #include <doctest/doctest.h>
 #include <rapidjson/stringbuffer.h>
@@ -119,10 +120,10 @@ std::int64_t int_member(const rapidjson::Value& object, const char* key) {
 }
 
 ApiError api_error(const net::HttpResponse& response) {
-  rapidjson::Document doc;
-  doc.Parse(response.body.c_str(), response.body.size());
+  kg::json::ReadJson doc_read = kg::test::read_test_json(response.body);
+  rapidjson::Document& doc = doc_read.document;
   INFO("error answer: " << response.status << " " << response.body);
-  REQUIRE_FALSE(doc.HasParseError());
+  REQUIRE_FALSE(doc_read.refused.has_value());
   REQUIRE(doc.IsObject());
   const auto it = doc.FindMember("error");
   REQUIRE(it != doc.MemberEnd());

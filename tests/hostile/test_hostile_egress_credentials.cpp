@@ -13,6 +13,7 @@
 #include "egress_world.hpp"
 #include "daemon_fixture.hpp"
 #include "loopback_google.hpp"
+#include "../support/test_json.hpp"
 
 namespace kg::test::egress {
 namespace {
@@ -119,9 +120,9 @@ func run(ctx context.Context) (any, error) {
   const int code = run_cli({"--config", daemon.config_path(), "exec", "--json", file}, out, err);
   INFO("exit " << code << "\nstdout:\n" << out << "\nstderr:\n" << err);
   REQUIRE(code == 0);
-  rapidjson::Document result;
-  result.Parse(out.c_str());
-  REQUIRE_FALSE(result.HasParseError());
+  kg::json::ReadJson result_read = kg::test::read_test_json(out);
+  rapidjson::Document& result = result_read.document;
+  REQUIRE_FALSE(result_read.refused.has_value());
   REQUIRE(json_string(result, "status") == "ok");
   CHECK_FALSE(result.HasMember("warnings"));  // nothing was refused
   const auto& value = result["result"]["value"];

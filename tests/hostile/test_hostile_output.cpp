@@ -4,11 +4,13 @@
 // Each test ends with the daemon healthy and the record right.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "hostile_checks.hpp"
+#include "../support/test_json.hpp"
 
 using namespace kg::test;
 using namespace kg::test::hostile;
@@ -71,11 +73,10 @@ rapidjson::Document execute_strictly(DaemonFixture& daemon, const std::string& m
   const auto response = daemon.post("/v1/execute", execute_body({{"main.go", main_go}}));
   INFO("answer: " << response.status << " " << response.body.substr(0, 800));
   REQUIRE(response.status == 200);
-  rapidjson::Document r;
-  r.Parse<rapidjson::kParseValidateEncodingFlag>(response.body.c_str(), response.body.size());
-  REQUIRE_MESSAGE(!r.HasParseError(), "the answer is not valid JSON of valid UTF-8 at offset "
-                                          << r.GetErrorOffset());
-  return r;
+  kg::json::ReadJson r_read = kg::test::read_test_json(response.body);
+  rapidjson::Document& r = r_read.document;
+  REQUIRE_MESSAGE(!r_read.refused, "the answer " << r_read.refused->describe());
+  return std::move(r);
 }
 
 }  // namespace
@@ -91,7 +92,7 @@ TEST_CASE("hostile output: a result.json 120 000 levels deep is a warning, not a
     CHECK(int_member(r, "exit_code") == 0);
     CHECK(string_member(r, "stdout") == "wrote 240022 bytes\n");
     CHECK_FALSE(r.HasMember("result"));
-    CHECK(has_warning_containing(r, "result.json nests deeper than 128 levels (at offset 148); "
+    CHECK(has_warning_containing(r, "result.json nests deeper than 128 levels (line 1, column 149); "
                                     "it was ignored"));
     CHECK(bool_member(r, "is_error"));
     check_call_recorded(daemon.fixture(), r, CallScope::one_shot);
@@ -221,6 +222,58 @@ func main() {
     check_call_recorded(daemon.fixture(), r, CallScope::one_shot);
   }
 
+  check_daemon_healthy(daemon.fixture());
+  check_nothing_left_running(daemon.fixture());
+}
+
+// Issue 23, item 2: a Yaegi program finds the runner's event token (it stays in
+// /proc/self/environ after os.Unsetenv) and prints one event line of 10^6 nested arrays. The
+// plugin reads event lines with lib/json's iterative reader, so the line is an unreadable event,
+// not a stack overflow in the daemon; the call finishes and is recorded.
+TEST_CASE("hostile output: a forged Yaegi event nested 10^6 levels deep is refused, not a crash") {
+  if (!std::getenv("KG_YAEGI_RUNNER") || std::string(std::getenv("KG_YAEGI_RUNNER")).empty()) {
+    MESSAGE("skipped: this build has no Yaegi runner");
+    return;
+  }
+  HostileDaemon daemon;
+  daemon.start();
+  const std::string program = R"go(package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+)
+
+func main() {
+	environ, err := os.ReadFile("/proc/self/environ")
+	if err != nil {
+		panic(err)
+	}
+	token := ""
+	for _, entry := range bytes.Split(environ, []byte{0}) {
+		if rest, ok := strings.CutPrefix(string(entry), "KG_YAEGI_TOKEN="); ok {
+			token = rest
+		}
+	}
+	fmt.Println("token found:", token != "")
+	depth := 1000000
+	line := "kode-gopher-yaegi[" + token + "] {\"event\":\"declined\",\"reason\":" +
+		strings.Repeat("[", depth) + strings.Repeat("]", depth) + "}\n"
+	os.Stderr.WriteString(line)
+}
+)go";
+  const auto response = daemon->post(
+      "/v1/execute", execute_body({{"main.go", program}}, R"("runtime": "yaegi")"));
+  INFO("answer: " << response.status << " " << response.body.substr(0, 800));
+  REQUIRE(response.status == 200);
+  kg::json::ReadJson r_read = kg::test::read_test_json(response.body);
+  REQUIRE_FALSE(r_read.refused);
+  const rapidjson::Document& r = r_read.document;
+  CHECK(string_member(r, "runtime") == "yaegi");
+  CHECK(string_member(r, "stdout") == "token found: true\n");
+  check_call_recorded(daemon.fixture(), r, CallScope::one_shot);
   check_daemon_healthy(daemon.fixture());
   check_nothing_left_running(daemon.fixture());
 }

@@ -30,6 +30,7 @@
 #include "hostile_checks.hpp"
 #include "in_memory_tar.hpp"
 #include "unix_http_client.hpp"
+#include "../support/test_json.hpp"
 
 using namespace kg::test;
 using namespace kg::test::hostile;
@@ -382,9 +383,9 @@ class SandboxServerProcess {
 };
 
 std::string detail_of(const RawAnswer& response) {
-  rapidjson::Document doc;
-  doc.Parse(response.body.c_str(), response.body.size());
-  if (doc.HasParseError() || !doc.IsObject()) return "<not a JSON object: " + response.body + ">";
+  kg::json::ReadJson doc_read = kg::test::read_test_json(response.body);
+  rapidjson::Document& doc = doc_read.document;
+  if (doc_read.refused.has_value() || !doc.IsObject()) return "<not a JSON object: " + response.body + ">";
   return string_member(doc, "detail");
 }
 
@@ -578,9 +579,9 @@ TEST_CASE("hostile request: a 100 MiB body is refused early with 413 naming the 
                    << " ms: " << answer.body.substr(0, 400));
     CHECK(answer.status == 413);
     if (answer.status != 0) {
-      rapidjson::Document doc;
-      doc.Parse(answer.body.c_str(), answer.body.size());
-      REQUIRE_FALSE(doc.HasParseError());
+      kg::json::ReadJson doc_read = kg::test::read_test_json(answer.body);
+      rapidjson::Document& doc = doc_read.document;
+      REQUIRE_FALSE(doc_read.refused.has_value());
       REQUIRE(doc.HasMember("error"));
       CHECK(string_member(doc["error"], "code") == "payload_too_large");
       const std::string message = string_member(doc["error"], "message");
@@ -656,9 +657,9 @@ TEST_CASE("hostile request: invalid UTF-8 in a request is a 400 that says so") {
     INFO("answer: " << response.status << " " << response.body.substr(0, 400));
     CHECK(response.status == 400);
     // The answer itself is valid UTF-8 JSON, whatever the request held.
-    rapidjson::Document doc;
-    doc.Parse<rapidjson::kParseValidateEncodingFlag>(response.body.c_str(), response.body.size());
-    CHECK_FALSE(doc.HasParseError());
+    kg::json::ReadJson doc_read = kg::test::read_test_json(response.body);
+    rapidjson::Document& doc = doc_read.document;
+    CHECK_FALSE(doc_read.refused.has_value());
     const auto error = api_error(response);
     CHECK(error.code == "bad_request");
     CHECK(error.message.find("UTF-8") != std::string::npos);
@@ -694,9 +695,9 @@ func main() {
 )"}}));
   INFO("answer: " << response.status << " " << response.body.substr(0, 600));
   REQUIRE(response.status == 200);
-  rapidjson::Document r;
-  r.Parse<rapidjson::kParseValidateEncodingFlag>(response.body.c_str(), response.body.size());
-  REQUIRE_FALSE(r.HasParseError());
+  kg::json::ReadJson r_read = kg::test::read_test_json(response.body);
+  rapidjson::Document& r = r_read.document;
+  REQUIRE_FALSE(r_read.refused.has_value());
   CHECK(string_member(r, "status") == "ok");
   const std::string out = string_member(r, "stdout");
   const std::string fffd = "\xEF\xBF\xBD";
@@ -757,14 +758,14 @@ func main() { fmt.Println("one of twenty") }
           o.error = opened.body;
           return;
         }
-        rapidjson::Document doc;
-        doc.Parse(opened.body.c_str(), opened.body.size());
+        kg::json::ReadJson doc_read = kg::test::read_test_json(opened.body);
+        rapidjson::Document& doc = doc_read.document;
         o.session_id = string_member(doc, "id");
         const auto ran = daemon->post("/v1/sessions/" + o.session_id + "/execute",
                                       execute_body({{"main.go", program}}));
         o.execute_status = ran.status;
-        rapidjson::Document result;
-        result.Parse(ran.body.c_str(), ran.body.size());
+        kg::json::ReadJson result_read = kg::test::read_test_json(ran.body);
+        rapidjson::Document& result = result_read.document;
         o.result_status = string_member(result, "status");
         o.stdout_text = string_member(result, "stdout");
         if (ran.status != 200) o.error = ran.body;

@@ -1,4 +1,5 @@
 #include "daemon_fixture.hpp"
+#include "../support/test_json.hpp"
 
 #include <Poco/Net/HTTPClientSession.h>
 #include <Poco/Net/HTTPRequest.h>
@@ -180,11 +181,11 @@ net::HttpResponse DaemonFixture::del(const std::string& target) const {
 }
 
 rapidjson::Document DaemonFixture::json(const net::HttpResponse& response) const {
-  rapidjson::Document doc;
-  doc.Parse(response.body.c_str(), response.body.size());
+  kg::json::ReadJson doc_read = kg::test::read_test_json(response.body);
+  rapidjson::Document& doc = doc_read.document;
   INFO("body: " << response.body);
-  REQUIRE_FALSE(doc.HasParseError());
-  return doc;
+  REQUIRE_FALSE(doc_read.refused.has_value());
+  return std::move(doc);
 }
 
 std::string DaemonFixture::open_session() {

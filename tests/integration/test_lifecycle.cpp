@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "daemon_fixture.hpp"
+#include "../support/test_json.hpp"
 
 using kg::test::DaemonFixture;
 using kg::test::json_string;
@@ -177,8 +178,8 @@ TEST_CASE("the CLI starts the daemon when none answers, runs a program and shows
 
   // Stop the daemon the CLI started.
   const auto health = kg::net::UnixHttpClient(daemon.socket_path()).get("/v1/health");
-  rapidjson::Document doc;
-  doc.Parse(health.body.c_str());
+  kg::json::ReadJson doc_read = kg::test::read_test_json(health.body);
+  rapidjson::Document& doc = doc_read.document;
   const pid_t pid = doc["pid"].GetInt();
   ::kill(pid, SIGTERM);
   for (int i = 0; i < 100 && ::kill(pid, 0) == 0; ++i) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "daemon_fixture.hpp"
+#include "../support/test_json.hpp"
 
 using kg::test::DaemonFixture;
 using kg::test::json_string;
@@ -50,8 +51,8 @@ std::vector<CorpusCase> load_corpus(const fs::path& root) {
       if (path == "case.json") continue;
       c.files[path] = read_text(file.path());
     }
-    rapidjson::Document expectations;
-    expectations.Parse(read_text(entry.path() / "case.json").c_str());
+    kg::json::ReadJson expectations_read = kg::test::read_test_json(read_text(entry.path() / "case.json"));
+    rapidjson::Document& expectations = expectations_read.document;
     REQUIRE_MESSAGE(expectations.IsObject(), c.name << "/case.json is not a JSON object");
     c.expected_auto = json_string(expectations, "auto");
     c.needs_env = expectations.HasMember("env");

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "daemon_fixture.hpp"
+#include "../support/test_json.hpp"
 
 namespace kg::test {
 namespace fs = std::filesystem;
@@ -155,12 +156,12 @@ ApiAnswer TestCluster::api(const std::string& method, const std::string& path,
 
 rapidjson::Document TestCluster::api_json(const std::string& path) const {
   const auto answer = api("GET", path);
-  rapidjson::Document doc;
-  doc.Parse(answer.body.c_str());
-  if (answer.status != 200 || doc.HasParseError()) {
+  kg::json::ReadJson doc_read = kg::test::read_test_json(answer.body);
+  rapidjson::Document& doc = doc_read.document;
+  if (answer.status != 200 || doc_read.refused.has_value()) {
     throw std::runtime_error("GET " + path + ": " + std::to_string(answer.status) + " " + answer.body);
   }
-  return doc;
+  return std::move(doc);
 }
 
 std::map<std::string, rapidjson::Document> TestCluster::claims() const {
@@ -182,9 +183,9 @@ void TestCluster::wait_for_ready_pool(int ready, int timeout_s) const {
   while (std::chrono::steady_clock::now() < deadline) {
     const auto answer = api("GET", path);
     last = answer.body;
-    rapidjson::Document pool;
-    pool.Parse(answer.body.c_str());
-    if (answer.status == 200 && !pool.HasParseError() && pool.HasMember("status") &&
+    kg::json::ReadJson pool_read = kg::test::read_test_json(answer.body);
+    rapidjson::Document& pool = pool_read.document;
+    if (answer.status == 200 && !pool_read.refused && pool.HasMember("status") &&
         pool["status"].HasMember("readyReplicas") &&
         pool["status"]["readyReplicas"].GetInt() >= ready) {
       return;

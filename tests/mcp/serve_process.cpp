@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "daemon_fixture.hpp"
+#include "../support/test_json.hpp"
 
 namespace kg::test {
 
@@ -97,13 +98,13 @@ std::string ServeProcess::read_line(int wait_seconds) {
 
 rapidjson::Document ServeProcess::read_message(int wait_seconds) {
   const std::string line = read_line(wait_seconds);
-  rapidjson::Document doc;
-  doc.Parse(line.c_str(), line.size());
+  kg::json::ReadJson doc_read = kg::test::read_test_json(line);
+  rapidjson::Document& doc = doc_read.document;
   INFO("stdout line: " << line);
   INFO("stderr: " << stderr_text());
-  REQUIRE_FALSE(doc.HasParseError());
+  REQUIRE_FALSE(doc_read.refused.has_value());
   REQUIRE(doc.IsObject());
-  return doc;
+  return std::move(doc);
 }
 
 int ServeProcess::close_and_wait(int wait_seconds) {

@@ -10,6 +10,7 @@
 
 #include "client_runner.hpp"
 #include "daemon_fixture.hpp"
+#include "../support/test_json.hpp"
 
 using kg::test::client_env;
 using kg::test::CommandOutcome;
@@ -40,10 +41,10 @@ rapidjson::Document inspector_json(const CommandOutcome& outcome) {
   const auto start = outcome.output.find("{\"result\"");
   INFO(outcome.output);
   REQUIRE(start != std::string::npos);
-  rapidjson::Document doc;
-  doc.Parse(outcome.output.c_str() + start, outcome.output.find('\n', start) - start);
-  REQUIRE_FALSE(doc.HasParseError());
-  return doc;
+  kg::json::ReadJson doc_read = kg::test::read_test_json(std::string_view(outcome.output.c_str() + start, outcome.output.find('\n', start) - start));
+  rapidjson::Document& doc = doc_read.document;
+  REQUIRE_FALSE(doc_read.refused.has_value());
+  return std::move(doc);
 }
 
 }  // namespace

@@ -61,11 +61,12 @@ TEST_CASE("text that is not JSON gets -32700 with a null id, and the server keep
   Serve serve;
   CHECK(serve.ask("this is not json") ==
         error_answer("null", -32700,
-                     "Parse error at byte 1: Invalid value. Send one JSON-RPC message per line."));
+                     "Parse error at line 1, column 2: the message is not JSON: Invalid value. Send "
+                     "one JSON-RPC message per line."));
   CHECK(serve.ask(R"({"jsonrpc":"2.0","id":1,"method":"ping")") ==
         error_answer("null", -32700,
-                     "Parse error at byte 39: Missing a comma or '}' after an object member. Send "
-                     "one JSON-RPC message per line."));
+                     "Parse error at line 1, column 40: the message is not JSON: Missing a comma or "
+                     "'}' after an object member. Send one JSON-RPC message per line."));
   serve.check_alive(2);
   CHECK(serve.process.close_and_wait() == 0);
   CHECK(serve.process.remaining_output() == "");
@@ -190,7 +191,8 @@ TEST_CASE("a 5 MiB line is read whole, and a line over 32 MiB is dropped with -3
   // 5 MiB that are not JSON are a parse error like any other.
   CHECK(serve.ask(padding) ==
         error_answer("null", -32700,
-                     "Parse error at byte 0: Invalid value. Send one JSON-RPC message per line."));
+                     "Parse error at line 1, column 1: the message is not JSON: Invalid value. Send "
+                     "one JSON-RPC message per line."));
   // Over the limit: read to its end, thrown away, answered, and the next line is read again.
   const std::string huge((32u << 20) + 100, 'y');
   CHECK(serve.ask(huge) ==

@@ -1,4 +1,5 @@
 #include "loopback_google.hpp"
+#include "test_json.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -250,8 +251,8 @@ LoopbackGoogle::Answer LoopbackGoogle::generate_access_token(const std::string& 
             R"({"error":{"code":403,"message":"Permission 'iam.serviceAccounts.getAccessToken' denied","status":"PERMISSION_DENIED"}})",
             {}};
   }
-  rapidjson::Document doc;
-  doc.Parse(body.c_str());
+  kg::json::ReadJson doc_read = kg::test::read_test_json(body);
+  rapidjson::Document& doc = doc_read.document;
   std::string scope;
   if (doc.IsObject() && doc.HasMember("scope") && doc["scope"].IsArray()) {
     for (const auto& s : doc["scope"].GetArray()) scope += (scope.empty() ? "" : " ") + std::string(s.GetString());

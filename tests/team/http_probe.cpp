@@ -1,4 +1,5 @@
 #include "http_probe.hpp"
+#include "../support/test_json.hpp"
 
 #include <Poco/Net/HTTPClientSession.h>
 #include <Poco/Net/HTTPRequest.h>
@@ -15,9 +16,9 @@ namespace kg::test {
 std::vector<rapidjson::Document> ProbeAnswer::messages() const {
   std::vector<rapidjson::Document> out;
   auto add = [&](const std::string& text) {
-    rapidjson::Document document;
-    document.Parse(text.c_str());
-    if (!document.HasParseError()) out.push_back(std::move(document));
+    kg::json::ReadJson document_read = kg::test::read_test_json(text);
+    rapidjson::Document& document = document_read.document;
+    if (!document_read.refused) out.push_back(std::move(document));
   };
   if (header("content-type").find("text/event-stream") == std::string::npos) {
     if (!body.empty()) add(body);

@@ -1,4 +1,5 @@
 #include "mock_oidc_provider.hpp"
+#include "../support/test_json.hpp"
 
 #include <Poco/Pipe.h>
 #include <Poco/PipeStream.h>
@@ -59,8 +60,8 @@ MockOidcProvider::MockOidcProvider() {
   Poco::PipeInputStream in(output);
   std::string line, seen;
   while (std::getline(in, line)) {
-    rapidjson::Document ready;
-    if (!ready.Parse(line.c_str()).HasParseError() && ready.IsObject() && ready.HasMember("issuer") &&
+    const rapidjson::Document ready = test_json(line);
+    if (ready.IsObject() && ready.HasMember("issuer") &&
         ready["issuer"].IsString()) {
       issuer_ = ready["issuer"].GetString();
       break;

@@ -6,6 +6,7 @@
 
 #include "client_runner.hpp"
 #include "daemon_fixture.hpp"
+#include "../support/test_json.hpp"
 
 namespace kg::test {
 namespace {
@@ -36,11 +37,11 @@ rapidjson::Document run_team_client(const std::string& script,
   const auto start = outcome.output.rfind('\n', end);
   const std::string last = outcome.output.substr(start == std::string::npos ? 0 : start + 1,
                                                  end - (start == std::string::npos ? 0 : start + 1) + 1);
-  rapidjson::Document document;
-  document.Parse(last.c_str());
-  REQUIRE_FALSE(document.HasParseError());
+  kg::json::ReadJson document_read = kg::test::read_test_json(last);
+  rapidjson::Document& document = document_read.document;
+  REQUIRE_FALSE(document_read.refused.has_value());
   REQUIRE(document.IsObject());
-  return document;
+  return std::move(document);
 }
 
 NpxOutcome run_team_npx(const std::vector<std::string>& args) {

@@ -8,6 +8,7 @@
 
 #include "json_text_probe.hpp"
 #include "team_daemon.hpp"
+#include "../support/test_json.hpp"
 
 namespace kg::test {
 namespace {
@@ -30,8 +31,8 @@ std::string tool_call(int id, const std::string& source, const std::string& meta
   rapidjson::Value arguments(rapidjson::kObjectType);
   arguments.AddMember("code", rapidjson::Value(source.c_str(), a), a);
   params.AddMember("arguments", arguments, a);
-  rapidjson::Document meta_doc;
-  meta_doc.Parse(meta.empty() ? R"({"progressToken":"p1"})" : meta.c_str());
+  kg::json::ReadJson meta_doc_read = kg::test::read_test_json(meta.empty() ? R"({"progressToken":"p1"})" : meta);
+  rapidjson::Document& meta_doc = meta_doc_read.document;
   params.AddMember("_meta", rapidjson::Value(meta_doc, a), a);
   call.AddMember("params", params, a);
   return to_text(call);

@@ -22,6 +22,7 @@
 #include "pkce.hpp"
 #include "url_form.hpp"
 #include "../support/test_loggers.hpp"
+#include "../support/test_json.hpp"
 
 using namespace kg::team;
 
@@ -94,8 +95,8 @@ class SignInFixture {
         {"POST", "/oauth/register", "", {{"content-type", "application/json"}},
          R"({"client_name":")" + name + R"(","redirect_uris":[")" + kClientRedirect + R"("]})"});
     REQUIRE(registered.status == 201);
-    rapidjson::Document json;
-    json.Parse(registered.body.c_str());
+    kg::json::ReadJson json_read = kg::test::read_test_json(registered.body);
+    rapidjson::Document& json = json_read.document;
     return json["client_id"].GetString();
   }
 
@@ -189,8 +190,8 @@ class SignInFixture {
                                        {"resource", std::string(kPublicUrl) + "/mcp"}})});
     INFO(token.body);
     REQUIRE(token.status == 200);
-    rapidjson::Document json;
-    json.Parse(token.body.c_str());
+    kg::json::ReadJson json_read = kg::test::read_test_json(token.body);
+    rapidjson::Document& json = json_read.document;
     return {json["access_token"].GetString(), json["refresh_token"].GetString()};
   }
 
@@ -246,8 +247,8 @@ TEST_CASE("a user on the allowlist signs in through the provider and reaches /mc
   const HttpReply refreshed = refresh(alice.refresh_token);
   INFO(refreshed.body);
   REQUIRE(refreshed.status == 200);
-  rapidjson::Document json;
-  json.Parse(refreshed.body.c_str());
+  kg::json::ReadJson json_read = kg::test::read_test_json(refreshed.body);
+  rapidjson::Document& json = json_read.document;
   CHECK(std::holds_alternative<SignedInUser>(fixture.authenticate(json["access_token"].GetString())));
   CHECK(refresh(alice.refresh_token).status == 400);
   CHECK(std::holds_alternative<AuthFailure>(fixture.authenticate(json["access_token"].GetString())));

@@ -9,11 +9,14 @@
 #include <future>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "json_text_probe.hpp"
 #include "mock_oidc_provider.hpp"
 #include "node_clients.hpp"
 #include "team_daemon.hpp"
+#include "../support/test_json.hpp"
 
 namespace kg::test {
 namespace {
@@ -101,8 +104,8 @@ std::string provider_token(const MockOidcProvider& provider) {
        {"Authorization", "Basic a29kZS1nb3BoZXItdGVhbS10ZXN0OnNlY3JldA=="}});
   INFO(answer.body);
   REQUIRE(answer.status == 200);
-  rapidjson::Document document;
-  document.Parse(answer.body.c_str());
+  kg::json::ReadJson document_read = kg::test::read_test_json(answer.body);
+  rapidjson::Document& document = document_read.document;
   REQUIRE(document.HasMember("access_token"));
   return document["access_token"].GetString();
 }
@@ -192,8 +195,8 @@ TEST_CASE("two users sign in at once, each runs as themselves, and neither reach
     const ProbeAnswer replay = refresh_at(http, refresh, client_id);
     CHECK(replay.status == 400);
     CHECK(replay.body.find("invalid_grant") != std::string::npos);
-    rapidjson::Document rotated;
-    rotated.Parse(first.body.c_str());
+    kg::json::ReadJson rotated_read = kg::test::read_test_json(first.body);
+    rapidjson::Document& rotated = rotated_read.document;
     REQUIRE(rotated.HasMember("access_token"));
     const ProbeAnswer after = http.post_mcp(initialize_request(),
                                             bearer(rotated["access_token"].GetString()));
@@ -223,8 +226,8 @@ TEST_CASE("an expired access token gets 401 invalid_token; a refresh brings one 
   const ProbeAnswer refreshed = refresh_at(http, text_at(run, "refresh_token"), text_at(run, "client_id"));
   INFO(refreshed.body);
   REQUIRE(refreshed.status == 200);
-  rapidjson::Document fresh;
-  fresh.Parse(refreshed.body.c_str());
+  kg::json::ReadJson fresh_read = kg::test::read_test_json(refreshed.body);
+  rapidjson::Document& fresh = fresh_read.document;
   REQUIRE(fresh.HasMember("access_token"));
   CHECK(http.post_mcp(initialize_request(), bearer(fresh["access_token"].GetString())).status == 200);
 }
@@ -239,6 +242,34 @@ TEST_CASE("a user outside the allowlist gets a 403 page and no token") {
   CHECK(run["authorization"]["final"]["status"].GetInt() == 403);
   CHECK(text_at(run, "access_token").empty());
   CHECK(team.daemon->json(team.daemon->get("/v1/sessions"))["sessions"].Size() == 0);
+}
+
+// Issue 23, item 1: the registration endpoint needs no sign-in, so its body is the first JSON an
+// attacker can send. 300 KB of '[' once overflowed the stack of a recursive parse and took every
+// user's sessions down; lib/json's reader refuses it (and deeper, and bytes that are not UTF-8)
+// with a 400, and the next user still signs in.
+TEST_CASE("hostile registration bodies get 400 invalid_client_metadata and sign-in keeps working") {
+  MockOidcProvider provider;
+  TeamDaemon team(oauth_config(provider));
+  const HttpProbe http = team.probe();
+  const ProbeHeaders json_type = {{"Content-Type", "application/json"}};
+  const std::vector<std::pair<std::string, std::string>> bodies = {
+      {"300 KB of [", std::string(300 * 1024, '[')},
+      {"10^6 nested arrays", std::string(1'000'000, '[') + std::string(1'000'000, ']')},
+      {"a redirect URI that is not UTF-8",
+       "{\"client_name\":\"x\",\"redirect_uris\":[\"http://127.0.0.1:1/\xC3\x28\"]}"},
+  };
+  for (const auto& [what, body] : bodies) {
+    INFO(what);
+    const ProbeAnswer answer = http.request("POST", "/oauth/register", body, json_type);
+    INFO(answer.body.substr(0, 400));
+    CHECK(answer.status == 400);
+    CHECK(answer.body.find("invalid_client_metadata") != std::string::npos);
+  }
+  CHECK(team.daemon->get("/v1/health").status == 200);
+  const auto run = sign_in_and_run(team, "alice@example.com");
+  INFO(to_text(run));
+  CHECK(run["ok"].GetBool());
 }
 
 }  // namespace kg::test

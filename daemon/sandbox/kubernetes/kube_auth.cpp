@@ -1,4 +1,5 @@
 #include "kube_auth.hpp"
+#include "json_reader.hpp"
 
 #include <Poco/Base64Encoder.h>
 #include <Poco/DateTimeFormat.h>
@@ -96,9 +97,8 @@ std::string resolve_command(const ExecPluginConfig& exec) {
 
 ExecCredential parse_exec_credential(const std::string& json, const std::string& command) {
   const std::string where = "The exec credential plugin " + command;
-  rapidjson::Document doc;
-  doc.Parse(json.c_str(), json.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
+  const rapidjson::Document doc = json::read_json(json, json::kUpstreamReplyLimits).document;
+  if (!doc.IsObject()) {
     throw KubeConfigError(where + " printed no ExecCredential JSON: " + json.substr(0, 200));
   }
   const std::string kind = member_text(doc, "kind");

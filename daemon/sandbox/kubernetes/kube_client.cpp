@@ -1,4 +1,5 @@
 #include "kube_client.hpp"
+#include "json_reader.hpp"
 
 #include <Poco/Net/Context.h>
 #include <Poco/Net/HTTPClientSession.h>
@@ -100,9 +101,8 @@ void use_client_certificate(SSL_CTX* ctx, const KubeCredentials& credentials,
 KubeApiError api_error(const std::string& method, const std::string& path, int status,
                        const std::string& body) {
   std::string reason, message;
-  rapidjson::Document doc;
-  doc.Parse(body.c_str(), body.size());
-  if (!doc.HasParseError() && doc.IsObject()) {
+  const rapidjson::Document doc = json::read_json(body, json::kUpstreamReplyLimits).document;
+  if (doc.IsObject()) {
     if (auto it = doc.FindMember("reason"); it != doc.MemberEnd() && it->value.IsString()) {
       reason = it->value.GetString();
     }

@@ -1,4 +1,5 @@
 #include "sandbox_claim.hpp"
+#include "json_reader.hpp"
 
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -56,13 +57,14 @@ std::optional<Condition> condition(const rapidjson::Value* status, const char* t
 }
 
 rapidjson::Document parse_object(std::string_view json, const char* what) {
-  rapidjson::Document doc;
-  doc.Parse(json.data(), json.size());
-  if (doc.HasParseError() || !doc.IsObject()) {
+  json::ReadJson read = json::read_json(json, json::kUpstreamReplyLimits);
+  rapidjson::Document& doc = read.document;
+  if (!doc.IsObject()) {
     throw std::runtime_error(std::string("The API server's ") + what + " is not a JSON object: " +
-                             std::string(json.substr(0, 200)));
+                             std::string(json.substr(0, 200)) +
+                             (read.refused ? " (it " + read.refused->describe() + ")" : ""));
   }
-  return doc;
+  return std::move(read.document);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "unix_socket_listener.hpp"
 #include "sandbox_host_user.hpp"
 #include "seccomp_filter.hpp"
+#include "json_reader.hpp"
 
 namespace kg::sandbox {
 namespace fs = std::filesystem;
@@ -67,9 +68,8 @@ pid_t read_init_pid(int fd, std::chrono::milliseconds timeout) {
     text.append(buffer, static_cast<std::size_t>(got));
   }
   if (text.empty()) return 0;
-  rapidjson::Document info;
-  info.Parse(text.c_str());
-  const auto pid = info.IsObject() ? info.FindMember("child-pid") : rapidjson::Value::MemberIterator();
+  const rapidjson::Document info = json::read_json(text, json::kFileLimits).document;
+  const auto pid = info.IsObject() ? info.FindMember("child-pid") : rapidjson::Value::ConstMemberIterator();
   if (!info.IsObject() || pid == info.MemberEnd() || !pid->value.IsInt()) {
     throw std::runtime_error("bubblewrap's --info-fd document has no child-pid: " + text);
   }

@@ -1,11 +1,10 @@
 #include "in_process_backend.hpp"
 
-#include <rapidjson/error/en.h>
-
 #include "api_errors.hpp"
 #include "api_routes.hpp"
 #include "auth_status_json.hpp"
 #include "error_chain.hpp"
+#include "json_reader.hpp"
 #include "session_errors.hpp"
 
 namespace kg::team {
@@ -26,13 +25,7 @@ class PhaseRelay final : public plugin::ProgressSink {
 };
 
 rapidjson::Document parse_answer(const std::string& body) {
-  rapidjson::Document document;
-  document.Parse(body.data(), body.size());
-  if (document.HasParseError()) {
-    throw std::runtime_error(std::string("the daemon's answer is not JSON: ") +
-                             rapidjson::GetParseError_En(document.GetParseError()));
-  }
-  return document;
+  return json::read_json_or_throw(body, json::kDaemonAnswerLimits, "the daemon's answer");
 }
 
 bool session_gone(const std::string& code) {

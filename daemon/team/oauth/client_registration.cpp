@@ -14,6 +14,7 @@
 #include "oauth_secrets.hpp"
 #include "upstream_http.hpp"
 #include "url_form.hpp"
+#include "json_reader.hpp"
 
 namespace kg::team {
 
@@ -108,11 +109,13 @@ bool is_metadata_document_url(const std::string& client_id) {
 }  // namespace
 
 HttpReply AuthorizationServer::register_client(const HttpExchange& request) {
-  rapidjson::Document document;
-  if (document.Parse(request.body.c_str()).HasParseError()) {
+  const json::ReadJson read = json::read_json(request.body, json::kRequestLimits);
+  if (read.refused || !read.document.IsObject()) {
     return oauth::oauth_error(400, "invalid_client_metadata",
-                              "The registration body must be a JSON object (RFC 7591).");
+                              "The registration body must be a JSON object (RFC 7591)" +
+                                  (read.refused ? "; it " + read.refused->describe() : "") + ".");
   }
+  const rapidjson::Document& document = read.document;
   store::OAuthClientRecord client;
   if (const std::string problem = client_metadata_problem(document, client); !problem.empty()) {
     const bool about_uris = problem.find("redirect") != std::string::npos;
@@ -174,9 +177,9 @@ std::optional<store::OAuthClientRecord> AuthorizationServer::find_client(
   const oauth::UpstreamAnswer answer =
       metadata_documents_->get(client_id, "Fetching the client's metadata document");
   if (answer.status != 200 || answer.body.size() > kMaxMetadataDocumentBytes) return std::nullopt;
-  rapidjson::Document document;
-  if (document.Parse(answer.body.c_str()).HasParseError() || !document.IsObject() ||
-      member_text(document, "client_id") != client_id) {
+  const rapidjson::Document document =
+      json::read_json(answer.body, json::kUpstreamReplyLimits).document;
+  if (!document.IsObject() || member_text(document, "client_id") != client_id) {
     return std::nullopt;
   }
   store::OAuthClientRecord client;

@@ -5,16 +5,11 @@
 #include <openssl/param_build.h>
 #include <rapidjson/document.h>
 
-#include <Poco/Crypto/EVPPKey.h>
-#include <Poco/Crypto/RSAKey.h>
-#include <Poco/Exception.h>
-#include <Poco/JSON/Object.h>
-#include <Poco/JWT/Signer.h>
-#include <Poco/JWT/Token.h>
-
 #include <algorithm>
 #include <memory>
+#include <vector>
 
+#include "json_reader.hpp"
 #include "oauth_secrets.hpp"
 
 namespace kg::team::oauth {
@@ -26,14 +21,31 @@ std::string member_text(const rapidjson::Value& object, const char* name) {
   return found != object.MemberEnd() && found->value.IsString() ? found->value.GetString() : "";
 }
 
-// The JWT's header names the algorithm and (usually) the key id.
-rapidjson::Document jwt_header(const std::string& id_token) {
-  const auto decoded = base64url_decode(id_token.substr(0, id_token.find('.')));
-  rapidjson::Document header;
-  if (!decoded || header.Parse(decoded->c_str()).HasParseError() || !header.IsObject()) {
-    throw IdTokenError("the ID token is not a JWT (its header is not base64url JSON)");
+// A JWT's three base64url parts (RFC 7519 §7.2): header, payload, signature.
+struct JwtParts {
+  std::string_view header, payload, signature;
+  std::string_view signed_part;  // "header.payload", what the signature covers
+};
+
+JwtParts split_jwt(std::string_view token) {
+  const auto first = token.find('.');
+  const auto second = first == std::string_view::npos ? first : token.find('.', first + 1);
+  if (second == std::string_view::npos || token.find('.', second + 1) != std::string_view::npos) {
+    throw IdTokenError("the ID token is not a JWT (it must have three parts separated by dots)");
   }
-  return header;
+  return {token.substr(0, first), token.substr(first + 1, second - first - 1),
+          token.substr(second + 1), token.substr(0, second)};
+}
+
+// One of the JWT's JSON parts, decoded and read like any JSON from outside (lib/json).
+rapidjson::Document jwt_json(std::string_view part, const char* what) {
+  const auto decoded = base64url_decode(part);
+  json::ReadJson read = decoded ? json::read_json(*decoded, json::kFileLimits) : json::ReadJson{};
+  if (!decoded || read.refused || !read.document.IsObject()) {
+    throw IdTokenError(std::string("the ID token is not a JWT (its ") + what +
+                       " is not base64url JSON)");
+  }
+  return std::move(read.document);
 }
 
 using BigNum = std::unique_ptr<BIGNUM, decltype(&BN_free)>;
@@ -46,8 +58,10 @@ BigNum bignum_from_base64url(const std::string& text, const char* what) {
                 &BN_free);
 }
 
-// An RSA public key from a JWK's modulus and exponent, as Poco::Crypto wants it.
-Poco::SharedPtr<Poco::Crypto::RSAKey> rsa_key_from_jwk(const rapidjson::Value& jwk) {
+using PublicKey = std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>;
+
+// An RSA public key from a JWK's modulus and exponent.
+PublicKey rsa_key_from_jwk(const rapidjson::Value& jwk) {
   const BigNum n = bignum_from_base64url(member_text(jwk, "n"), "modulus (n)");
   const BigNum e = bignum_from_base64url(member_text(jwk, "e"), "exponent (e)");
   std::unique_ptr<OSSL_PARAM_BLD, decltype(&OSSL_PARAM_BLD_free)> build(OSSL_PARAM_BLD_new(),
@@ -65,9 +79,20 @@ Poco::SharedPtr<Poco::Crypto::RSAKey> rsa_key_from_jwk(const rapidjson::Value& j
       EVP_PKEY_fromdata(context.get(), &raw_key, EVP_PKEY_PUBLIC_KEY, params.get()) != 1) {
     throw IdTokenError("OpenSSL could not build an RSA key from the JWKS");
   }
-  std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(raw_key, &EVP_PKEY_free);
-  const Poco::Crypto::EVPPKey poco_key(key.get());  // duplicates the key
-  return new Poco::Crypto::RSAKey(poco_key);
+  return PublicKey(raw_key, &EVP_PKEY_free);
+}
+
+// Whether `signature` is key's RSASSA-PKCS1-v1_5 SHA-256 signature of `data` (RS256, RFC 7518
+// §3.3).
+bool rs256_signature_verifies(EVP_PKEY* key, std::string_view data, std::string_view signature) {
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> context(EVP_MD_CTX_new(),
+                                                                   &EVP_MD_CTX_free);
+  if (!context || EVP_DigestVerifyInit(context.get(), nullptr, EVP_sha256(), nullptr, key) != 1) {
+    throw IdTokenError("OpenSSL could not set up an RS256 signature check");
+  }
+  return EVP_DigestVerify(context.get(), reinterpret_cast<const unsigned char*>(signature.data()),
+                          signature.size(), reinterpret_cast<const unsigned char*>(data.data()),
+                          data.size()) == 1;
 }
 
 const rapidjson::Value& signing_key(const rapidjson::Document& jwks, const std::string& kid) {
@@ -90,71 +115,84 @@ const rapidjson::Value& signing_key(const rapidjson::Document& jwks, const std::
                      (kid.empty() ? "no kid" : "kid \"" + kid + "\"") + ")");
 }
 
-std::string claim_text(const Poco::JSON::Object& payload, const std::string& name) {
-  if (!payload.has(name)) return "";
-  const Poco::Dynamic::Var value = payload.get(name);
-  return value.isString() ? value.extract<std::string>() : "";
+// The audience: a string or an array of strings (RFC 7519 §4.1.3).
+std::vector<std::string> audience_of(const rapidjson::Value& payload) {
+  std::vector<std::string> audience;
+  const auto found = payload.FindMember("aud");
+  if (found == payload.MemberEnd()) return audience;
+  if (found->value.IsString()) audience.emplace_back(found->value.GetString());
+  if (found->value.IsArray()) {
+    for (const auto& item : found->value.GetArray()) {
+      if (item.IsString()) audience.emplace_back(item.GetString());
+    }
+  }
+  return audience;
 }
 
-void check_claims(const Poco::JWT::Token& token, const IdTokenExpectations& expected) {
-  const Poco::JSON::Object& payload = token.payload();
-  if (token.getIssuer() != expected.issuer) {
-    throw IdTokenError("the ID token's issuer \"" + token.getIssuer() + "\" is not the configured "
+// A NumericDate claim (seconds since the epoch), or nullopt when absent or not a number.
+std::optional<std::int64_t> numeric_date(const rapidjson::Value& payload, const char* name) {
+  const auto found = payload.FindMember(name);
+  if (found == payload.MemberEnd() || !found->value.IsNumber()) return std::nullopt;
+  return static_cast<std::int64_t>(found->value.GetDouble());
+}
+
+void check_claims(const rapidjson::Value& payload, const IdTokenExpectations& expected) {
+  const std::string issuer = member_text(payload, "iss");
+  if (issuer != expected.issuer) {
+    throw IdTokenError("the ID token's issuer \"" + issuer + "\" is not the configured "
                        "issuer \"" + expected.issuer + "\"");
   }
-  const std::vector<std::string> audience = token.getAudience();
+  const std::vector<std::string> audience = audience_of(payload);
   if (std::find(audience.begin(), audience.end(), expected.client_id) == audience.end()) {
     throw IdTokenError("the ID token is not for this daemon's client_id \"" + expected.client_id + "\"");
   }
-  const std::string azp = claim_text(payload, "azp");
+  const std::string azp = member_text(payload, "azp");
   if (!azp.empty() && azp != expected.client_id) {
     throw IdTokenError("the ID token was issued to another party (azp \"" + azp + "\")");
   }
-  if (!payload.has("exp")) throw IdTokenError("the ID token has no expiry (exp)");
-  const std::int64_t exp = token.getExpiration().epochTime();
-  if (exp + expected.allowed_clock_skew_s < expected.now) {
+  const auto exp = numeric_date(payload, "exp");
+  if (!exp) throw IdTokenError("the ID token has no expiry (exp)");
+  if (*exp + expected.allowed_clock_skew_s < expected.now) {
     throw IdTokenError("the ID token has expired (is the host's clock right?)");
   }
-  if (claim_text(payload, "nonce") != expected.nonce || expected.nonce.empty()) {
+  if (member_text(payload, "nonce") != expected.nonce || expected.nonce.empty()) {
     throw IdTokenError("the ID token's nonce does not match the sign-in it answers (a replayed "
                        "or mixed-up sign-in); start the sign-in again");
   }
-  if (token.getSubject().empty()) throw IdTokenError("the ID token names no subject (sub)");
+  if (member_text(payload, "sub").empty()) throw IdTokenError("the ID token names no subject (sub)");
 }
 
 }  // namespace
 
 IdTokenClaims verify_id_token(const std::string& id_token, const std::string& jwks_json,
                               const IdTokenExpectations& expected) {
-  const rapidjson::Document header = jwt_header(id_token);
+  const JwtParts parts = split_jwt(id_token);
+  const rapidjson::Document header = jwt_json(parts.header, "header");
   if (member_text(header, "alg") != "RS256") {
     throw IdTokenError("the ID token is signed with \"" + member_text(header, "alg") +
                        "\"; only RS256 is accepted");
   }
-  rapidjson::Document jwks;
-  if (jwks.Parse(jwks_json.c_str()).HasParseError()) {
-    throw IdTokenError("the provider's JWKS is not JSON");
+  json::ReadJson jwks = json::read_json(jwks_json, json::kUpstreamReplyLimits);
+  if (jwks.refused) throw IdTokenError("the provider's JWKS " + jwks.refused->describe());
+  const PublicKey key = rsa_key_from_jwk(signing_key(jwks.document, member_text(header, "kid")));
+  const auto signature = base64url_decode(parts.signature);
+  if (!signature || !rs256_signature_verifies(key.get(), parts.signed_part, *signature)) {
+    throw IdTokenError("the ID token's signature does not verify against the provider's JWKS");
   }
-  Poco::JWT::Signer signer(rsa_key_from_jwk(signing_key(jwks, member_text(header, "kid"))));
-  signer.setAlgorithms({Poco::JWT::Signer::ALGO_RS256});
-  Poco::JWT::Token token;
-  try {
-    token = signer.verify(id_token);
-  } catch (const Poco::Exception& e) {
-    throw IdTokenError("the ID token's signature does not verify against the provider's JWKS (" +
-                       e.displayText() + ")");
-  }
-  check_claims(token, expected);
+  // Only a payload the provider signed is read.
+  const rapidjson::Document payload = jwt_json(parts.payload, "payload");
+  check_claims(payload, expected);
   IdTokenClaims claims;
-  claims.issuer = token.getIssuer();
-  claims.subject = token.getSubject();
-  claims.email = claim_text(token.payload(), "email");
-  claims.expires_at = token.getExpiration().epochTime();
-  if (token.payload().has("email_verified")) {
-    const Poco::Dynamic::Var verified = token.payload().get("email_verified");
+  claims.issuer = member_text(payload, "iss");
+  claims.subject = member_text(payload, "sub");
+  claims.email = member_text(payload, "email");
+  claims.expires_at = *numeric_date(payload, "exp");
+  const auto verified = payload.FindMember("email_verified");
+  if (verified != payload.MemberEnd()) {
     // Some providers send the string "true".
-    claims.email_verified = verified.isBoolean() ? verified.extract<bool>()
-                                                 : verified.isString() && verified.toString() == "true";
+    claims.email_verified = verified->value.IsBool() ? verified->value.GetBool()
+                            : verified->value.IsString() &&
+                                  std::string_view(verified->value.GetString()) == "true";
   }
   return claims;
 }

@@ -1,6 +1,6 @@
 // Verifies the upstream provider's ID token (OpenID Connect Core §3.1.3.7): an RS256 signature
-// by a key of the provider's JWKS (Poco::JWT over a Poco::Crypto key built from the JWK's n and
-// e), iss = the configured issuer, aud holding our client_id (and azp, when present, equal to
+// by a key of the provider's JWKS (OpenSSL, with a key built from the JWK's n and e; the payload
+// is read, through lib/json, only once the signature verifies), iss = the configured issuer, aud holding our client_id (and azp, when present, equal to
 // it), not expired, and the nonce we sent. Pure: the caller fetches the JWKS.
 #pragma once
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "url_form.hpp"
+#include "json_reader.hpp"
 
 namespace kg::team::oauth {
 namespace {
@@ -16,11 +17,12 @@ std::string member_text(const rapidjson::Value& object, const char* name) {
 }
 
 rapidjson::Document parse_object(const std::string& body, const std::string& what) {
-  rapidjson::Document document;
-  if (document.Parse(body.c_str()).HasParseError() || !document.IsObject()) {
+  json::ReadJson read = json::read_json(body, json::kUpstreamReplyLimits);
+  if (read.refused) throw UpstreamError(what + ": the provider's answer " + read.refused->describe());
+  if (!read.document.IsObject()) {
     throw UpstreamError(what + ": the provider's answer is not a JSON object");
   }
-  return document;
+  return std::move(read.document);
 }
 
 std::string join(const std::vector<std::string>& words) {
@@ -104,17 +106,18 @@ UpstreamTokens UpstreamOidcClient::token_request(
   const std::string secret = client_secret();
   if (!secret.empty()) fields.emplace_back("client_secret", secret);
   const UpstreamAnswer answer = http_.post_form(endpoints().token_endpoint, form_encode(fields), what);
-  rapidjson::Document document;
-  const bool json = !document.Parse(answer.body.c_str()).HasParseError() && document.IsObject();
+  const rapidjson::Document document =
+      json::read_json(answer.body, json::kUpstreamReplyLimits).document;
+  const bool is_object = document.IsObject();
   if (answer.status != 200) {
-    const std::string error = json ? member_text(document, "error") : "";
-    const std::string description = json ? member_text(document, "error_description") : "";
+    const std::string error = is_object ? member_text(document, "error") : "";
+    const std::string description = is_object ? member_text(document, "error_description") : "";
     throw UpstreamError(what + ": the provider's token endpoint answered HTTP " +
                         std::to_string(answer.status) +
                         (error.empty() ? "" : " " + error) +
                         (description.empty() ? "" : " (" + description + ")"));
   }
-  if (!json) throw UpstreamError(what + ": the provider's token answer is not a JSON object");
+  if (!is_object) throw UpstreamError(what + ": the provider's token answer is not a JSON object");
   UpstreamTokens tokens;
   tokens.access_token = member_text(document, "access_token");
   tokens.refresh_token = member_text(document, "refresh_token");

@@ -9,6 +9,7 @@
 
 #include "api_errors.hpp"
 #include "response_json.hpp"
+#include "../../support/test_json.hpp"
 
 namespace kg::api {
 namespace {
@@ -18,13 +19,12 @@ const std::string kFffd = "\xEF\xBF\xBD";
 // Parses an answer as a strict client would: UTF-8 validated. Iterative, so that a deep answer
 // fails the test instead of crashing it.
 rapidjson::Document strictly(const std::string& answer) {
-  rapidjson::Document doc;
-  doc.Parse<rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag>(
-      answer.c_str(), answer.size());
+  kg::json::ReadJson doc_read = kg::test::read_test_json(answer);
+  rapidjson::Document& doc = doc_read.document;
   INFO("answer: " << answer.substr(0, 400));
-  REQUIRE_FALSE(doc.HasParseError());
+  REQUIRE_FALSE(doc_read.refused.has_value());
   REQUIRE(doc.IsObject());
-  return doc;
+  return std::move(doc);
 }
 
 std::vector<std::string> warnings_of(const rapidjson::Value& answer) {
@@ -66,8 +66,8 @@ TEST_CASE("a result 120 000 levels deep is dropped with a warning, not a stack o
   const auto answer = strictly(call_result_json(call));
   CHECK_FALSE(answer.HasMember("result"));
   CHECK(warnings_of(answer) == std::vector<std::string>{
-                                   "the runtime's result nests deeper than 128 levels (at offset "
-                                   "148); it was dropped"});
+                                   "the runtime's result nests deeper than 128 levels (line 1, "
+                                   "column 149); it was dropped"});
   CHECK(answer["is_error"].GetBool());
   CHECK(std::string(answer["status"].GetString()) == "ok");
   CHECK(result_is_error(call.result));  // also without the check, and without recursion
@@ -79,8 +79,8 @@ TEST_CASE("a result that is not JSON is dropped with a warning") {
   const auto answer = strictly(call_result_json(call));
   CHECK_FALSE(answer.HasMember("result"));
   CHECK(warnings_of(answer) ==
-        std::vector<std::string>{"the runtime's result is not valid JSON (Invalid value. at "
-                                 "offset 8); it was dropped"});
+        std::vector<std::string>{"the runtime's result is not valid JSON: Invalid value. (line "
+                                 "1, column 9); it was dropped"});
 }
 
 TEST_CASE("every string from the sandbox comes out valid UTF-8, each repair with a warning") {

@@ -210,7 +210,7 @@ TEST_CASE("a named credentials file that is missing or malformed is an error nam
   write_text(home.well_known_adc(), "{\n  \"type\": \"authorized_user\",\n  \"client_id\": oops\n}");
   AdcCredentials malformed({}, home.environment(), logger);
   const std::string error = error_of(malformed);
-  CHECK(contains(error, "The credentials file " + home.well_known_adc() + " (from gcloud's well-known file) is not valid JSON: Invalid value. at line 3, column 16"));
+  CHECK(contains(error, "The credentials file " + home.well_known_adc() + " (from gcloud's well-known file) is not valid JSON: Invalid value. (line 3, column 16)"));
   const auto id = malformed.identity();
   CHECK(id.mode == CredentialMode::none);
   CHECK(contains(id.problem, "is not valid JSON"));

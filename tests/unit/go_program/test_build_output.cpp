@@ -42,7 +42,7 @@ TEST_CASE("long streams are cut between characters, never inside one") {
                            "\xE2\x82\xAC" + std::string(8, 'c');
   const std::string elided = elide_middle(text, 10);
   CHECK(elided == std::string(9, 'a') + "\n... [25 bytes elided] ...\n" + std::string(8, 'c'));
-  CHECK(kg::sandbox_output::is_valid_utf8(elided));
+  CHECK(kg::json::is_valid_utf8(elided));
 }
 
 TEST_CASE("run outcomes are classified") {

@@ -28,7 +28,7 @@ TEST_CASE("result.json: invalid content becomes a warning, never a silent drop")
   CHECK_FALSE(check_result_file(std::string("[1,2]"), warnings).json);
   CHECK_FALSE(check_result_file(std::string(R"({"kind":"great"})"), warnings).json);
   REQUIRE(warnings.size() == 3);
-  CHECK(warnings[0] == "result.json is not valid JSON (Invalid value. at offset 8); it was ignored");
+  CHECK(warnings[0] == "result.json is not valid JSON: Invalid value. (line 1, column 9); it was ignored");
   CHECK(warnings[1] == "result.json is not an object with a \"kind\"; it was ignored");
   CHECK(warnings[2] ==
         "result.json has unknown kind \"great\" (expected ok, error, panic or marshal_error); it was ignored");
@@ -43,7 +43,7 @@ TEST_CASE("result.json nested deeper than 128 levels becomes a warning, without 
   CHECK_FALSE(checked.json);
   CHECK(checked.kind.empty());
   REQUIRE(warnings.size() == 1);
-  CHECK(warnings[0] == "result.json nests deeper than 128 levels (at offset 148); it was ignored");
+  CHECK(warnings[0] == "result.json nests deeper than 128 levels (line 1, column 149); it was ignored");
 
   // 128 levels in all is still a result.
   warnings.clear();

@@ -6,6 +6,7 @@
 #include <rapidjson/pointer.h>
 
 #include "sandbox_claim.hpp"
+#include "../../support/test_json.hpp"
 
 using namespace kg::sandbox;
 
@@ -33,9 +34,9 @@ TEST_CASE("a new claim: generateName, both labels, the session, the warm pool an
                                        .daemon_id = "team-daemon",
                                        .session_id = "s-42",
                                        .shutdown_time = kNoon});
-  rapidjson::Document doc;
-  doc.Parse(body.c_str());
-  REQUIRE_FALSE(doc.HasParseError());
+  kg::json::ReadJson doc_read = kg::test::read_test_json(body);
+  rapidjson::Document& doc = doc_read.document;
+  REQUIRE_FALSE(doc_read.refused.has_value());
   CHECK(at(doc, "/apiVersion") == "extensions.agents.x-k8s.io/v1beta1");
   CHECK(at(doc, "/kind") == "SandboxClaim");
   CHECK(at(doc, "/metadata/generateName") == "sandbox-claim-");

@@ -17,6 +17,7 @@
 #include "sandbox_client.hpp"
 #include "unix_http_client.hpp"
 #include "scratch_directory.hpp"
+#include "../../support/test_json.hpp"
 
 using kg::plugin::CommandSpec;
 using kg::plugin::FileReadRequest;
@@ -159,12 +160,12 @@ TEST_CASE("SandboxClient sends a command's credentials as CONTRACTS.md §1 says,
                                                     "dev@example.com", "my-project", ""};
   client.run_command(spec);
   REQUIRE(peer.bodies().size() == 2);
-  rapidjson::Document without;
-  without.Parse(peer.bodies()[0].c_str());
+  kg::json::ReadJson without_read = kg::test::read_test_json(peer.bodies()[0]);
+  rapidjson::Document& without = without_read.document;
   REQUIRE(without.IsObject());
   CHECK_FALSE(without.HasMember("credentials"));
-  rapidjson::Document with;
-  with.Parse(peer.bodies()[1].c_str());
+  kg::json::ReadJson with_read = kg::test::read_test_json(peer.bodies()[1]);
+  rapidjson::Document& with = with_read.document;
   REQUIRE(with.IsObject());
   REQUIRE(with.HasMember("credentials"));
   const auto& credentials = with["credentials"];
@@ -227,7 +228,7 @@ TEST_CASE("SandboxClient reads a hostile sandbox's answers without recursion, as
     SandboxClient client = client_of(peer.path());
     CHECK_THROWS_WITH_AS(client.run_command(spec),
                          "Running a command: the sandbox's answer nests deeper than 128 levels "
-                         "(at offset 144)",
+                         "(line 1, column 145)",
                          kg::plugin::SandboxError);
   }
 

@@ -14,6 +14,7 @@
 #include "scratch_directory.hpp"
 #include "unix_http_client.hpp"
 #include "../../support/test_loggers.hpp"
+#include "../../support/test_json.hpp"
 
 namespace kg::sandbox::testing {
 
@@ -63,10 +64,10 @@ class RunningSandboxServer {
 };
 
 inline rapidjson::Document parse_json(const std::string& text) {
-  rapidjson::Document document;
-  document.Parse(text.c_str(), text.size());
-  REQUIRE_MESSAGE(!document.HasParseError(), "not JSON: " << text);
-  return document;
+  kg::json::ReadJson document_read = kg::test::read_test_json(text);
+  rapidjson::Document& document = document_read.document;
+  REQUIRE_MESSAGE(!document_read.refused, "not JSON: " << text);
+  return std::move(document);
 }
 
 // The "detail" of an error answer.

@@ -109,7 +109,7 @@ TEST_CASE("POST /execute refuses bad requests with a message") {
     CHECK(detail_of(response) == detail);
   };
   refused(R"({"command": "ls",)", 400,
-          "The /execute body is not valid JSON: Missing a name for object member. at offset 17 "
+          "The /execute body is not valid JSON: Missing a name for object member. "
           "(line 1, column 18)");
   refused("[1]", 400, R"(The /execute body must be a JSON object such as {"command": "ls"})");
   refused(R"({"command": ""})", 400,

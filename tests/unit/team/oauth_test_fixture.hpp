@@ -18,14 +18,15 @@
 #include "store.hpp"
 #include "url_form.hpp"
 #include "../../support/test_loggers.hpp"
+#include "../../support/test_json.hpp"
 
 namespace kg::team::test {
 
 inline rapidjson::Document parse_json(const std::string& text) {
-  rapidjson::Document document;
-  document.Parse(text.c_str());
-  REQUIRE_FALSE(document.HasParseError());
-  return document;
+  kg::json::ReadJson document_read = kg::test::read_test_json(text);
+  rapidjson::Document& document = document_read.document;
+  REQUIRE_FALSE(document_read.refused.has_value());
+  return std::move(document);
 }
 
 inline std::string header_of(const HttpReply& reply, const std::string& name) {

@@ -1,6 +1,6 @@
 #include "utf8_text.hpp"
 
-namespace kg::sandbox_output {
+namespace kg::json {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
@@ -76,4 +76,4 @@ std::size_t utf8_boundary_after(std::string_view text, std::size_t at) noexcept 
   return at;
 }
 
-}  // namespace kg::sandbox_output
+}  // namespace kg::json

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace kg::sandbox_output {
+namespace kg::json {
 
 // Whether `bytes` is well-formed UTF-8 (Unicode table 3-7): no overlong forms, no encoded
 // surrogates (ED A0 80..ED BF BF), nothing above U+10FFFF, no sequence cut short.
@@ -22,4 +22,4 @@ std::string to_valid_utf8(std::string_view bytes);
 std::size_t utf8_boundary_before(std::string_view text, std::size_t at) noexcept;
 std::size_t utf8_boundary_after(std::string_view text, std::size_t at) noexcept;
 
-}  // namespace kg::sandbox_output
+}  // namespace kg::json

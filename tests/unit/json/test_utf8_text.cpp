@@ -4,8 +4,8 @@
 
 #include "utf8_text.hpp"
 
-using kg::sandbox_output::is_valid_utf8;
-using kg::sandbox_output::to_valid_utf8;
+using kg::json::is_valid_utf8;
+using kg::json::to_valid_utf8;
 
 TEST_CASE("to_valid_utf8 keeps valid text and replaces each bad byte with U+FFFD") {
   CHECK(to_valid_utf8("plain ascii") == "plain ascii");
