@@ -48,11 +48,16 @@ std::string too_large(const std::string& what, std::uint64_t limit) {
          " bytes; send a smaller request, or raise [daemon] max_request_bytes";
 }
 
-// Reads the whole body, refusing one over `limit` bytes (PayloadTooLargeError).
+// Reads the whole body, refusing one over `limit` bytes (PayloadTooLargeError) or shorter than
+// its Content-Length (BadRequestError).
 std::string read_body(Poco::Net::HTTPServerRequest& request, std::uint64_t limit) {
-  return net::read_capped_body(request, limit, [limit](const std::string& what) {
-    throw PayloadTooLargeError(too_large(what, limit));
-  });
+  try {
+    return net::read_capped_body(request, limit, [limit](const std::string& what) {
+      throw PayloadTooLargeError(too_large(what, limit));
+    });
+  } catch (const net::IncompleteBodyError& e) {
+    throw BadRequestError(e.what());
+  }
 }
 
 // Whether the client closed its end of the connection (or the connection broke). A client sends

@@ -19,6 +19,12 @@ std::string read_capped_body(Poco::Net::HTTPServerRequest& request, std::uint64_
     if (body.size() + got > limit) too_large("The request body");
     body.append(buffer, got);
   }
+  if (request.hasContentLength() &&
+      body.size() < static_cast<std::uint64_t>(request.getContentLength64())) {
+    throw IncompleteBodyError("The request body ended after " + std::to_string(body.size()) +
+                              " of its " + std::to_string(request.getContentLength64()) +
+                              " bytes (Content-Length); send the whole body");
+  }
   return body;
 }
 

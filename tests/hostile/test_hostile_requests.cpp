@@ -809,3 +809,40 @@ func main() { fmt.Println("one of twenty") }
   check_daemon_healthy(daemon.fixture());
   check_nothing_left_running(daemon.fixture());
 }
+
+// A client that declares a Content-Length and hangs up halfway: the part that came is never read
+// as the request (a prefix of a request can be a valid, different request), the client hears
+// what was wrong, and nothing is recorded.
+TEST_CASE("hostile request: a body shorter than its Content-Length is a 400, never a shorter request") {
+  HostileDaemon daemon;
+  daemon.start();
+  const auto rows_before = row_counts(daemon.fixture());
+  const std::string sent = R"({"code":"package main\n\nfunc main() {}\n"})";
+  const std::size_t declared = sent.size() + 100;
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::strncpy(address.sun_path, daemon->socket_path().c_str(), sizeof address.sun_path - 1);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  const std::string request = "POST /v1/execute HTTP/1.1\r\nHost: localhost\r\n"
+                              "Content-Type: application/json\r\nConnection: close\r\n"
+                              "Content-Length: " + std::to_string(declared) + "\r\n\r\n" + sent;
+  REQUIRE(::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+          static_cast<ssize_t>(request.size()));
+  ::shutdown(fd, SHUT_WR);
+  std::string received;
+  char buffer[4096];
+  for (ssize_t got; (got = ::recv(fd, buffer, sizeof buffer, 0)) > 0;) {
+    received.append(buffer, static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  INFO("answer: " << received.substr(0, 600));
+  REQUIRE(received.starts_with("HTTP/1.1 400"));
+  CHECK(received.find("bad_request") != std::string::npos);
+  CHECK(received.find("ended after " + std::to_string(sent.size()) + " of its " +
+                      std::to_string(declared) + " bytes") != std::string::npos);
+  CHECK(row_counts(daemon.fixture()) == rows_before);
+  check_daemon_healthy(daemon.fixture());
+  check_nothing_left_running(daemon.fixture());
+}
