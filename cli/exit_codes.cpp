@@ -14,7 +14,7 @@ std::string_view string_member(const rapidjson::Value& object, const char* name)
   return {found->value.GetString(), found->value.GetStringLength()};
 }
 
-// is_error as CONTRACTS.md §3 defines it, for a daemon that leaves the member out.
+// is_error as docs/contracts.md §3 defines it, for a daemon that leaves the member out.
 bool computed_is_error(const rapidjson::Value& result) {
   const auto exit_code = result.FindMember("exit_code");
   if (exit_code != result.MemberEnd() && exit_code->value.IsInt() &&

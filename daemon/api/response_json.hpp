@@ -21,7 +21,7 @@ std::string plugins_json(const plugin_host::PluginRegistry& registry,
                          const std::vector<session::RuntimeState>& runtimes);
 std::string error_json(const ApiError& error);
 
-// CONTRACTS.md §3: exit_code != 0, status != ok, result.kind != ok, or any warning.
+// docs/contracts.md §3: exit_code != 0, status != ok, result.kind != ok, or any warning.
 bool result_is_error(const plugin::ExecuteResult& result);
 
 }  // namespace kg::api

@@ -1,6 +1,6 @@
 // The gcp_auth_status tool: which Google credentials programs get, as
 // {mode, credential_type?, email?, project_id?, quota_project_id?, token_expiry?, problem?,
-// login_hint?} (CONTRACTS.md §4, plus what the daemon's GET /v1/auth knows beyond it), and a
+// login_hint?} (docs/contracts.md §4, plus what the daemon's GET /v1/auth knows beyond it), and a
 // text line an agent can act on: who programs run as, or what is wrong and how to log in.
 // Called on the tool-call worker thread.
 #pragma once

@@ -1,4 +1,4 @@
-// The text rendering of one call's result (CONTRACTS.md §3), shared by `kode-gopher exec` and
+// The text rendering of one call's result (docs/contracts.md §3), shared by `kode-gopher exec` and
 // the MCP server's text block. A pure function; any thread.
 //
 //   phase=run mode=verbatim runtime=compiled-go exit=1 (812ms, build 700ms) status=runtime_error

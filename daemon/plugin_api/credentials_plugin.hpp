@@ -20,7 +20,7 @@
 
 namespace kg::plugin {
 
-// CONTRACTS.md §4: forwarded (the user's own credentials file reaches the sandbox, an opt-in),
+// docs/contracts.md §4: forwarded (the user's own credentials file reaches the sandbox, an opt-in),
 // access-token (a short-lived token minted on the host is all the sandbox gets), workload (the
 // daemon's own workload identity, as a short-lived token), none (programs run without).
 enum class CredentialMode { forwarded, access_token, workload, none };

@@ -1,5 +1,5 @@
 // The host-provided view of one sandbox, as a runtime plugin drives it. The daemon implements it
-// over the sandbox runtime API (CONTRACTS.md §1); the plugin never sees HTTP.
+// over the sandbox runtime API (docs/contracts.md §1); the plugin never sees HTTP.
 //
 // Called from the thread running the call; a sandbox runs one call at a time, so implementations
 // need not be re-entrant. Every method throws SandboxError when the sandbox cannot be reached or
@@ -50,7 +50,7 @@ struct FileAfterCommand {
 };
 
 // A short-lived Google access token a command gets, served to it by the sandbox's metadata
-// emulator for the life of that command only (CONTRACTS.md §1 "credentials", §2). Only ever an
+// emulator for the life of that command only (docs/contracts.md §1 "credentials", §2). Only ever an
 // access token: never a refresh token, a private key or a credentials file.
 struct CommandCredentials {
   std::string access_token;

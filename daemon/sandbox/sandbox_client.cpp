@@ -101,7 +101,7 @@ void write_string(rapidjson::Writer<rapidjson::StringBuffer>& writer, const std:
   writer.String(text.c_str(), static_cast<rapidjson::SizeType>(text.size()));
 }
 
-// CONTRACTS.md §1: "credentials": {"access_token", "expiry" (RFC 3339), "email"?, "project"?,
+// docs/contracts.md §1: "credentials": {"access_token", "expiry" (RFC 3339), "email"?, "project"?,
 // "quota_project"?}; unknown members are left out rather than sent empty.
 void write_credentials(rapidjson::Writer<rapidjson::StringBuffer>& writer,
                        const plugin::CommandCredentials& credentials) {

@@ -1,4 +1,4 @@
-// The daemon's side of the sandbox runtime API (CONTRACTS.md §1 plus our /upload-tar, with
+// The daemon's side of the sandbox runtime API (docs/contracts.md §1 plus our /upload-tar, with
 // replace, and /execute, with read_file, extensions), behind the SandboxHandle a runtime plugin
 // drives. One per sandbox; used by one call thread at a time (the session serializes calls).
 // Throws plugin::SandboxError.

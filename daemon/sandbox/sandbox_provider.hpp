@@ -3,7 +3,7 @@
 // (local/: bubblewrap processes on this machine; kubernetes/: agent-sandbox claims) implement
 // them, and nothing above them names a concrete one.
 //
-// Every sandbox speaks the runtime API of CONTRACTS.md §1 (SandboxClient), so a runtime plugin
+// Every sandbox speaks the runtime API of docs/contracts.md §1 (SandboxClient), so a runtime plugin
 // drives any of them through the same plugin::SandboxHandle.
 #pragma once
 

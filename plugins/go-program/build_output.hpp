@@ -19,7 +19,7 @@ std::string strip_sandbox_paths(std::string_view text);
 inline constexpr std::size_t kStreamKeep = 8 * 1024;  // head and tail of each stream in a result
 
 // Keeps the first and last `keep` bytes, replacing the middle with
-// "\n... [N bytes elided] ...\n" (CONTRACTS.md §3). Shorter text is returned as it is.
+// "\n... [N bytes elided] ...\n" (docs/contracts.md §3). Shorter text is returned as it is.
 std::string elide_middle(std::string_view text, std::size_t keep);
 
 }  // namespace kg::go_program

@@ -1,4 +1,4 @@
-// Turns the caller's file map into the tree that is built in /app (CONTRACTS.md §3): checks
+// Turns the caller's file map into the tree that is built in /app (docs/contracts.md §3): checks
 // paths, finds the entry package among the root files, decides the mode, and adds what the
 // build needs (the wrapper around a snippet, blank imports). Throws plugin::InvalidInputError with a
 // message that tells the caller what to change. Pure; called from call threads.

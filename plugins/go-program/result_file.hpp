@@ -1,4 +1,4 @@
-// Checks the result.json a run left (CONTRACTS.md §3): at most 256 KiB, one JSON object whose
+// Checks the result.json a run left (docs/contracts.md §3): at most 256 KiB, one JSON object whose
 // "kind" is ok, error, panic or marshal_error, nested at most 128 levels. Anything else becomes a
 // warning, never a silent drop. Strings that are not UTF-8 are repaired (U+FFFD) with a warning,
 // so the user's data survives. Pure; called from call threads.

@@ -1,4 +1,4 @@
-// How the user's program ended, as every Go runtime reports it: the status (CONTRACTS.md §3)
+// How the user's program ended, as every Go runtime reports it: the status (docs/contracts.md §3)
 // from the sandbox's report, the warnings a limit gives, and the result.json read after the run.
 // Pure; called from call threads.
 #pragma once

@@ -1,4 +1,4 @@
-// The Go files kode-gopher generates next to a wrapped snippet (CONTRACTS.md §3):
+// The Go files kode-gopher generates next to a wrapped snippet (docs/contracts.md §3):
 // kg_wrapper.go supplies `main`, calls the snippet's `func run(ctx) (any, error)`, recovers
 // panics, JSON-encodes the value and writes /app/.kode-gopher/result.json (unless the program
 // wrote one itself); kg_extra_imports.go blank-imports what the caller asked for.

@@ -28,7 +28,7 @@ class TokenCache {
   // The token cached for `key` while it has more than kRefreshMargin left; else mint(now) under
   // the key's lock. What mint throws passes through and nothing is cached. Throws
   // plugin::CredentialsError when a fresh token has kRefreshMargin or less left (a sandbox's
-  // metadata emulator must promise more than five minutes, CONTRACTS.md §2).
+  // metadata emulator must promise more than five minutes, docs/contracts.md §2).
   MintedToken get(const std::string& key, const std::function<MintedToken(SystemTime now)>& mint);
   // The cached token for `key` if it is still usable; never mints.
   std::optional<MintedToken> peek(const std::string& key);

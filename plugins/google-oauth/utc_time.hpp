@@ -1,4 +1,4 @@
-// UTC instants as the OAuth answers and CONTRACTS.md §1 spell them.
+// UTC instants as the OAuth answers and docs/contracts.md §1 spell them.
 #pragma once
 
 #include <chrono>

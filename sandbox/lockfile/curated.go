@@ -1,5 +1,5 @@
 // Package main is kode-gopher's curated lockfile: it blank-imports every package that is
-// prewarmed in each sandbox's Go build cache (CONTRACTS.md §4). Its go.mod/go.sum pin the
+// prewarmed in each sandbox's Go build cache (docs/contracts.md §4). Its go.mod/go.sum pin the
 // versions a snippet gets when it brings no go.mod of its own. Regenerate the list from
 // curated_packages.txt; never edit one without the other.
 package main

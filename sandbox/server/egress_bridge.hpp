@@ -1,4 +1,4 @@
-// The sandbox's only way out under [sandbox] network = allowlist (CONTRACTS.md §8): a TCP
+// The sandbox's only way out under [sandbox] network = allowlist (docs/contracts.md §8): a TCP
 // listener on 127.0.0.1:3128 of the sandbox's own network namespace that relays each connection,
 // byte for byte, to the daemon's egress proxy through a Unix socket the host bound into the
 // sandbox. The namespace has no other interface than lo and no route, so the proxy — which

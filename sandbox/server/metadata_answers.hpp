@@ -1,4 +1,4 @@
-// What the GCE metadata emulator answers to one request, exactly as CONTRACTS.md §2 lists it:
+// What the GCE metadata emulator answers to one request, exactly as docs/contracts.md §2 lists it:
 // the subset of the Compute Engine metadata server that Go (cloud.google.com/go/compute/metadata,
 // golang.org/x/oauth2/google), Python google-auth, Node gcp-metadata and gcloud read to find a
 // project and an access token. A pure function of the request, the identity and the time, so

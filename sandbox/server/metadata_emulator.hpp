@@ -1,4 +1,4 @@
-// A GCE metadata server for one credentialed /execute command (CONTRACTS.md §2): an HTTP server
+// A GCE metadata server for one credentialed /execute command (docs/contracts.md §2): an HTTP server
 // on 127.0.0.1 and a free port of the sandbox's own network namespace, which no other sandbox
 // and nothing on the host can reach (every sandbox has a namespace of its own; a sandbox that
 // shares the host's is refused credentials by the /execute route). It answers with

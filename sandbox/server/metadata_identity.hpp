@@ -1,5 +1,5 @@
 // The identity one credentialed /execute command runs as: a short-lived Google access token and
-// what is known about whose it is (CONTRACTS.md §1 "credentials"). Parsed from the request by
+// what is known about whose it is (docs/contracts.md §1 "credentials"). Parsed from the request by
 // parse_command_credentials(); served to the command by MetadataEmulator. Never a refresh token,
 // a private key or a credentials file: the host mints, the sandbox only hands out.
 #pragma once

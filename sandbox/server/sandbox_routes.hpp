@@ -1,4 +1,4 @@
-// The route functions of the sandbox runtime API (CONTRACTS.md §1 plus our extensions). Each
+// The route functions of the sandbox runtime API (docs/contracts.md §1 plus our extensions). Each
 // answers one request, throwing HttpError, a path or tar error, or anything else; RequestRouter
 // turns what they throw into the JSON error answer. Called on the thread serving the request.
 #pragma once

@@ -10,7 +10,7 @@ import (
 
 // The --auto static check: a program goes to the interpreter only if every import has symbols
 // in the runner and none of the constructs known to make the interpreter differ from the
-// compiler appears (CONTRACTS.md §5, the corpus in tests/yaegi-corpus). It is deliberately
+// compiler appears (docs/contracts.md §5, the corpus in tests/yaegi-corpus). It is deliberately
 // conservative: a false "no" costs a go build, a false "yes" is a silent wrong answer. It reads
 // the program with go/parser and go/types (imports resolved to empty packages: only the
 // program's own types matter to the rules), which takes well under a millisecond for a snippet.

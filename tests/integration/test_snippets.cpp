@@ -1,4 +1,4 @@
-// CONTRACTS.md §3 end to end: every mode, result kind, status and input error, through the real
+// docs/contracts.md §3 end to end: every mode, result kind, status and input error, through the real
 // daemon, sandbox and Go toolchain, asserting the structured result exactly where it is exact.
 #include <doctest/doctest.h>
 #include <rapidjson/stringbuffer.h>

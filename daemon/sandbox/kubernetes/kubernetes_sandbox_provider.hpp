@@ -1,5 +1,5 @@
 // The kubernetes provider ([sandbox] provider = kubernetes): each sandbox is a SandboxClaim
-// against an agent-sandbox SandboxWarmPool (CONTRACTS.md §6). open() creates the claim, waits
+// against an agent-sandbox SandboxWarmPool (docs/contracts.md §6). open() creates the claim, waits
 // for it to bind a Sandbox and for that Sandbox to be Ready (and to answer through the router),
 // reporting progress; a thread of its own renews every live claim's lease every lease/3;
 // reap_orphans() deletes the claims labelled with this daemon's identity that no live sandbox

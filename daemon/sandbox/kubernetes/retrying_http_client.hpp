@@ -1,4 +1,4 @@
-// A net::HttpClient decorator that retries the runtime API's file operations (CONTRACTS.md §1):
+// A net::HttpClient decorator that retries the runtime API's file operations (docs/contracts.md §1):
 // at most `attempts` tries on 500/502/503/504 answers and connection errors, waiting between
 // them with exponential backoff (0.5 s doubling to 8 s) and ±25 % jitter. POST /execute is never
 // retried: a command may have acted before the answer was lost. A request whose canceller was

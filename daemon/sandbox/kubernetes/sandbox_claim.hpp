@@ -1,4 +1,4 @@
-// The agent-sandbox objects the kubernetes provider reads and writes (CONTRACTS.md §6, the CRDs
+// The agent-sandbox objects the kubernetes provider reads and writes (docs/contracts.md §6, the CRDs
 // of sigs.k8s.io/agent-sandbox v1.0.1): the SandboxClaim it creates against a SandboxWarmPool
 // and renews, and the Sandbox the claim binds. JSON in and out (RapidJSON); no I/O.
 #pragma once

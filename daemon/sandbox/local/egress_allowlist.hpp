@@ -1,5 +1,5 @@
 // What a sandbox with [sandbox] network = allowlist may reach through the daemon's egress proxy
-// (CONTRACTS.md §8): host names matching allowed_hosts, on a port of allowed_ports, and only
+// (docs/contracts.md §8): host names matching allowed_hosts, on a port of allowed_ports, and only
 // when every address the name resolves to is a public one. Pure data and pure functions, so the
 // policy reads (and is tested) in one place; EgressProxy applies it to each connection.
 #pragma once

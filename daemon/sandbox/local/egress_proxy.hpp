@@ -1,4 +1,4 @@
-// The daemon's egress proxy for one sandbox with [sandbox] network = allowlist (CONTRACTS.md
+// The daemon's egress proxy for one sandbox with [sandbox] network = allowlist (docs/contracts.md
 // §8): an HTTP proxy on a Unix socket in the sandbox's folder, bound into the sandbox, where the
 // sandbox server's bridge (sandbox/server/egress_bridge.hpp) relays the programs' connections.
 // It admits CONNECT host:port (HTTPS, gRPC over HTTP/2) and absolute-URI http:// requests only

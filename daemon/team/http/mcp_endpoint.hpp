@@ -1,4 +1,4 @@
-// `/mcp`: MCP's streamable HTTP transport (CONTRACTS.md §7) for both eras.
+// `/mcp`: MCP's streamable HTTP transport (docs/contracts.md §7) for both eras.
 //
 // - 2025-11-25: initialize (POST, no Mcp-Session-Id) makes a session and names it in the
 //   answer's Mcp-Session-Id; later POSTs carry it (missing: 400, unknown, ended or another

@@ -6,7 +6,7 @@
 //
 // The HTTP layer (daemon/team/http) calls serves() / handle() for the OAuth paths and
 // authenticate() for /mcp, from any of its threads; the call path asks upstream_credentials()
-// from a call's thread. All methods are thread-safe. Endpoints: docs in team-mode-design.md.
+// from a call's thread. All methods are thread-safe. Endpoints: docs/team-oauth.md.
 #pragma once
 
 #include <cstdint>

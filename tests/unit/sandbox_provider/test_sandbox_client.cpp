@@ -1,6 +1,6 @@
 // The daemon's SandboxClient against the real sandbox server (in-process, on a Unix socket), and
 // against a scripted peer that lacks the read_file extension (other runtimes implementing
-// CONTRACTS.md §1): the file is then read with a second request, and the caller cannot tell.
+// docs/contracts.md §1): the file is then read with a second request, and the caller cannot tell.
 #include <doctest/doctest.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -149,7 +149,7 @@ TEST_CASE("SandboxClient replaces /app and reads a file after a command, one req
   CHECK_FALSE(client.run_command(spec).file_after.has_value());
 }
 
-TEST_CASE("SandboxClient sends a command's credentials as CONTRACTS.md §1 says, unknown members left out") {
+TEST_CASE("SandboxClient sends a command's credentials as docs/contracts.md §1 says, unknown members left out") {
   ScriptedPeer peer(std::map<std::string, std::string>{
       {"POST /execute", R"({"stdout":"","stderr":"","exit_code":0})"}});
   SandboxClient client = client_of(peer.path());

@@ -1,4 +1,4 @@
-// The GCE metadata emulator (CONTRACTS.md §2): every route as a pure answer, the emulator on the
+// The GCE metadata emulator (docs/contracts.md §2): every route as a pure answer, the emulator on the
 // wire (headers, lifetime), the "credentials" of /execute (400s, the environment a command gets,
 // the emulator alive exactly for that command), and real clients reading it: Python's google-auth
 // when the test set-up installed it (KG_GOOGLE_AUTH_PYTHON, a venv scripts/setup.sh makes from
