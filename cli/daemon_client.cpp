@@ -1,19 +1,13 @@
 #include "daemon_client.hpp"
 
 #include "json_text.hpp"
+#include "json_members.hpp"
 #include "utf8_text.hpp"
 
 #include <stdexcept>
 
 namespace kg::cli {
 namespace {
-
-const char* string_member(const rapidjson::Value& object, const char* name) {
-  if (!object.IsObject()) return nullptr;
-  const auto found = object.FindMember(name);
-  return found != object.MemberEnd() && found->value.IsString() ? found->value.GetString()
-                                                                  : nullptr;
-}
 
 }  // namespace
 
@@ -47,9 +41,9 @@ DaemonApiError daemon_error_from_answer(int http_status, std::string_view body) 
   if (document.IsObject()) {
     const auto error = document.FindMember("error");
     if (error != document.MemberEnd()) {
-      const char* code = string_member(error->value, "code");
-      const char* message = string_member(error->value, "message");
-      if (code != nullptr && message != nullptr) return DaemonApiError(http_status, code, message);
+      const auto code = json::optional_string_member(error->value, "code");
+      const auto message = json::optional_string_member(error->value, "message");
+      if (code && message) return DaemonApiError(http_status, *code, *message);
     }
   }
   return DaemonApiError(http_status, "",

@@ -2,16 +2,14 @@
 
 #include "cli_errors.hpp"
 #include "daemon_config.hpp"
+#include "json_members.hpp"
 #include "unix_http_client.hpp"
 
 namespace kg::cli {
 namespace {
 
 std::string_view string_member(const rapidjson::Value& object, const char* name) {
-  if (!object.IsObject()) return {};
-  const auto found = object.FindMember(name);
-  if (found == object.MemberEnd() || !found->value.IsString()) return {};
-  return {found->value.GetString(), found->value.GetStringLength()};
+  return json::string_view_member(object, name).value_or(std::string_view());
 }
 
 // is_error as docs/contracts.md §3 defines it, for a daemon that leaves the member out.

@@ -7,6 +7,7 @@
 #include "cli_errors.hpp"
 #include "daemon_client.hpp"
 #include "error_chain.hpp"
+#include "json_members.hpp"
 #include "json_rpc.hpp"
 #include "json_text.hpp"
 #include "unix_http_stream.hpp"
@@ -16,13 +17,6 @@ namespace {
 
 bool session_is_gone(const kg::cli::DaemonApiError& error) {
   return error.code() == "not_found" || error.code() == "session_closed";
-}
-
-std::string string_member(const rapidjson::Value& object, std::string_view name) {
-  const rapidjson::Value* value = find_member(&object, name);
-  return value != nullptr && value->IsString()
-             ? std::string(value->GetString(), value->GetStringLength())
-             : std::string();
 }
 
 }  // namespace
@@ -45,7 +39,7 @@ std::string DaemonSessionLink::open_session() {
   // queue_full after [daemon] queue_timeout_ms, at most an hour), so outwait its longest.
   const rapidjson::Document session = connection().client.post(
       "/v1/sessions", R"({"client":"mcp"})", std::chrono::minutes(61));
-  const std::string id = string_member(session, "id");
+  const std::string id = json::string_member(session, "id");
   if (id.empty()) {
     throw std::runtime_error("The daemon's answer to POST /v1/sessions has no session id: " +
                              to_json(session));
@@ -122,10 +116,10 @@ rapidjson::Document DaemonSessionLink::execute(std::string_view request_json,
         "POST", target, request_json, options, [&](std::string_view line) {
           rapidjson::Document message = kg::cli::parse_json(line, "A line of the daemon's stream");
           if (const rapidjson::Value* progress = find_member(&message, "progress")) {
-            on_phase(string_member(*progress, "phase"), string_member(*progress, "detail"));
+            on_phase(json::string_member(*progress, "phase"), json::string_member(*progress, "detail"));
           } else if (const rapidjson::Value* error = find_member(&message, "error")) {
-            throw kg::cli::DaemonApiError(200, string_member(*error, "code"),
-                                          string_member(*error, "message"));
+            throw kg::cli::DaemonApiError(200, json::string_member(*error, "code"),
+                                          json::string_member(*error, "message"));
           } else if (const rapidjson::Value* result = find_member(&message, "result")) {
             outcome.emplace();
             outcome->CopyFrom(*result, outcome->GetAllocator());

@@ -1,6 +1,7 @@
 #include "gcp_auth_status_tool.hpp"
 
 #include "json_rpc.hpp"
+#include "json_members.hpp"
 #include "tool_definition.hpp"
 #include "tool_descriptions.hpp"
 #include "tool_failure.hpp"
@@ -44,15 +45,10 @@ constexpr const char* kFields[] = {"mode",          "credential_type",  "email",
                                    "project_id",    "quota_project_id", "token_expiry",
                                    "problem",       "login_hint"};
 
-std::string string_member(const rapidjson::Value& object, std::string_view name) {
-  const rapidjson::Value* value = find_member(&object, name);
-  return value != nullptr && value->IsString() ? value->GetString() : "";
-}
-
 }  // namespace
 
 ToolResult auth_status_result(const rapidjson::Value& auth_answer) {
-  const std::string mode = string_member(auth_answer, "mode");
+  const std::string mode = json::string_member(auth_answer, "mode");
   if (mode.empty()) {
     return ToolResult::error(std::string(kTool) + ": the daemon's GET /v1/auth answer has no "
                              "\"mode\": " + to_json(auth_answer));
@@ -60,18 +56,18 @@ ToolResult auth_status_result(const rapidjson::Value& auth_answer) {
   rapidjson::Document structured(rapidjson::kObjectType);
   auto& allocator = structured.GetAllocator();
   for (const char* field : kFields) {
-    const std::string value = string_member(auth_answer, field);
+    const std::string value = json::string_member(auth_answer, field);
     if (value.empty()) continue;
     structured.AddMember(rapidjson::Value(field, allocator),
                          rapidjson::Value(value.c_str(), allocator), allocator);
   }
   ToolResult result;
   result.structured = to_json(structured);
-  const std::string problem = string_member(auth_answer, "problem");
-  const std::string email = string_member(auth_answer, "email");
-  const std::string type = string_member(auth_answer, "credential_type");
-  const std::string project = string_member(auth_answer, "project_id");
-  const std::string expiry = string_member(auth_answer, "token_expiry");
+  const std::string problem = json::string_member(auth_answer, "problem");
+  const std::string email = json::string_member(auth_answer, "email");
+  const std::string type = json::string_member(auth_answer, "credential_type");
+  const std::string project = json::string_member(auth_answer, "project_id");
+  const std::string expiry = json::string_member(auth_answer, "token_expiry");
   std::string text = "mode=" + mode + ": ";
   if (mode == "none") {
     text += "programs run without Google credentials (Google Cloud API calls fail with an "
@@ -83,7 +79,7 @@ ToolResult auth_status_result(const rapidjson::Value& auth_answer) {
             (expiry.empty() ? "" : "; the current token is valid until " + expiry) + ".";
   }
   if (!problem.empty()) text += " Problem: " + problem + ".";
-  const std::string hint = string_member(auth_answer, "login_hint");
+  const std::string hint = json::string_member(auth_answer, "login_hint");
   if (!hint.empty()) text += " To fix it (the user, on the daemon's host): " + hint + ".";
   result.text = text;
   return result;

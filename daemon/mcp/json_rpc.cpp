@@ -27,13 +27,6 @@ std::string to_json(const rapidjson::Value& value) {
   return {buffer.GetString(), buffer.GetSize()};
 }
 
-const rapidjson::Value* find_member(const rapidjson::Value* object, std::string_view name) {
-  if (object == nullptr || !object->IsObject()) return nullptr;
-  const auto found = object->FindMember(
-      rapidjson::Value(rapidjson::StringRef(name.data(), name.size())));
-  return found == object->MemberEnd() ? nullptr : &found->value;
-}
-
 IncomingMessage parse_message(std::string_view line) {
   IncomingMessage message;
   json::ReadJson read = json::read_json(line, json::kRequestLimits);

@@ -12,6 +12,8 @@
 
 #include <rapidjson/document.h>
 
+#include "json_members.hpp"
+
 namespace kg::mcp {
 
 // The error codes this server answers with (JSON-RPC 2.0 and MCP 2026-07-28).
@@ -70,7 +72,7 @@ std::string notification_line(std::string_view method, std::string_view params_j
 // `value` as compact JSON text.
 std::string to_json(const rapidjson::Value& value);
 
-// A member of an object, or nullptr when `object` is not an object or lacks it.
-const rapidjson::Value* find_member(const rapidjson::Value* object, std::string_view name);
+// A member of an object, or nullptr when `object` is not an object or lacks it (lib/json).
+using json::find_member;
 
 }  // namespace kg::mcp

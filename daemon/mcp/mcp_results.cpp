@@ -3,6 +3,7 @@
 #include "mcp_server.hpp"
 
 #include "json_reader.hpp"
+#include "json_members.hpp"
 #include "system_prompt.hpp"
 #include "tool_descriptions.hpp"
 
@@ -56,11 +57,6 @@ rapidjson::Value system_prompt_entry(const ProtocolFeatures& features, Allocator
   return prompt;
 }
 
-std::string string_member(const rapidjson::Value* object, std::string_view name) {
-  const rapidjson::Value* value = find_member(object, name);
-  return value != nullptr && value->IsString() ? value->GetString() : "";
-}
-
 }  // namespace
 
 rapidjson::Document McpServer::initialize_result(const IncomingMessage& message) {
@@ -76,9 +72,12 @@ rapidjson::Document McpServer::initialize_result(const IncomingMessage& message)
     std::lock_guard lock(version_mutex_);
     legacy_version_ = std::string(version);
   }
-  const rapidjson::Value* client = find_member(message.params, "clientInfo");
+  const rapidjson::Value* client_info = find_member(message.params, "clientInfo");
+  static const rapidjson::Value kNoClient;
+  const rapidjson::Value& client = client_info ? *client_info : kNoClient;
   logger_.log(plugin::LogLevel::info,
-              "Client " + string_member(client, "name") + " " + string_member(client, "version") +
+              "Client " + json::string_member(client, "name") + " " +
+                  json::string_member(client, "version") +
                   " asked for protocol " + requested->GetString() + "; serving " +
                   std::string(version));
 

@@ -4,6 +4,7 @@
 #include <Poco/SHA2Engine.h>
 #include <Poco/URI.h>
 
+#include "json_members.hpp"
 #include "word_list.hpp"
 
 namespace kg::creds_adc {
@@ -141,7 +142,7 @@ std::string AdcCredentials::email_of(const Found& found, const std::string& toke
         continue;
       }
       const auto doc = google_oauth::parse_answer_object(*call, answer);
-      email = google_oauth::string_member(doc, "email").value_or("");
+      email = json::optional_string_member(doc, "email").value_or("");
       if (!email.empty()) break;
       why += (why.empty() ? "" : "; ") + call->what + ": the answer names no email";
     } catch (const CredentialsError& e) {

@@ -2,6 +2,7 @@
 
 
 #include "credentials_plugin.hpp"
+#include "json_members.hpp"
 #include "json_reader.hpp"
 
 namespace kg::google_oauth {
@@ -32,13 +33,6 @@ MintedToken checked(const HttpCall& call, std::string value, SystemTime expiry, 
 
 }  // namespace
 
-std::optional<std::string> string_member(const rapidjson::Value& object, const char* name) {
-  if (!object.IsObject()) return std::nullopt;
-  const auto it = object.FindMember(name);
-  if (it == object.MemberEnd() || !it->value.IsString()) return std::nullopt;
-  return std::string(it->value.GetString(), it->value.GetStringLength());
-}
-
 rapidjson::Document parse_answer_object(const HttpCall& call, const HttpAnswer& answer) {
   json::ReadJson read = json::read_json(answer.body, json::kUpstreamReplyLimits);
   if (read.refused) {
@@ -60,12 +54,12 @@ std::string refusal_message(const HttpCall& call, const HttpAnswer& answer) {
     const auto error = doc.FindMember("error");
     if (error != doc.MemberEnd() && error->value.IsString()) {
       message += std::string(": ") + error->value.GetString();
-      if (auto description = string_member(doc, "error_description")) message += ": " + *description;
+      if (auto description = json::optional_string_member(doc, "error_description")) message += ": " + *description;
       return message;
     }
     if (error != doc.MemberEnd() && error->value.IsObject()) {
-      if (auto status = string_member(error->value, "status")) message += ": " + *status;
-      if (auto text = string_member(error->value, "message")) message += ": " + *text;
+      if (auto status = json::optional_string_member(error->value, "status")) message += ": " + *status;
+      if (auto text = json::optional_string_member(error->value, "message")) message += ": " + *text;
       return message;
     }
   }
@@ -76,7 +70,7 @@ std::string refusal_message(const HttpCall& call, const HttpAnswer& answer) {
 MintedToken read_oauth_token_answer(const HttpCall& call, const HttpAnswer& answer, SystemTime now) {
   if (answer.status != 200) throw CredentialsError(refusal_message(call, answer));
   const auto doc = parse_answer_object(call, answer);
-  auto token = string_member(doc, "access_token");
+  auto token = json::optional_string_member(doc, "access_token");
   if (!token) {
     throw CredentialsError(call.what + ": " + call.shown_url() + " answered no \"access_token\"");
   }
@@ -86,16 +80,16 @@ MintedToken read_oauth_token_answer(const HttpCall& call, const HttpAnswer& answ
   }
   const auto seconds = static_cast<std::int64_t>(expires_in->value.GetDouble());
   auto minted = checked(call, std::move(*token), now + std::chrono::seconds(seconds), now);
-  minted.scope = string_member(doc, "scope").value_or("");
+  minted.scope = json::optional_string_member(doc, "scope").value_or("");
   return minted;
 }
 
 MintedToken read_iam_token_answer(const HttpCall& call, const HttpAnswer& answer, SystemTime now) {
   if (answer.status != 200) throw CredentialsError(refusal_message(call, answer));
   const auto doc = parse_answer_object(call, answer);
-  auto token = string_member(doc, "accessToken");
+  auto token = json::optional_string_member(doc, "accessToken");
   if (!token) throw CredentialsError(call.what + ": " + call.shown_url() + " answered no \"accessToken\"");
-  const auto expire_text = string_member(doc, "expireTime");
+  const auto expire_text = json::optional_string_member(doc, "expireTime");
   const auto expiry = expire_text ? parse_rfc3339(*expire_text) : std::nullopt;
   if (!expiry) {
     throw CredentialsError(call.what + ": " + call.shown_url() +

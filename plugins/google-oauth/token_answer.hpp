@@ -28,8 +28,6 @@ MintedToken read_iam_token_answer(const HttpCall& call, const HttpAnswer& answer
 // The answer as a JSON object; throws CredentialsError (with the parser's message and offset)
 // when it is not one.
 rapidjson::Document parse_answer_object(const HttpCall& call, const HttpAnswer& answer);
-// A string member, or nullopt.
-std::optional<std::string> string_member(const rapidjson::Value& object, const char* name);
 
 // "<what>: <url> answered HTTP <status>: <error>: <description>" from an error answer
 // ({"error", "error_description"} or Google's {"error": {"message", "status"}}).
