@@ -1,4 +1,5 @@
 #include "stderr_logger.hpp"
+#include "utc_time.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -19,25 +20,12 @@ std::string_view level_name(plugin::LogLevel level) {
   return "info";
 }
 
-std::string utc_timestamp() {
-  const auto now = std::chrono::system_clock::now();
-  const auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char buffer[96];
-  std::snprintf(buffer, sizeof buffer, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-  return buffer;
-}
-
 }  // namespace
 
 void StderrLogger::log(plugin::LogLevel level, std::string_view message) noexcept {
   if (static_cast<int>(level) > static_cast<int>(threshold_)) return;
   try {
-    std::string line = utc_timestamp();
+    std::string line = utc::to_rfc3339_millis(std::chrono::system_clock::now());
     line += ' ';
     line += level_name(level);
     line += ' ';

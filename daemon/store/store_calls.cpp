@@ -4,7 +4,7 @@
 #include "sqlite_statement.hpp"
 #include "store.hpp"
 #include "store_rows.hpp"
-#include "utc_timestamp.hpp"
+#include "utc_time.hpp"
 
 namespace kg::store {
 
@@ -18,7 +18,7 @@ std::int64_t Store::begin_call(const CallStart& call) {
       .bind_text(2, call.runtime)
       .bind_text(3, call.code_sha256)
       .bind_integer(4, to_sql_integer(call.input_bytes))
-      .bind_text(5, rfc3339_utc_now());
+      .bind_text(5, utc::to_rfc3339_millis(std::chrono::system_clock::now()));
   insert.run();
   return sqlite3_last_insert_rowid(db_);
 }
@@ -56,7 +56,7 @@ void Store::end_call(std::int64_t call_id, const CallOutcome& outcome, const cha
       .bind_integer(12, outcome.tidied ? 1 : 0)
       .bind_integer(13, to_sql_integer(outcome.output_bytes))
       .bind_text_or_null(14, outcome.error_message)
-      .bind_text(15, rfc3339_utc_now())
+      .bind_text(15, utc::to_rfc3339_millis(std::chrono::system_clock::now()))
       .bind_text_or_null(16, outcome.runtime)
       .bind_text_or_null(17, outcome.runtime_reason)
       .bind_integer(18, call_id);
@@ -92,7 +92,7 @@ ReconcileReport Store::reconcile_after_crash() {
   std::lock_guard lock(mutex_);
   const std::string operation = "Failed to reconcile the database after a crash";
   const std::string reason = "daemon stopped unexpectedly";
-  const std::string now = rfc3339_utc_now();
+  const std::string now = utc::to_rfc3339_millis(std::chrono::system_clock::now());
   ReconcileReport report;
   SqliteTransaction transaction(db_, operation);
   {

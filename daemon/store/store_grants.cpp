@@ -1,7 +1,7 @@
 // Store: the credential_grants table, one row per access token handed to a sandbox.
 #include "sqlite_statement.hpp"
 #include "store.hpp"
-#include "utc_timestamp.hpp"
+#include "utc_time.hpp"
 
 namespace kg::store {
 
@@ -20,7 +20,7 @@ void Store::record_grant(const GrantRecord& grant) {
       .bind_text(6, grant.credential_type)
       .bind_text(7, grant.scopes)
       .bind_text(8, grant.expires_at)
-      .bind_text(9, rfc3339_utc_now());
+      .bind_text(9, utc::to_rfc3339_millis(std::chrono::system_clock::now()));
   insert.run();
 }
 

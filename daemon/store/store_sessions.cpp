@@ -4,7 +4,7 @@
 #include "sqlite_statement.hpp"
 #include "store.hpp"
 #include "store_rows.hpp"
-#include "utc_timestamp.hpp"
+#include "utc_time.hpp"
 
 namespace kg::store {
 namespace {
@@ -32,7 +32,7 @@ void Store::insert_session(const SessionRecord& session) {
       .bind_text(3, session.provider)
       .bind_text_or_null(4, session.sandbox_id)
       .bind_text(5, session.runtime)
-      .bind_text(6, rfc3339_utc_now())
+      .bind_text(6, utc::to_rfc3339_millis(std::chrono::system_clock::now()))
       .bind_text(7, session.owner)
       .bind_text(8, session.owner_email);
   insert.run();
@@ -59,7 +59,7 @@ void Store::close_session(const std::string& session_id, const std::string& stat
                          "WHERE id = ? AND state = 'open'",
                          operation);
   update.bind_text(1, state)
-      .bind_text(2, rfc3339_utc_now())
+      .bind_text(2, utc::to_rfc3339_millis(std::chrono::system_clock::now()))
       .bind_text_or_null(3, reason)
       .bind_text(4, session_id);
   update.run();

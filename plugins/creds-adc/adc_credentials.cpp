@@ -6,6 +6,7 @@
 
 #include "json_members.hpp"
 #include "word_list.hpp"
+#include "utc_time.hpp"
 
 namespace kg::creds_adc {
 namespace {
@@ -184,7 +185,7 @@ plugin::Identity AdcCredentials::identity() {
   id.email = found->known_email;
   try {
     const auto token = tokens_.get(found->key, [&](SystemTime now) { return mint(*found, now); });
-    id.token_expiry_rfc3339 = google_oauth::to_rfc3339(token.expiry);
+    id.token_expiry_rfc3339 = utc::to_rfc3339(token.expiry);
     id.email = email_of(*found, token.value);
   } catch (const std::exception& e) {
     id.problem = std::string("No access token can be made: ") + e.what();
@@ -214,7 +215,7 @@ std::optional<plugin::RunCredentials> AdcCredentials::credentials_for_run(
                                      : plugin::CredentialMode::access_token;
   out.credential_type = found.credential_type;
   out.token.access_token = token.value;
-  out.token.expiry_rfc3339 = google_oauth::to_rfc3339(token.expiry);
+  out.token.expiry_rfc3339 = utc::to_rfc3339(token.expiry);
   out.token.email = email_of(found, token.value);
   out.token.project = project(found.file);
   out.token.quota_project = quota_project(found.file);

@@ -3,6 +3,7 @@
 #include <Poco/URI.h>
 
 #include "word_list.hpp"
+#include "utc_time.hpp"
 
 namespace kg::creds_workload {
 namespace {
@@ -120,7 +121,7 @@ plugin::Identity WorkloadCredentials::identity() {
   id.source = "metadata server " + settings_.metadata_host;
   try {
     const auto minted = token();
-    id.token_expiry_rfc3339 = google_oauth::to_rfc3339(minted.expiry);
+    id.token_expiry_rfc3339 = utc::to_rfc3339(minted.expiry);
     id.email = email();
     id.project_id = project();
   } catch (const std::exception& e) {
@@ -143,7 +144,7 @@ std::optional<plugin::RunCredentials> WorkloadCredentials::credentials_for_run(
   out.mode = plugin::CredentialMode::workload;
   out.credential_type = "gce_metadata";
   out.token.access_token = minted.value;
-  out.token.expiry_rfc3339 = google_oauth::to_rfc3339(minted.expiry);
+  out.token.expiry_rfc3339 = utc::to_rfc3339(minted.expiry);
   out.token.project = project();
   out.scopes = google_oauth::split_words(minted.scope);
   if (out.scopes.empty()) out.scopes = settings_.scopes;

@@ -4,6 +4,7 @@
 #include "credentials_plugin.hpp"
 #include "json_members.hpp"
 #include "json_reader.hpp"
+#include "utc_time.hpp"
 
 namespace kg::google_oauth {
 namespace {
@@ -25,7 +26,7 @@ MintedToken checked(const HttpCall& call, std::string value, SystemTime expiry, 
   if (expiry <= now) {
     throw CredentialsError(call.what + ": " + call.shown_url() +
                            " answered a token that has already expired (expiry " +
-                           to_rfc3339(expiry) + ", now " + to_rfc3339(now) +
+                           utc::to_rfc3339(expiry) + ", now " + utc::to_rfc3339(now) +
                            "); check the clocks of this host and of the endpoint");
   }
   return {std::move(value), expiry, {}};
@@ -90,7 +91,7 @@ MintedToken read_iam_token_answer(const HttpCall& call, const HttpAnswer& answer
   auto token = json::optional_string_member(doc, "accessToken");
   if (!token) throw CredentialsError(call.what + ": " + call.shown_url() + " answered no \"accessToken\"");
   const auto expire_text = json::optional_string_member(doc, "expireTime");
-  const auto expiry = expire_text ? parse_rfc3339(*expire_text) : std::nullopt;
+  const auto expiry = expire_text ? utc::parse_rfc3339(*expire_text) : std::nullopt;
   if (!expiry) {
     throw CredentialsError(call.what + ": " + call.shown_url() +
                            " answered no RFC 3339 \"expireTime\"" +

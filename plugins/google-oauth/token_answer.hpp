@@ -15,6 +15,8 @@
 
 namespace kg::google_oauth {
 
+using SystemTime = utc::TimePoint;
+
 struct MintedToken {
   std::string value;
   SystemTime expiry;

@@ -1,6 +1,7 @@
 #include "token_cache.hpp"
 
 #include "credentials_plugin.hpp"
+#include "utc_time.hpp"
 
 namespace kg::google_oauth {
 
@@ -23,7 +24,7 @@ MintedToken TokenCache::get(const std::string& key,
   if (left <= kRefreshMargin) {
     throw plugin::CredentialsError(
         "the new access token is valid for only " + std::to_string(left.count()) +
-        " s (until " + to_rfc3339(fresh.expiry) +
+        " s (until " + utc::to_rfc3339(fresh.expiry) +
         "); a run needs one valid for more than 5 minutes");
   }
   entry->token = fresh;

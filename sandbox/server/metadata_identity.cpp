@@ -1,12 +1,7 @@
 #include "metadata_identity.hpp"
 
-#include <Poco/DateTime.h>
-#include <Poco/DateTimeFormat.h>
-#include <Poco/DateTimeParser.h>
-
-#include <regex>
-
 #include "http_exchange.hpp"
+#include "utc_time.hpp"
 
 namespace kg::sandbox {
 namespace {
@@ -33,21 +28,15 @@ std::string optional_text(const rapidjson::Value& object, const char* name) {
   return text;
 }
 
-// RFC 3339: date, 'T', time, optional fraction, and 'Z' or a numeric offset (Poco's parser is
-// lenient, so the shape is checked first).
-std::chrono::system_clock::time_point parse_rfc3339(const std::string& text) {
-  static const std::regex kRfc3339(
-      R"(\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2}))");
-  Poco::DateTime parsed;
-  int zone = 0;
-  if (!std::regex_match(text, kRfc3339) ||
-      !Poco::DateTimeParser::tryParse(Poco::DateTimeFormat::ISO8601_FRAC_FORMAT, text, parsed,
-                                      zone)) {
+// RFC 3339 (lib/time), or a clear refusal.
+std::chrono::system_clock::time_point parse_expiry(const std::string& text) {
+  const auto parsed = utc::parse_rfc3339(text);
+  if (!parsed) {
     throw bad_credentials("\"expiry\" must be an RFC 3339 time such as 2026-12-03T09:00:00Z, got \"" +
                           text.substr(0, 64) + "\"");
   }
-  parsed.makeUTC(zone);
-  return std::chrono::system_clock::from_time_t(parsed.timestamp().epochTime());
+  return std::chrono::time_point_cast<std::chrono::system_clock::duration>(
+      std::chrono::floor<std::chrono::seconds>(*parsed));
 }
 
 }  // namespace
@@ -71,7 +60,7 @@ MetadataIdentity parse_command_credentials(const rapidjson::Value& credentials,
   }
   const std::string expiry = optional_text(credentials, "expiry");
   if (expiry.empty()) throw bad_credentials("\"expiry\" is required (RFC 3339, e.g. 2026-12-03T09:00:00Z)");
-  identity.expiry = parse_rfc3339(expiry);
+  identity.expiry = parse_expiry(expiry);
   if (identity.expiry <= now) {
     throw bad_credentials("the access token expired at " + expiry +
                           ": mint a fresh one on the host before running the command");

@@ -1,9 +1,6 @@
 #include "kube_auth.hpp"
-#include "json_reader.hpp"
 
 #include <Poco/Base64Encoder.h>
-#include <Poco/DateTimeFormat.h>
-#include <Poco/DateTimeParser.h>
 #include <Poco/Exception.h>
 #include <Poco/Environment.h>
 #include <Poco/Pipe.h>
@@ -18,6 +15,9 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+
+#include "json_reader.hpp"
+#include "utc_time.hpp"
 
 namespace kg::sandbox {
 namespace fs = std::filesystem;
@@ -122,23 +122,12 @@ ExecCredential parse_exec_credential(const std::string& json, const std::string&
                                   "or the other way round");
   }
   if (const std::string expiry = member_text(status->value, "expirationTimestamp"); !expiry.empty()) {
-    Poco::DateTime parsed;
-    int tz = 0;
-    // YYYY-MM-DDTHH:MM:SS first (Poco's parser alone takes almost anything).
-    static constexpr std::string_view kShape = "dddd-dd-ddTdd:dd:dd";
-    bool shaped = expiry.size() >= kShape.size();
-    for (std::size_t i = 0; shaped && i < kShape.size(); ++i) {
-      shaped = kShape[i] == 'd' ? std::isdigit(static_cast<unsigned char>(expiry[i])) != 0
-                                : (expiry[i] == kShape[i] || (kShape[i] == 'T' && expiry[i] == 't'));
-    }
-    if (!shaped ||
-        (!Poco::DateTimeParser::tryParse(Poco::DateTimeFormat::ISO8601_FORMAT, expiry, parsed, tz) &&
-         !Poco::DateTimeParser::tryParse(Poco::DateTimeFormat::ISO8601_FRAC_FORMAT, expiry, parsed, tz))) {
+    const auto parsed = utc::parse_rfc3339(expiry);
+    if (!parsed) {
       throw KubeConfigError(where + " printed status.expirationTimestamp \"" + expiry +
                             "\", which is not RFC 3339");
     }
-    parsed.makeUTC(tz);
-    credential.expires = std::chrono::sys_seconds(std::chrono::seconds(parsed.timestamp().epochTime()));
+    credential.expires = std::chrono::floor<std::chrono::seconds>(*parsed);
   }
   return credential;
 }

@@ -1,5 +1,6 @@
 #include "sandbox_claim.hpp"
 #include "json_reader.hpp"
+#include "utc_time.hpp"
 
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -17,7 +18,7 @@ void write_lifecycle(Writer& out, std::chrono::system_clock::time_point shutdown
   out.Key("lifecycle");
   out.StartObject();
   out.Key("shutdownTime");
-  out.String(rfc3339(shutdown_time).c_str());
+  out.String(utc::to_rfc3339(shutdown_time).c_str());
   out.Key("shutdownPolicy");
   out.String("Delete");
   out.EndObject();
@@ -68,15 +69,6 @@ rapidjson::Document parse_object(std::string_view json, const char* what) {
 }
 
 }  // namespace
-
-std::string rfc3339(std::chrono::system_clock::time_point time) {
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
-  std::tm utc{};
-  ::gmtime_r(&seconds, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
-}
 
 std::string claim_body(const ClaimRequest& request) {
   rapidjson::StringBuffer buffer;

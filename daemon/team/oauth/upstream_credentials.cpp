@@ -7,20 +7,12 @@
 #include "authorization_server.hpp"
 #include "token_sealer.hpp"
 #include "upstream_oidc_client.hpp"
+#include "utc_time.hpp"
 
 namespace kg::team {
 namespace {
 
 constexpr std::int64_t kMinimumValiditySeconds = 300;
-
-std::string rfc3339_utc(std::int64_t seconds) {
-  const std::time_t time = static_cast<std::time_t>(seconds);
-  std::tm utc{};
-  gmtime_r(&time, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
 
 std::vector<std::string> words(const std::string& text) {
   std::istringstream in(text);
@@ -77,7 +69,8 @@ plugin::RunCredentials AuthorizationServer::upstream_credentials(const std::stri
   plugin::RunCredentials credentials;
   credentials.mode = plugin::CredentialMode::access_token;
   credentials.token.access_token = access_token;
-  credentials.token.expiry_rfc3339 = rfc3339_utc(user->access_token_expires);
+  credentials.token.expiry_rfc3339 = utc::to_rfc3339(std::chrono::system_clock::from_time_t(
+      static_cast<std::time_t>(user->access_token_expires)));
   credentials.token.email = user->email;
   credentials.scopes = words(user->scopes.empty() ? "" : user->scopes);
   credentials.identity = user->email;

@@ -64,7 +64,7 @@ TEST_CASE("authorized_user: the refresh grant on the host, the email from tokeni
                   "https://www.googleapis.com/auth/cloud-platform") != run->scopes.end());
   CHECK(run->files.empty());  // the ADC file itself stays on the host
   CHECK(run->env.empty());
-  const auto expiry = kg::google_oauth::parse_rfc3339(run->token.expiry_rfc3339);
+  const auto expiry = kg::utc::parse_rfc3339(run->token.expiry_rfc3339);
   REQUIRE(expiry.has_value());
   CHECK(*expiry > std::chrono::system_clock::now() + std::chrono::minutes(55));
 

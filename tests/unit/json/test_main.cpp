@@ -1,3 +1,3 @@
-// The test_sandbox_output executable's main; the tests are in the other test_*.cpp files.
+// The main of the lib/ unit tests (test_json, test_time); the tests are in the test_*.cpp files.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>

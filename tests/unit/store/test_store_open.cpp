@@ -7,7 +7,6 @@
 #include "store.hpp"
 #include "store_schema.hpp"
 #include "store_test_support.hpp"
-#include "utc_timestamp.hpp"
 
 namespace kg::store {
 namespace {
@@ -99,15 +98,6 @@ TEST_CASE("a file that is not a database is an error naming it") {
                         ": file is not a database")
                            .c_str(),
                        StoreError);
-}
-
-TEST_CASE("timestamps are RFC 3339 UTC with milliseconds") {
-  using namespace std::chrono;
-  const auto time = sys_days{year{2026} / December / 2} + hours{9} + milliseconds{123};
-  CHECK(format_rfc3339_utc(time) == "2026-12-02T09:00:00.123Z");
-  CHECK(format_rfc3339_utc(sys_days{year{1969} / December / 31} + hours{23} + minutes{59} +
-                           seconds{59} + milliseconds{999}) == "1969-12-31T23:59:59.999Z");
-  CHECK(test::looks_like_rfc3339_millis(rfc3339_utc_now()));
 }
 
 }  // namespace
