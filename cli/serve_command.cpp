@@ -5,6 +5,8 @@
 #include <csignal>
 #include <cstring>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -82,7 +84,10 @@ void add_serve_command(CLI::App& app, const GlobalOptions& globals, CommandActio
       "serve", "Serve MCP on stdio for an agent (Claude Code, Gemini CLI, ...): tools "
                "execute_go_code, gcp_auth_status, lookup_package_docs, and the prompt " +
                    std::string(kg::mcp::kSystemPromptName) + ". See docs/mcp.md");
-  serve->add_option("--log-level", *log_level, "Log level on stderr: error, warn, info, debug")
+  CLI::Option* log_level_option =
+      serve->add_option("--log-level", *log_level,
+                        "Log level on stderr: error, warn, info, debug (with --http: overrides "
+                        "[daemon] log_level)")
       ->check(CLI::IsMember({"error", "warn", "info", "debug"}))
       ->type_name("LEVEL");
   serve->add_option("--http", *http_address,
@@ -90,11 +95,14 @@ void add_serve_command(CLI::App& app, const GlobalOptions& globals, CommandActio
                     "kode-gopherd in the foreground with [http] listen = ADDR (sign-in per "
                     "[http] auth and [oauth]; docs/team-mode.md)")
       ->type_name("ADDR");
-  serve->callback([&globals, &action, log_level, http_address] {
+  serve->callback([&globals, &action, log_level, http_address, log_level_option] {
     if (!http_address->empty()) {
-      action = [&globals, http_address] {
-        return exec_daemon(globals, {"--http", *http_address});
-      };
+      std::vector<std::string> daemon_arguments = {"--http", *http_address};
+      // Only when given: otherwise the daemon's [daemon] log_level decides.
+      if (log_level_option->count() > 0) {
+        daemon_arguments.insert(daemon_arguments.end(), {"--log-level", *log_level});
+      }
+      action = [&globals, daemon_arguments] { return exec_daemon(globals, daemon_arguments); };
       return;
     }
     action = [&globals, log_level] { return run_serve(globals, *log_level); };

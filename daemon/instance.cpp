@@ -64,6 +64,7 @@ config::DaemonConfig load(const InstanceOptions& options) {
   auto loaded = config::load_config(options.config_path);
   for (const auto& warning : loaded.warnings) std::cerr << "warning: " << warning.to_string() << "\n";
   if (options.socket_override) loaded.config.socket_path = *options.socket_override;
+  if (options.log_level_override) loaded.config.log_level = *options.log_level_override;
   if (options.http_listen_override) {
     config::apply_http_listen(loaded.config, *options.http_listen_override);
   }

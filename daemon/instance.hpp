@@ -25,6 +25,7 @@ struct InstanceOptions {
   std::optional<std::string> config_path;
   std::optional<std::string> socket_override;
   std::optional<std::string> http_listen_override;  // --http: [http] listen
+  std::optional<std::string> log_level_override;    // --log-level: [daemon] log_level
 };
 
 class Instance {

@@ -1,4 +1,4 @@
-// kode-gopherd: the long-running daemon. See docs/daemon-api.md and ../shared/DESIGN.md.
+// kode-gopherd: the long-running daemon. See docs/daemon-api.md and docs/architecture.md.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -11,7 +11,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"kode-gopherd: runs Go programs for AI agents in sandboxes"};
   kg::InstanceOptions options;
-  std::string config_path, socket_path, http_listen;
+  std::string config_path, socket_path, http_listen, log_level;
   bool prewarm = false;
   app.add_option("--config", config_path, "config file (default: $KODE_GOPHER_CONFIG or "
                                           "$XDG_CONFIG_HOME/kode-gopher/kode-gopher.ini)");
@@ -19,12 +19,16 @@ int main(int argc, char** argv) {
   app.add_option("--http", http_listen,
                  "serve MCP over streamable HTTP on host:port (overrides [http] listen; "
                  "docs/team-mode.md)");
+  app.add_option("--log-level", log_level, "log level on stderr (overrides [daemon] log_level)")
+      ->check(CLI::IsMember({"error", "warn", "info", "debug"}))
+      ->type_name("LEVEL");
   app.add_flag("--prewarm", prewarm, "build the prewarmed Go build cache if needed, then exit");
   app.set_version_flag("--version", kg::kVersion);
   CLI11_PARSE(app, argc, argv);
   if (!config_path.empty()) options.config_path = config_path;
   if (!socket_path.empty()) options.socket_override = socket_path;
   if (!http_listen.empty()) options.http_listen_override = http_listen;
+  if (!log_level.empty()) options.log_level_override = log_level;
   try {
     kg::Instance instance(options);
     return prewarm ? instance.prewarm() : instance.run();

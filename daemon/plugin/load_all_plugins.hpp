@@ -1,5 +1,5 @@
 // Loads every plugin the loader can discover into the registry, for the daemon's start-up.
-// Policy (STYLE.md): a plugin that fails to load or says it cannot work here is logged and
+// Policy (docs/architecture.md): a plugin that fails to load or says it cannot work here is logged and
 // skipped; the daemon keeps going with the others.
 #pragma once
 
