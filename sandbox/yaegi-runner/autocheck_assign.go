@@ -14,6 +14,8 @@ import (
 //	v, ok = m[k]  (key missing)   v keeps its old value instead of the zero value; likewise a
 //	v, ok = x.(T) (assertion fails) failed assertion, and `v, ok := …` that reuses v (ok is
 //	                              right, and `_, ok = …` is fine)
+//	a, b = f(), "k"               b keeps its old value: with =, a call among two or more
+//	                              values leaves the targets of the other values unassigned
 //
 // The same forms with := and fresh variables are fine.
 
@@ -62,4 +64,17 @@ func (c *constructCheck) checkCommaOkAssign(a *ast.AssignStmt) string {
 		return "" // blank, or a fresh variable of :=
 	}
 	return "two-value " + what + " assigned to an existing variable (" + exprString(a.Lhs[0]) + ") at " + c.at(a) + " (the interpreter keeps its old value where Go stores the zero value)"
+}
+
+// checkParallelAssign: a, b = f(), x — a call among the values of a parallel assignment.
+func (c *constructCheck) checkParallelAssign(a *ast.AssignStmt) string {
+	if a.Tok != token.ASSIGN || len(a.Rhs) < 2 {
+		return ""
+	}
+	for _, rhs := range a.Rhs {
+		if call, ok := ast.Unparen(rhs).(*ast.CallExpr); ok && c.info.Types[rhs].Value == nil {
+			return "parallel assignment with the call " + exprString(call) + " at " + c.at(a) + " (the interpreter leaves the other targets unassigned)"
+		}
+	}
+	return ""
 }

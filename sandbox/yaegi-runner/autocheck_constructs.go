@@ -160,6 +160,9 @@ func (c *constructCheck) checkNode(n ast.Node) string {
 	case *ast.CommClause:
 		return c.checkCommAssign(n)
 	case *ast.AssignStmt:
+		if problem := c.checkParallelAssign(n); problem != "" {
+			return problem
+		}
 		return c.checkCommaOkAssign(n)
 	case *ast.ForStmt:
 		return c.checkFor(n)

@@ -47,7 +47,9 @@ func main() {
 	}
 	var found bool
 	_, found = seen["b"]
-	fmt.Println(found, new(int))
+	x, y := 1, 2
+	x, y = y, x+y
+	fmt.Println(found, new(int), x, y)
 	ch := make(chan int, 1)
 	ch <- 1
 	select {
@@ -133,6 +135,8 @@ func main() { var c C; _ = json.Unmarshal(nil, &c) }`, "Unmarshal into the progr
 func main() { for i := 0; i < 3; i++ { defer show(i) } }`, "deferred call with argument i at main.go:4"},
 		"deferred variable changed later": {`func show(int) {}
 func main() { x := 1; defer show(x); x = 2 }`, "deferred call with argument x at main.go:4"},
+		"parallel assignment with a call": {`func f() int { return 1 }
+func main() { a, b := 0, 0; a, b = f(), 2; _, _ = a, b }`, "parallel assignment with the call f() at main.go:4"},
 		"new of a value":  {`func main() { p := new(1); _ = p }`, "new(1) of a value at main.go:3"},
 		"range over int":  {`func main() { for range 3 {} }`, "range over an integer at main.go:3"},
 		"range over func": {`func main() { for range func(func() bool) {} {} }`, "range over a function at main.go:3"},
