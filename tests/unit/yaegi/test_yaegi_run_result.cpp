@@ -239,6 +239,12 @@ TEST_CASE("program_started is false only on the runner's word before started") {
   CHECK(late.program_started);
   CHECK(late.phase == Phase::run);
 
+  CommandOutcome cut;  // an output limit that cut `started` off: the program may have run
+  cut.exit_code = 70;
+  cut.stderr_truncated = true;
+  cut.stderr_text = line(R"({"event":"accepted","reason":"r"})") + "kode-gopher-yaegi[" + kToken + "] {\"ev";
+  CHECK(result_of(cut, true).program_started);
+
   CommandOutcome no_word;  // the runner's lines cut off: the program may have run
   no_word.exit_code = 1;
   no_word.stderr_text = "kode-gopher-";
