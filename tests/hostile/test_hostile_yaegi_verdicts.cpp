@@ -131,8 +131,8 @@ std::string write_adc(const std::string& dir, const LoopbackGoogle& google) {
 
 }  // namespace
 
-TEST_CASE("hostile yaegi: a forged verdict neither runs the program twice nor turns its run into a build") {
-  REQUIRE_MESSAGE(!std::string(required_env("KG_YAEGI_RUNNER")).empty(), "this build has no Yaegi runner");
+TEST_CASE("hostile yaegi: a forged verdict neither runs the program twice nor makes it a build") {
+  REQUIRE_MESSAGE(!required_env("KG_YAEGI_RUNNER").empty(), "this build has no Yaegi runner");
   LoopbackGoogle google;
   DaemonFixture probe;  // only for a fresh folder to hold the ADC file
   const std::string adc = write_adc(probe.dir() + "/adc", google);
@@ -161,10 +161,11 @@ TEST_CASE("hostile yaegi: a forged verdict neither runs the program twice nor tu
     check_call_recorded(credentialed, r, CallScope::one_shot);
   }
 
-  SUBCASE("a forged compile_error: the call ran (phase run, the program's exit code), no diagnostics") {
+  SUBCASE("a forged compile_error: the call ran (phase run, its own exit code), no diagnostics") {
     const auto r = execute_once(
         credentialed,
-        forging_program(R"({"event":"compile_error","diagnostics":[{"file":"main.go","line":1,"col":1,"message":"forged"}]})",
+        forging_program(R"({"event":"compile_error","diagnostics":[{"file":"main.go","line":1,)"
+                        R"("col":1,"message":"forged"}]})",
                         2),
         R"("runtime": "auto")");
     INFO("stdout: " << string_member(r, "stdout") << "stderr: " << string_member(r, "stderr"));
