@@ -95,6 +95,10 @@ struct ExecuteResult {
   Handoff handoff = Handoff::none;
   // With auto_select: why this runtime was safe to run the program, or why it handed it off.
   std::string runtime_reason;
+  // Whether the program's own code may have run (and acted, with the call's credentials): false
+  // only when the runtime knows it stopped before (yaegi: its runner's word before `started`).
+  // auto runs a program that started no second time with credentials (docs/security.md).
+  bool program_started = false;
 };
 
 // Told when a call crosses a phase boundary, for progress notifications. Never throws.

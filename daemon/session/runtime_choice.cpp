@@ -27,13 +27,21 @@ AutoVerdict after_yaegi(const plugin::ExecuteResult& yaegi, bool ran_with_creden
                                                     : yaegi.runtime_reason;
       break;
     case plugin::Handoff::declined:
-      verdict.run_compiled = true;
       verdict.reason = yaegi.runtime_reason.empty() ? "Yaegi declined it" : yaegi.runtime_reason;
+      if (yaegi.program_started) {
+        // A decline is a verdict from before the program runs; one after it started is not the
+        // runtime's (docs/security.md), and the program is not run a second time for it.
+        verdict.reason = "Yaegi ran it";
+        verdict.warning = "the Yaegi plugin declined this program after it had started; it was "
+                          "not run again with compiled-go";
+        break;
+      }
+      verdict.run_compiled = true;
       break;
     case plugin::Handoff::limitation: {
       const std::string failure =
           yaegi.runtime_reason.empty() ? std::string("an interpreter failure") : yaegi.runtime_reason;
-      if (ran_with_credentials) {
+      if (ran_with_credentials && yaegi.program_started) {
         verdict.reason = "Yaegi could not run it (" + failure + ")";
         verdict.warning = "Yaegi failed on this program where compiled Go does not (" + failure +
                           "); it was not run again with compiled-go because it ran with Google "

@@ -30,9 +30,10 @@ struct AutoVerdict {
   std::optional<std::string> warning;  // for the compiled result, when Yaegi failed
 };
 
-// What auto does with the yaegi plugin's answer to an auto_select call. A program that ran with
-// Google credentials and then hit an interpreter limitation is not run again: it may already
-// have acted as the user, and a credentialed run never runs twice for one call.
+// What auto does with the yaegi plugin's answer to an auto_select call. A program whose code
+// started (ExecuteResult::program_started) is never run again for a decline, and not for a
+// limitation either when it ran with Google credentials: it may already have acted as the user,
+// and a credentialed program never runs twice for one call (docs/security.md).
 AutoVerdict after_yaegi(const plugin::ExecuteResult& yaegi, bool ran_with_credentials);
 
 }  // namespace kg::session

@@ -46,6 +46,8 @@ RunnerEvent parse_event(std::string_view json) {
     event.kind = RunnerEventKind::compiled;
     const auto it = doc.FindMember("elapsed_us");
     if (it != doc.MemberEnd() && it->value.IsUint64()) event.elapsed_us = it->value.GetUint64();
+  } else if (name == "started") {
+    event.kind = RunnerEventKind::started;
   } else if (name == "compile_error") {
     event.kind = RunnerEventKind::compile_error;
     const auto it = doc.FindMember("diagnostics");
@@ -66,6 +68,14 @@ RunnerEvent parse_event(std::string_view json) {
   return event;
 }
 
+// Once the program's code runs it may have found the token: only the events the runner can still
+// write then (limitation, internal), which a program can also cause for real, count; a verdict
+// (declined, compile_error, accepted) or a second `started` is the program's output.
+bool trusted_after_start(const RunnerEvent& event, bool started) {
+  return !started || event.kind == RunnerEventKind::limitation ||
+         event.kind == RunnerEventKind::internal;
+}
+
 }  // namespace
 
 RunnerStderr split_runner_stderr(std::string_view stderr_text, std::string_view token) {
@@ -77,9 +87,16 @@ RunnerStderr split_runner_stderr(std::string_view stderr_text, std::string_view 
     const bool complete = end != std::string_view::npos;
     if (!complete) end = stderr_text.size();
     const std::string_view line = stderr_text.substr(start, end - start);
-    if (!token.empty() && line.starts_with(prefix)) {
-      split.events.push_back(parse_event(line.substr(prefix.size())));
-    } else {
+    bool runner_line = !token.empty() && line.starts_with(prefix);
+    if (runner_line) {
+      RunnerEvent event = parse_event(line.substr(prefix.size()));
+      runner_line = trusted_after_start(event, split.started);
+      if (runner_line) {
+        if (event.kind == RunnerEventKind::started) split.started = true;
+        split.events.push_back(std::move(event));
+      }
+    }
+    if (!runner_line) {
       split.user_stderr.append(line);
       if (complete) split.user_stderr.push_back('\n');
     }

@@ -1,9 +1,12 @@
 // The messages the Yaegi runner (kode-gopher-yaegi) leaves on stderr for the plugin
-// (/work/notes/yaegi-contract.md, docs/runtimes.md): lines
+// (docs/runtimes.md): lines
 //     kode-gopher-yaegi[<token>] <one-line JSON>
-// written only while no user code runs. The token is random per call, so a line without it (or
-// with another) is the program's own output and stays in the stderr the caller sees. Pure;
-// called from call threads.
+// The token is random per call, so a line without it (or with another) is the program's own
+// output and stays in the stderr the caller sees. The runner says `started` right before the
+// program's first line of code (package initialization) runs; a program may find the token in
+// the runner's memory, so from then on only a limitation or internal line is taken from the
+// runner (and a program can cause a real one anyway): any other token line after `started` is
+// the program's output (docs/security.md). Pure; called from call threads.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +22,8 @@ enum class RunnerEventKind {
   accepted,       // --auto: the static check passed (reason)
   declined,       // --auto: not run (reason); exit code 86
   compile_error,  // not run (diagnostics); exit code 2
-  compiled,       // the interpreter compiled the program in elapsed_us; the run starts
+  compiled,       // the interpreter compiled the program in elapsed_us
+  started,        // the program's own code runs from here on (package initialization, main)
   limitation,     // the interpreter failed, not the program (message); exit code 87
   internal,       // the runner failed (message); exit code 70
 };
@@ -38,11 +42,13 @@ struct RunnerEvent {
 
 struct RunnerStderr {
   std::string user_stderr;  // stderr without the runner's lines, otherwise byte for byte
-  std::vector<RunnerEvent> events;  // in order
+  std::vector<RunnerEvent> events;  // in order; none after `started` but limitation, internal
+  bool started = false;             // the runner said `started`: the program's code ran
 };
 
-// Splits stderr into the program's output and the runner's events. A line with the token whose
-// JSON cannot be read, or names an unknown event, becomes an internal event saying so.
+// Splits stderr into the program's output and the runner's events. Before `started`, a line with
+// the token whose JSON cannot be read, or names an unknown event, becomes an internal event
+// saying so; after it, every token line but a limitation or internal event is program output.
 RunnerStderr split_runner_stderr(std::string_view stderr_text, std::string_view token);
 
 // The first event of `kind`, or nullptr.

@@ -59,6 +59,11 @@ void fill_result(const YaegiRun& run, plugin::ExecuteResult& result) {
   result.exit_code = ran.exit_code;
   result.signal = ran.signal;
   set_streams(ran, split, result);
+  // Whether the program's code may have run: only the runner's own word before `started` (a
+  // decline, a compile error, a failure of its own) says it did not (docs/security.md), and
+  // only when stderr was not cut (an output limit small enough to cut `started` off).
+  result.program_started = true;
+  const bool said_not_started = !split.started && !ran.stderr_truncated;
 
   if (const auto* declined = verdict(split, ran, RunnerEventKind::declined, kDeclinedExitCode);
       declined != nullptr && run.auto_select) {
@@ -67,6 +72,7 @@ void fill_result(const YaegiRun& run, plugin::ExecuteResult& result) {
     result.build_us = run.elapsed_us;
     result.handoff = plugin::Handoff::declined;
     result.runtime_reason = declined->text;
+    result.program_started = !said_not_started;
     return;
   }
   if (const auto* failed =
@@ -75,6 +81,7 @@ void fill_result(const YaegiRun& run, plugin::ExecuteResult& result) {
     result.status = plugin::Status::compile_error;
     result.build_us = run.elapsed_us;
     result.diagnostics = failed->diagnostics;
+    result.program_started = !said_not_started;
     for (const auto& d : result.diagnostics) {
       if (d.file == go_program::kWrapperFileName) {
         result.warnings.push_back(
@@ -96,8 +103,8 @@ void fill_result(const YaegiRun& run, plugin::ExecuteResult& result) {
   const bool interpreter_failed = broken != nullptr;
   if (broken == nullptr) broken = verdict(split, ran, RunnerEventKind::internal, kInternalExitCode);
   if (broken != nullptr) {
-    result.phase = find_event(split, RunnerEventKind::compiled) ? plugin::Phase::run
-                                                                : plugin::Phase::build;
+    result.program_started = !said_not_started;
+    result.phase = split.started ? plugin::Phase::run : plugin::Phase::build;
     result.status = plugin::Status::internal;
     result.handoff = plugin::Handoff::limitation;
     result.runtime_reason = (interpreter_failed ? "" : "the Yaegi runner failed: ") + broken->text;

@@ -17,6 +17,7 @@ type constructCheck struct {
 	userPkgs        map[*types.Package]bool
 	calledSelectors map[*ast.SelectorExpr]bool // selectors in call position: not method values
 	rejections      []diagnostic               // errors the compiler reports and the interpreter does not
+	written         map[*types.Var]bool        // variables changed after their declaration (autocheck_stable.go)
 }
 
 // emptyImporter resolves every import to an empty, complete package: the check needs only the
@@ -152,7 +153,17 @@ func (c *constructCheck) checkNode(n ast.Node) string {
 	case *ast.GoStmt:
 		return c.checkGo(n)
 	case *ast.RangeStmt:
+		if problem := c.checkRangeAssign(n); problem != "" {
+			return problem
+		}
 		return c.checkRange(n)
+	case *ast.CommClause:
+		return c.checkCommAssign(n)
+	case *ast.AssignStmt:
+		if problem := c.checkParallelAssign(n); problem != "" {
+			return problem
+		}
+		return c.checkCommaOkAssign(n)
 	case *ast.ForStmt:
 		return c.checkFor(n)
 	case *ast.BranchStmt:

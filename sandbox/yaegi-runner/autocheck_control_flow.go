@@ -29,8 +29,9 @@ func (c *constructCheck) checkLabeledBranches(body *ast.BlockStmt, what string) 
 	return problem
 }
 
-// checkDefer: a deferred call's arguments must be evaluated when the defer runs; the
-// interpreter is only trusted with calls whose arguments are constants or plain names.
+// checkDefer: a deferred call's arguments must be evaluated when the defer statement runs; the
+// interpreter evaluates them when the call runs, so it is only trusted with constants and names
+// of variables nothing changes (autocheck_stable.go).
 func (c *constructCheck) checkDefer(d *ast.DeferStmt) string {
 	for _, arg := range d.Call.Args {
 		if !c.isStable(arg) {
@@ -40,22 +41,26 @@ func (c *constructCheck) checkDefer(d *ast.DeferStmt) string {
 	return ""
 }
 
+// checkGo: the interpreter evaluates a go statement's arguments when the statement runs, as Go
+// does, for constants and plain names (loop variables included); other expressions are not
+// trusted.
 func (c *constructCheck) checkGo(g *ast.GoStmt) string {
 	for _, arg := range g.Call.Args {
-		if !c.isStable(arg) {
+		if _, name := ast.Unparen(arg).(*ast.Ident); !name && !c.isStable(arg) {
 			return "goroutine started with argument " + exprString(arg) + " at " + c.at(g) + " (the interpreter evaluates its arguments at another time)"
 		}
 	}
 	return ""
 }
 
-// isStable: a constant, or a name (its value is copied at the call).
+// isStable: a constant, or a name whose value cannot change between the statement and the call
+// (autocheck_stable.go).
 func (c *constructCheck) isStable(e ast.Expr) bool {
 	if tv, ok := c.info.Types[e]; ok && tv.Value != nil {
 		return true
 	}
-	_, ok := ast.Unparen(e).(*ast.Ident)
-	return ok
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	return ok && c.stableName(id)
 }
 
 func (c *constructCheck) checkRange(r *ast.RangeStmt) string {

@@ -24,6 +24,9 @@ func (c *constructCheck) checkCall(call *ast.CallExpr) string {
 		if b, ok := c.info.Uses[id].(*types.Builtin); ok && unsupportedBuiltins[b.Name()] {
 			return "builtin " + b.Name() + " at " + c.at(call) + " (the interpreter does not have it)"
 		}
+		if b, ok := c.info.Uses[id].(*types.Builtin); ok && b.Name() == "new" && len(call.Args) == 1 && c.info.Types[call.Args[0]].IsValue() {
+			return "new(" + exprString(call.Args[0]) + ") of a value at " + c.at(call) + " (the interpreter lacks Go 1.26's new(expr))"
+		}
 		if b, ok := c.info.Uses[id].(*types.Builtin); ok && (b.Name() == "print" || b.Name() == "println") {
 			return "builtin " + b.Name() + " at " + c.at(call) +
 				" (compiled Go writes it to stderr, the interpreter to stdout)"

@@ -41,6 +41,21 @@ func main() {
 	for i := 0; i < 2; i++ {
 		go func(n int) { _ = n }(i)
 	}
+	seen := map[string]int{"a": 1}
+	if n, ok := seen["a"]; ok {
+		fmt.Println(n)
+	}
+	var found bool
+	_, found = seen["b"]
+	x, y := 1, 2
+	x, y = y, x+y
+	fmt.Println(found, new(int), x, y)
+	ch := make(chan int, 1)
+	ch <- 1
+	select {
+	case got := <-ch:
+		fmt.Println(got)
+	}
 }
 
 func First[T any](xs []T) T { return xs[0] }
@@ -93,6 +108,36 @@ func main() { var c C; _ = json.Unmarshal(nil, &c) }`, "Unmarshal into the progr
 		ps = append(ps, &s)
 	}
 }`, "address of loop variable s at main.go:6"},
+		"range with =": {`func main() {
+	var k string
+	for k = range map[string]int{} {}
+	_ = k
+}`, "range assigning to existing variables (for k = range) at main.go:5"},
+		"select case with =": {`func main() {
+	ch := make(chan int)
+	var v int
+	select { case v = <-ch: }
+	_ = v
+}`, "select case receiving into existing variables (case v = <-ch) at main.go:6"},
+		"comma-ok map index into existing": {`func main() {
+	m := map[string]int{}
+	v, ok := 1, false
+	v, ok = m["x"]
+	_, _ = v, ok
+}`, "two-value map index assigned to an existing variable (v) at main.go:6"},
+		"comma-ok assertion redeclaring": {`func main() {
+	var x any = 1
+	s := "q"
+	s, ok := x.(string)
+	_, _ = s, ok
+}`, "two-value type assertion assigned to an existing variable (s) at main.go:6"},
+		"deferred loop variable": {`func show(int) {}
+func main() { for i := 0; i < 3; i++ { defer show(i) } }`, "deferred call with argument i at main.go:4"},
+		"deferred variable changed later": {`func show(int) {}
+func main() { x := 1; defer show(x); x = 2 }`, "deferred call with argument x at main.go:4"},
+		"parallel assignment with a call": {`func f() int { return 1 }
+func main() { a, b := 0, 0; a, b = f(), 2; _, _ = a, b }`, "parallel assignment with the call f() at main.go:4"},
+		"new of a value":  {`func main() { p := new(1); _ = p }`, "new(1) of a value at main.go:3"},
 		"range over int":  {`func main() { for range 3 {} }`, "range over an integer at main.go:3"},
 		"range over func": {`func main() { for range func(func() bool) {} {} }`, "range over a function at main.go:3"},
 		"unused variable": {`func main() { x := 1 }`, "the compiler would reject it (main.go:3: declared and not used: x)"},

@@ -38,17 +38,17 @@ func newInterpreter(dir string, rewritten fstest.MapFS, trace *panicTrace) (*int
 	return i, nil
 }
 
-// compileProgram parses and compiles the entry package and the helper packages it imports,
-// and runs package initialization (as a compiled program does before main). It does not run
-// main. yaegi's test mode is what compiles a main package without running it; programFS keeps
-// _test.go files out.
+// compileProgram parses and compiles the entry package and the helper packages it imports
+// without running any of their code: neither main nor package initialization, which
+// startProgram runs (patches/0004-compile-without-running-init.patch). yaegi's test mode is what
+// compiles a main package without running it; programFS keeps _test.go files out.
 func compileProgram(i *interp.Interpreter) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = interpreterCrash{fmt.Sprint(r)}
 		}
 	}()
-	return i.EvalTest(entryPackagePath)
+	return i.EvalTestDeferInit(entryPackagePath)
 }
 
 // interpreterCrash: the interpreter panicked while compiling (yaegi reports some unsupported
@@ -92,14 +92,4 @@ func diagnosticsOf(err error) []diagnostic {
 		}
 	}
 	return out
-}
-
-// isPanic tells whether an error from the interpreter is a panic of the program (package
-// initialization panicked), as opposed to a compile error.
-func isPanic(err error) (interp.Panic, bool) {
-	var p interp.Panic
-	if errors.As(err, &p) {
-		return p, true
-	}
-	return p, false
 }

@@ -16,6 +16,7 @@ import (
 func main() {
 	token := os.Getenv(tokenVariable)
 	os.Unsetenv(tokenVariable)
+	scrubInitialEnvironment(tokenVariable)
 	say := messenger{token: token}
 
 	auto, dir, err := parseArguments(os.Args[1:])
@@ -96,10 +97,9 @@ func runProgram(program *program, auto bool, say messenger) int {
 		say.internal(err.Error())
 		return exitInternal
 	}
+	// Compiles without running package initialization: no code of the program runs before
+	// `started` (patches/0004-compile-without-running-init.patch).
 	if err := compileProgram(i); err != nil {
-		if p, ok := isPanic(err); ok { // package initialization panicked: user code ran
-			return reportPanic(dir, p.Value, trace)
-		}
 		var crash interpreterCrash
 		if errors.As(err, &crash) {
 			if auto {
@@ -133,6 +133,9 @@ func runProgram(program *program, auto bool, say messenger) int {
 		}
 		accept()
 		say.compiled(time.Since(start).Microseconds())
+		if code, ok := startProgram(i, dir, trace, say); !ok {
+			return code
+		}
 		return runWrapped(dir, run, trace, say)
 	}
 	main, ok := entry.Interface().(func())
@@ -142,6 +145,9 @@ func runProgram(program *program, auto bool, say messenger) int {
 	}
 	accept()
 	say.compiled(time.Since(start).Microseconds())
+	if code, ok := startProgram(i, dir, trace, say); !ok {
+		return code
+	}
 	return runVerbatim(dir, main, trace, say)
 }
 

@@ -53,6 +53,7 @@ func (m messenger) send(msg message) {
 func (m messenger) accepted(reason string) { m.send(message{Event: "accepted", Reason: reason}) }
 func (m messenger) declined(reason string) { m.send(message{Event: "declined", Reason: reason}) }
 func (m messenger) compiled(us int64)      { m.send(message{Event: "compiled", ElapsedUS: &us}) }
+func (m messenger) started()               { m.send(message{Event: "started"}) }
 func (m messenger) limitation(text string) { m.send(message{Event: "limitation", Message: text}) }
 func (m messenger) internal(text string)   { m.send(message{Event: "internal", Message: text}) }
 func (m messenger) compileError(d []diagnostic) {

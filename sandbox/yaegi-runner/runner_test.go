@@ -280,3 +280,56 @@ func main() {
 		t.Fatalf("want accepted and compiled messages with the token: %s", r.stderr)
 	}
 }
+
+// No code of the program runs before the runner's `started` line: package initialization of the
+// helper packages and of package main comes after it, in Go's order; a program that does not
+// compile runs nothing at all; a panic in init ends the run as Go's runtime does.
+func TestPackageInitRunsAfterStarted(t *testing.T) {
+	helper := "package util\n\nimport \"os\"\n\nvar X = mark(\"util var\")\n\nfunc init() { mark(\"util init\") }\n\nfunc mark(s string) int { os.Stderr.WriteString(\"MARK \" + s + \"\\n\"); return 1 }\n"
+	main := "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\n\t\"kode_gopher_user/util\"\n)\n\nvar y = mark(\"main var\")\n\nfunc init() { mark(\"main init\") }\n\nfunc mark(s string) int { os.Stderr.WriteString(\"MARK \" + s + \"\\n\"); return 1 }\n\nfunc main() { fmt.Println(util.X + y) }\n"
+	dir := writeProgram(t, map[string]string{"main.go": main, "util/util.go": helper})
+	for _, args := range [][]string{nil, {"--auto"}} {
+		r := runRunner(t, dir, []string{"KG_YAEGI_TOKEN=tok123"}, args...)
+		started := strings.Index(r.stderr, "kode-gopher-yaegi[tok123] {\"event\":\"started\"}\n")
+		if r.exitCode != 0 || r.stdout != "2\n" || started < 0 {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %s", args, r.exitCode, r.stdout, r.stderr)
+		}
+		if want := "MARK util var\nMARK util init\nMARK main var\nMARK main init\n"; r.stderr[started:][len("kode-gopher-yaegi[tok123] {\"event\":\"started\"}\n"):] != want {
+			t.Fatalf("%v: after started, want %q; stderr %s", args, want, r.stderr)
+		}
+	}
+
+	broken := writeProgram(t, map[string]string{"main.go": strings.Replace(main, "func main() {", "func main() { undefinedThing()", 1), "util/util.go": helper})
+	r := runRunner(t, broken, nil)
+	if r.exitCode != exitCompileError || strings.Contains(r.stderr, "MARK") || r.event("started") != nil {
+		t.Fatalf("a program that does not compile must run nothing: exit %d, stderr %s", r.exitCode, r.stderr)
+	}
+
+	panics := writeProgram(t, map[string]string{"main.go": "package main\n\nfunc init() { panic(\"in init\") }\n\nfunc main() {}\n"})
+	r = runRunner(t, panics, nil)
+	if r.exitCode != 2 || !strings.Contains(r.stderr, "panic: in init") || r.event("started") == nil {
+		t.Fatalf("a panic in init is the program's, after started: exit %d, stderr %s", r.exitCode, r.stderr)
+	}
+}
+
+// The token is gone from the environment block /proc/self/environ shows, not only from Go's
+// copy of the environment.
+func TestTokenNotInProcEnviron(t *testing.T) {
+	dir := writeProgram(t, map[string]string{"main.go": `package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+func main() {
+	data, err := os.ReadFile("/proc/self/environ")
+	fmt.Println(err == nil, strings.Contains(string(data), "tok123"), strings.Contains(string(data), "KEEP_ME=1"))
+}
+`})
+	r := runRunner(t, dir, []string{"KG_YAEGI_TOKEN=tok123", "KEEP_ME=1"})
+	if r.stdout != "true false true\n" {
+		t.Fatalf("want the environ block readable, without the token, other variables kept: %q (stderr %s)", r.stdout, r.stderr)
+	}
+}

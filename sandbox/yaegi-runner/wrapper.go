@@ -91,14 +91,19 @@ func writeResult(resultDir string, result map[string]any) {
 func runVerbatim(dir string, main func(), trace *panicTrace, say messenger) (code int) {
 	defer func() {
 		if recovered := recover(); recovered != nil {
-			if reason := interpreterFailure(recovered); reason != "" {
-				say.limitation(reason)
-				code = exitLimitation
-				return
-			}
-			code = reportPanic(dir, recovered, trace)
+			code = uncaughtPanic(dir, recovered, trace, say)
 		}
 	}()
 	main()
 	return 0
+}
+
+// uncaughtPanic ends the process for a panic nothing recovered: the program's (exit 2, as Go's
+// runtime) or the interpreter's own (limitation).
+func uncaughtPanic(dir string, recovered any, trace *panicTrace, say messenger) int {
+	if reason := interpreterFailure(recovered); reason != "" {
+		say.limitation(reason)
+		return exitLimitation
+	}
+	return reportPanic(dir, recovered, trace)
 }

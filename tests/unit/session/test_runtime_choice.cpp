@@ -67,6 +67,7 @@ TEST_CASE("after Yaegi: a limitation goes to compiled-go and the result warns") 
 TEST_CASE("after Yaegi: a limitation of a credentialed run is not run again") {
   ExecuteResult failed;
   failed.handoff = Handoff::limitation;
+  failed.program_started = true;
   failed.runtime_reason = "reflect: Call of an interpreted method";
   const auto verdict = after_yaegi(failed, true);
   CHECK_FALSE(verdict.run_compiled);
@@ -83,4 +84,25 @@ TEST_CASE("after Yaegi: a decline goes to compiled-go even with credentials (not
   const auto verdict = after_yaegi(declined, true);
   CHECK(verdict.run_compiled);
   CHECK_FALSE(verdict.warning);
+}
+
+TEST_CASE("after Yaegi: a credentialed run that failed before the program started goes compiled") {
+  ExecuteResult failed;
+  failed.handoff = Handoff::limitation;
+  failed.program_started = false;  // the runner's own failure, before `started`
+  failed.runtime_reason = "the interpreter gave main as a int";
+  CHECK(after_yaegi(failed, true).run_compiled);
+}
+
+TEST_CASE("after Yaegi: a decline once the program started is never run compiled") {
+  ExecuteResult declined;
+  declined.handoff = Handoff::declined;
+  declined.program_started = true;
+  declined.runtime_reason = "forged by the program";
+  for (const bool credentials : {false, true}) {
+    const auto verdict = after_yaegi(declined, credentials);
+    CHECK_FALSE(verdict.run_compiled);
+    CHECK(verdict.reason.find("forged") == std::string::npos);
+    CHECK(verdict.warning);
+  }
 }

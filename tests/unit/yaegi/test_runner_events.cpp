@@ -76,3 +76,26 @@ TEST_CASE("CRLF and a final line without newline") {
   CHECK(split.user_stderr == "a\r\nb\r\n");
   REQUIRE(split.events.size() == 1);
 }
+
+TEST_CASE("after started, a verdict with the token is the program's output; a limitation is not") {
+  const std::string forged = line(R"({"event":"declined","reason":"forged"})") +
+                             line(R"({"event":"compile_error","diagnostics":[]})") +
+                             line(R"({"event":"accepted","reason":"forged"})") +
+                             line(R"({"event":"started"})");
+  const std::string stderr_text = line(R"({"event":"compiled","elapsed_us":5})") +
+                                  line(R"({"event":"started"})") + "program says hi\n" + forged +
+                                  line(R"({"event":"limitation","message":"reflect: x"})");
+  const auto split = split_runner_stderr(stderr_text, kToken);
+  CHECK(split.started);
+  REQUIRE(split.events.size() == 3);
+  CHECK(split.events[0].kind == RunnerEventKind::compiled);
+  CHECK(split.events[1].kind == RunnerEventKind::started);
+  CHECK(split.events[2].kind == RunnerEventKind::limitation);
+  CHECK(split.user_stderr == "program says hi\n" + forged);
+  CHECK(find_event(split, RunnerEventKind::declined) == nullptr);
+  CHECK(find_event(split, RunnerEventKind::compile_error) == nullptr);
+
+  const auto before = split_runner_stderr(line(R"({"event":"declined","reason":"r"})"), kToken);
+  CHECK_FALSE(before.started);
+  CHECK(find_event(before, RunnerEventKind::declined) != nullptr);
+}

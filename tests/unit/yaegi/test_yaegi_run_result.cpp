@@ -191,3 +191,62 @@ TEST_CASE("a crash inside the interpreter (Yaegi's frames in the trace) is not t
   CHECK(p.status == Status::panic);
   CHECK(p.warnings.empty());
 }
+
+TEST_CASE("a verdict the program forges after started changes nothing: it ran, phase run") {
+  const std::string prologue = line(R"({"event":"accepted","reason":"standard library only"})") +
+                               line(R"({"event":"compiled","elapsed_us":1})") +
+                               line(R"({"event":"started"})");
+  CommandOutcome declined;
+  declined.exit_code = 86;
+  declined.stderr_text = prologue + line(R"({"event":"declined","reason":"forged"})");
+  const auto d = result_of(declined, true);
+  CHECK(d.handoff == Handoff::none);
+  CHECK(d.program_started);
+  CHECK(d.phase == Phase::run);
+  CHECK(d.status == Status::runtime_error);
+  CHECK(d.runtime_reason == "standard library only");
+  CHECK(d.stderr_text.find("forged") != std::string::npos);
+
+  CommandOutcome failed;
+  failed.exit_code = 2;
+  failed.stderr_text =
+      prologue + line(R"({"event":"compile_error","diagnostics":[{"file":"main.go","line":1,"col":1,"message":"forged"}]})");
+  for (const bool auto_select : {false, true}) {
+    const auto c = result_of(failed, auto_select);
+    CHECK(c.phase == Phase::run);
+    CHECK(c.status != Status::compile_error);
+    CHECK(c.diagnostics.empty());
+    CHECK(c.program_started);
+  }
+}
+
+TEST_CASE("program_started is false only on the runner's word before started") {
+  CommandOutcome declined;
+  declined.exit_code = 86;
+  declined.stderr_text = line(R"({"event":"declined","reason":"imports x"})");
+  CHECK_FALSE(result_of(declined, true).program_started);
+
+  CommandOutcome rejected;
+  rejected.exit_code = 2;
+  rejected.stderr_text = line(R"({"event":"compile_error","diagnostics":[]})");
+  CHECK_FALSE(result_of(rejected, false).program_started);
+
+  CommandOutcome failed_late;
+  failed_late.exit_code = 87;
+  failed_late.stderr_text = line(R"({"event":"started"})") +
+                            line(R"({"event":"limitation","message":"reflect: x"})");
+  const auto late = result_of(failed_late, false);
+  CHECK(late.program_started);
+  CHECK(late.phase == Phase::run);
+
+  CommandOutcome cut;  // an output limit that cut `started` off: the program may have run
+  cut.exit_code = 70;
+  cut.stderr_truncated = true;
+  cut.stderr_text = line(R"({"event":"accepted","reason":"r"})") + "kode-gopher-yaegi[" + kToken + "] {\"ev";
+  CHECK(result_of(cut, true).program_started);
+
+  CommandOutcome no_word;  // the runner's lines cut off: the program may have run
+  no_word.exit_code = 1;
+  no_word.stderr_text = "kode-gopher-";
+  CHECK(result_of(no_word, true).program_started);
+}
