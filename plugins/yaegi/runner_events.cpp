@@ -19,10 +19,11 @@ int int_member(const rapidjson::Value& object, const char* name) {
   return it != object.MemberEnd() && it->value.IsInt() ? it->value.GetInt() : 0;
 }
 
-RunnerEvent internal_event(std::string message) {
+RunnerEvent unreadable_event(std::string message) {
   RunnerEvent event;
   event.kind = RunnerEventKind::internal;
   event.text = std::move(message);
+  event.unreadable = true;
   return event;
 }
 
@@ -31,7 +32,7 @@ RunnerEvent parse_event(std::string_view json) {
   const rapidjson::Document& doc = read.document;
   if (read.refused || !doc.IsObject()) {
     const std::string why = read.refused ? "it " + read.refused->describe() : "not a JSON object";
-    return internal_event("the runner wrote an unreadable event (" + why +
+    return unreadable_event("the runner wrote an unreadable event (" + why +
                           "): " + std::string(json.substr(0, 200)));
   }
   const std::string name = string_member(doc, "event");
@@ -63,7 +64,7 @@ RunnerEvent parse_event(std::string_view json) {
       }
     }
   } else {
-    return internal_event("the runner wrote an unknown event \"" + name + "\"");
+    return unreadable_event("the runner wrote an unknown event \"" + name + "\"");
   }
   return event;
 }
@@ -72,8 +73,8 @@ RunnerEvent parse_event(std::string_view json) {
 // write then (limitation, internal), which a program can also cause for real, count; a verdict
 // (declined, compile_error, accepted) or a second `started` is the program's output.
 bool trusted_after_start(const RunnerEvent& event, bool started) {
-  return !started || event.kind == RunnerEventKind::limitation ||
-         event.kind == RunnerEventKind::internal;
+  return !started || (!event.unreadable && (event.kind == RunnerEventKind::limitation ||
+                                            event.kind == RunnerEventKind::internal));
 }
 
 }  // namespace

@@ -38,6 +38,7 @@ struct RunnerEvent {
   std::string text;  // reason (accepted, declined) or message (limitation, internal)
   std::vector<plugin::Diagnostic> diagnostics;  // compile_error
   std::uint64_t elapsed_us = 0;                 // compiled
+  bool unreadable = false;  // an internal event standing for a line that was not a runner event
 };
 
 struct RunnerStderr {
@@ -48,7 +49,8 @@ struct RunnerStderr {
 
 // Splits stderr into the program's output and the runner's events. Before `started`, a line with
 // the token whose JSON cannot be read, or names an unknown event, becomes an internal event
-// saying so; after it, every token line but a limitation or internal event is program output.
+// saying so; after it, every token line but a readable limitation or internal event is program
+// output (the runner never writes an unreadable line, so after `started` one is the program's).
 RunnerStderr split_runner_stderr(std::string_view stderr_text, std::string_view token);
 
 // The first event of `kind`, or nullptr.

@@ -180,6 +180,28 @@ TEST_CASE("hostile yaegi: a forged verdict neither runs the program twice nor ma
     check_call_recorded(credentialed, r, CallScope::one_shot);
   }
 
+  // Issue 23, item 2: one forged event line of 10^6 nested arrays once overflowed the daemon's
+  // stack in a recursive parse. Now it is the program's output (it comes after `started`), and
+  // any event the plugin does read goes through lib/json's iterative reader.
+  SUBCASE("a forged event nested 10^6 levels deep: the program's stderr, not a crashed daemon") {
+    // The text ends forging_program's Go raw string, so the line is built by Go at run time.
+    const auto r = execute_once(
+        credentialed,
+        forging_program(R"({"event":"declined","reason":` + strings.Repeat("[", 1000000) + )"
+                        R"(strings.Repeat("]", 1000000) + `})",
+                        0),
+        R"("runtime": "yaegi")");
+    INFO("stdout: " << string_member(r, "stdout")
+                    << "stderr: " << string_member(r, "stderr").substr(0, 300));
+    CHECK(string_member(r, "stdout").starts_with("forging with the token from "));
+    CHECK(string_member(r, "runtime") == "yaegi");
+    CHECK(string_member(r, "status") == "ok");
+    CHECK(string_member(r, "stderr").find("{\"event\":\"declined\",\"reason\":[[[[") !=
+          std::string::npos);
+    check_call_recorded(credentialed, r, CallScope::one_shot);
+    check_daemon_healthy(credentialed);
+  }
+
   SUBCASE("the token is not in the program's /proc/self/environ") {
     const auto r = execute_once(credentialed, R"go(package main
 

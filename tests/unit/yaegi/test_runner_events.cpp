@@ -70,6 +70,21 @@ TEST_CASE("an unreadable or unknown event becomes an internal event that says so
   CHECK(split.events[2].text.find("not a JSON object") != std::string::npos);
 }
 
+TEST_CASE("after started, an unreadable token line is the program's output, read without recursion") {
+  const std::string deep = line(R"({"event":"declined","reason":)" + std::string(1'000'000, '[') +
+                                std::string(1'000'000, ']') + "}");
+  const std::string unknown = line(R"({"event":"teleported"})");
+  const auto split = split_runner_stderr(line(R"({"event":"started"})") + deep + unknown, kToken);
+  CHECK(split.started);
+  REQUIRE(split.events.size() == 1);
+  CHECK(split.user_stderr == deep + unknown);
+
+  const auto before = split_runner_stderr(deep, kToken);  // before started: the runner's, unreadable
+  REQUIRE(before.events.size() == 1);
+  CHECK(before.events[0].unreadable);
+  CHECK(before.events[0].text.find("nests deeper than 128 levels") != std::string::npos);
+}
+
 TEST_CASE("CRLF and a final line without newline") {
   const auto split =
       split_runner_stderr("a\r\n" + line(R"({"event":"compiled","elapsed_us":5})").substr(0, 200) + "b\r\n", kToken);
