@@ -39,6 +39,7 @@ OAuthSettings oauth_settings(const config::DaemonConfig& config, const std::stri
   settings.allowed_domains = config.oauth.allowed_domains;
   settings.access_token_ttl_s = config.oauth.access_token_ttl_s;
   settings.refresh_token_ttl_s = config.oauth.refresh_token_ttl_s;
+  settings.registrations_per_hour = config.oauth.registrations_per_hour;
   return settings;
 }
 
