@@ -47,6 +47,7 @@ struct OAuthConfig {
   std::vector<std::string> allowed_domains;  // [oauth] allowed_domains: email domains
   std::uint32_t access_token_ttl_s = 900;        // 60..86400
   std::uint32_t refresh_token_ttl_s = 604800;    // 3600..7776000
+  std::uint32_t registrations_per_hour = 30;     // per client address, 1..100000
 };
 
 struct TeamConfig {
@@ -55,6 +56,13 @@ struct TeamConfig {
   std::uint32_t max_queued_per_user = 8;      // 1..256
   std::uint32_t calls_per_minute = 30;        // 1..6000
   std::uint32_t idle_timeout_s = 900;         // 5..86400
+  // The HTTP server's bounds on slow and unsigned-in clients (docs/team-mode.md, "Slow and
+  // unknown clients").
+  std::uint32_t header_timeout_s = 10;              // 1..300
+  std::uint32_t keep_alive_s = 15;                  // 1..3600
+  std::uint32_t body_timeout_s = 30;                // 1..3600
+  std::uint32_t max_connections_per_address = 64;   // 1..100000
+  std::uint32_t unauthenticated_per_minute = 120;   // per client address, 1..100000
 };
 
 struct DaemonConfig {

@@ -109,6 +109,14 @@ constexpr ConfigKeySpec kTeamKeySpecs[] = {
        c.oauth.refresh_token_ttl_s = static_cast<std::uint32_t>(v.number);
      },
      .current = [](const DaemonConfig& c) { return std::to_string(c.oauth.refresh_token_ttl_s); }},
+    {.section = "oauth", .name = "registrations_per_hour", .kind = ValueKind::integer, .min = 1,
+     .max = 100000, .default_text = "30",
+     .help = "Client registrations (`POST /oauth/register`) one client address may make per hour; "
+             "more get 429 with Retry-After.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.oauth.registrations_per_hour = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.oauth.registrations_per_hour); }},
     {.section = "team", .name = "run_as", .kind = ValueKind::choice, .choices = kRunAs,
      .default_text = "user",
      .help = "Whose Google identity team-mode programs run as: user (the signed-in user's own "
@@ -144,6 +152,44 @@ constexpr ConfigKeySpec kTeamKeySpecs[] = {
        c.team.idle_timeout_s = static_cast<std::uint32_t>(v.number);
      },
      .current = [](const DaemonConfig& c) { return std::to_string(c.team.idle_timeout_s); }},
+    {.section = "team", .name = "header_timeout_s", .kind = ValueKind::integer, .min = 1,
+     .max = 300, .default_text = "10",
+     .help = "Seconds a connection has to send a request's headers (the first one counted from "
+             "connecting); then it is closed.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.team.header_timeout_s = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.team.header_timeout_s); }},
+    {.section = "team", .name = "keep_alive_s", .kind = ValueKind::integer, .min = 1,
+     .max = 3600, .default_text = "15",
+     .help = "Seconds an idle kept-alive connection may wait for its next request.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.team.keep_alive_s = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.team.keep_alive_s); }},
+    {.section = "team", .name = "body_timeout_s", .kind = ValueKind::integer, .min = 1,
+     .max = 3600, .default_text = "30",
+     .help = "Seconds a request has to send its whole body once its headers arrived.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.team.body_timeout_s = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.team.body_timeout_s); }},
+    {.section = "team", .name = "max_connections_per_address", .kind = ValueKind::integer, .min = 1,
+     .max = 100000, .default_text = "64",
+     .help = "Connections one client address may hold open; more are answered 429 and closed (behind "
+             "a proxy every connection comes from the proxy's address).",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.team.max_connections_per_address = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.team.max_connections_per_address); }},
+    {.section = "team", .name = "unauthenticated_per_minute", .kind = ValueKind::integer, .min = 1,
+     .max = 100000, .default_text = "120",
+     .help = "Requests without sign-in (the OAuth endpoints, `/mcp` without a bearer token) one client "
+             "address may make per minute; more get 429 with Retry-After.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.team.unauthenticated_per_minute = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.team.unauthenticated_per_minute); }},
 };
 
 }  // namespace

@@ -114,6 +114,7 @@ struct OAuthClientRecord {  // registered by RFC 7591 dynamic client registratio
   std::vector<std::string> redirect_uris;
   std::int64_t created_at = 0;
   std::int64_t last_used_at = 0;  // when a sign-in through it last issued a code; 0 never
+  std::int64_t sign_in_started_at = 0;  // when /oauth/authorize last accepted it; 0 never
 };
 
 struct OAuthUserRecord {  // one signed-in user and their upstream provider's tokens, sealed
@@ -177,10 +178,14 @@ class Store {
 
   // Team mode's OAuth rows (store_oauth.cpp).
   // Registers the client unless `max_unused` registrations no sign-in has used are waiting
-  // already (false then); first drops those older than `unused_ttl_s` (from client.created_at).
+  // already (false then); first drops, as of client.created_at, those unused for longer than
+  // `unused_ttl_s` and those no sign-in started with for longer than `unstarted_ttl_s`.
   bool insert_oauth_client(const OAuthClientRecord& client, std::int64_t max_unused,
-                           std::int64_t unused_ttl_s);
+                           std::int64_t unused_ttl_s, std::int64_t unstarted_ttl_s);
   std::optional<OAuthClientRecord> find_oauth_client(const std::string& client_id);
+  // /oauth/authorize accepted the client at `now`: it is past the short wait of registrations
+  // nobody started a sign-in with.
+  void mark_oauth_client_sign_in_started(const std::string& client_id, std::int64_t now);
   // A sign-in through the client issued a code at `now`: its registration is kept from then on.
   void mark_oauth_client_used(const std::string& client_id, std::int64_t now);
   // Inserts or replaces the user; an empty sealed_refresh_token keeps the one stored (a

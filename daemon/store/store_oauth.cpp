@@ -73,13 +73,16 @@ std::optional<OAuthTokenRecord> select_token(sqlite3* db, const std::string& tok
 }  // namespace
 
 bool Store::insert_oauth_client(const OAuthClientRecord& client, std::int64_t max_unused,
-                                std::int64_t unused_ttl_s) {
+                                std::int64_t unused_ttl_s, std::int64_t unstarted_ttl_s) {
   std::lock_guard lock(mutex_);
   const std::string operation = "Failed to register OAuth client \"" + client.client_name + "\"";
   SqliteTransaction transaction(db_, operation);
-  SqliteStatement purge(db_, "DELETE FROM oauth_clients WHERE last_used_at = 0 AND created_at < ?",
+  SqliteStatement purge(db_,
+                        "DELETE FROM oauth_clients WHERE last_used_at = 0 AND (created_at < ? OR "
+                        "(sign_in_started_at = 0 AND created_at < ?))",
                         operation);
-  purge.bind_integer(1, client.created_at - unused_ttl_s);
+  purge.bind_integer(1, client.created_at - unused_ttl_s)
+      .bind_integer(2, client.created_at - unstarted_ttl_s);
   purge.run();
   SqliteStatement count(db_, "SELECT count(*) FROM oauth_clients WHERE last_used_at = 0", operation);
   count.step();
@@ -100,6 +103,14 @@ bool Store::insert_oauth_client(const OAuthClientRecord& client, std::int64_t ma
   return true;
 }
 
+void Store::mark_oauth_client_sign_in_started(const std::string& client_id, std::int64_t now) {
+  std::lock_guard lock(mutex_);
+  SqliteStatement mark(db_, "UPDATE oauth_clients SET sign_in_started_at = ? WHERE client_id = ?",
+                       "Failed to record a sign-in start through OAuth client \"" + client_id + "\"");
+  mark.bind_integer(1, now).bind_text(2, client_id);
+  mark.run();
+}
+
 void Store::mark_oauth_client_used(const std::string& client_id, std::int64_t now) {
   std::lock_guard lock(mutex_);
   SqliteStatement mark(db_, "UPDATE oauth_clients SET last_used_at = ? WHERE client_id = ?",
@@ -111,8 +122,8 @@ void Store::mark_oauth_client_used(const std::string& client_id, std::int64_t no
 std::optional<OAuthClientRecord> Store::find_oauth_client(const std::string& client_id) {
   std::lock_guard lock(mutex_);
   SqliteStatement query(db_,
-                        "SELECT client_id, client_name, redirect_uris, created_at, last_used_at "
-                        "FROM oauth_clients WHERE client_id = ?",
+                        "SELECT client_id, client_name, redirect_uris, created_at, last_used_at, "
+                        "sign_in_started_at FROM oauth_clients WHERE client_id = ?",
                         "Failed to look up OAuth client \"" + client_id + "\"");
   query.bind_text(1, client_id);
   if (!query.step()) return std::nullopt;
@@ -122,6 +133,7 @@ std::optional<OAuthClientRecord> Store::find_oauth_client(const std::string& cli
   client.redirect_uris = split_lines(query.text(2));
   client.created_at = query.integer(3);
   client.last_used_at = query.integer(4);
+  client.sign_in_started_at = query.integer(5);
   return client;
 }
 

@@ -141,6 +141,13 @@ ALTER TABLE oauth_clients ADD COLUMN last_used_at INTEGER NOT NULL DEFAULT 0;
 UPDATE oauth_clients SET last_used_at = created_at;
 CREATE INDEX oauth_clients_unused ON oauth_clients (last_used_at, created_at);
 )sql",
+    // 7: a registration nobody starts a sign-in with (GET /oauth/authorize) is dropped after ten
+    // minutes (team/oauth/client_registration.cpp). sign_in_started_at: when /oauth/authorize
+    // last accepted the client; 0 never. Clients registered before count as started: kept.
+    R"sql(
+ALTER TABLE oauth_clients ADD COLUMN sign_in_started_at INTEGER NOT NULL DEFAULT 0;
+UPDATE oauth_clients SET sign_in_started_at = created_at;
+)sql",
 };
 
 }  // namespace

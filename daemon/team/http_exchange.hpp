@@ -16,6 +16,10 @@ struct HttpExchange {
   std::string query;  // raw, without '?'
   std::map<std::string, std::string> headers;  // names lowercased
   std::string body;
+  // The peer's IP address as the server saw it (a proxy's, behind one); per-address limits
+  // key on it. Empty when not known (tests handing exchanges in directly, which may leave it
+  // out of their braces: hence the initializer).
+  std::string client_address = {};
 
   // The header's value, or empty when absent.
   std::string header(const std::string& lowercase_name) const {

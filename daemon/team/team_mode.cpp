@@ -39,6 +39,7 @@ OAuthSettings oauth_settings(const config::DaemonConfig& config, const std::stri
   settings.allowed_domains = config.oauth.allowed_domains;
   settings.access_token_ttl_s = config.oauth.access_token_ttl_s;
   settings.refresh_token_ttl_s = config.oauth.refresh_token_ttl_s;
+  settings.registrations_per_hour = config.oauth.registrations_per_hour;
   return settings;
 }
 
@@ -101,6 +102,11 @@ TeamMode::TeamMode(const config::DaemonConfig& config, api::ApiContext& api,
   // Each open session may hold a call and its event stream; room for 60 or so users' sessions,
   // and for sign-ins beside them. More requests wait in Poco's queue.
   server.max_threads = 512;
+  server.connections.header_timeout = std::chrono::seconds(config.team.header_timeout_s);
+  server.connections.keep_alive = std::chrono::seconds(config.team.keep_alive_s);
+  server.connections.body_timeout = std::chrono::seconds(config.team.body_timeout_s);
+  server.connections.per_address = config.team.max_connections_per_address;
+  server.unauthenticated_per_minute = config.team.unauthenticated_per_minute;
   try {
     p.server = std::make_unique<TeamHttpServer>(server, *p.endpoint, p.oauth, logger);
   } catch (...) {

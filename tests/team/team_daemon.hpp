@@ -13,8 +13,11 @@ struct TeamDaemon {
   // extra: more config lines; [http] and [team] keys given here follow the defaults below.
   // https: serve TLS with a self-signed certificate for 127.0.0.1 made for the test
   // (certificate_path then names it, for clients to trust).
+  // runs_programs false: the test runs no Go program, so the daemon gets an empty build cache
+  // of its own rather than waiting for the shared one to be prewarmed.
   explicit TeamDaemon(const std::string& http_keys = "auth = none\n",
-                      const std::string& extra_sections = "", bool https = false);
+                      const std::string& extra_sections = "", bool https = false,
+                      bool runs_programs = true);
 
   int port = 0;
   std::string url;  // http(s)://127.0.0.1:PORT

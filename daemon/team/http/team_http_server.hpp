@@ -1,12 +1,15 @@
-// The daemon's team-mode HTTP server ([http] listen): Poco's HTTPServer on TCP, HTTPS when
-// [http] tls_certificate is set, dispatching `/mcp` to the MCP endpoint and the OAuth paths to
-// the authorization server (when auth = oauth); anything else is 404. Owned by Instance: start()
-// after what it lends is ready, stop() before it goes away.
+// The daemon's team-mode HTTP server ([http] listen): Poco's TCPServer with connections of our
+// own (team_connection.hpp) on TCP, HTTPS when [http] tls_certificate is set, dispatching `/mcp`
+// to the MCP endpoint and the OAuth paths to the authorization server (when auth = oauth);
+// anything else is 404. Slow clients and clients without sign-in are bounded so they cannot
+// starve signed-in users (connection_tracker.hpp, unauthenticated_gate.hpp; docs/team-mode.md).
+// Owned by TeamMode: start() after what it lends is ready, stop() before it goes away.
 #pragma once
 
 #include <memory>
 #include <string>
 
+#include "connection_tracker.hpp"
 #include "host_services.hpp"
 #include "mcp_endpoint.hpp"
 #include "oauth_routes.hpp"
@@ -14,7 +17,7 @@
 namespace Poco {
 class ThreadPool;
 namespace Net {
-class HTTPServer;
+class TCPServer;
 }
 }  // namespace Poco
 
@@ -26,7 +29,12 @@ struct HttpServerOptions {
   std::string tls_key;
   std::uint64_t max_request_bytes = 4u << 20;  // for the OAuth endpoints' bodies as well
   int max_threads = 64;
+  ConnectionLimits connections;
+  std::uint32_t unauthenticated_per_minute = 120;  // per client address
 };
+
+class TeamRequestHandler;
+class UnauthenticatedGate;
 
 class TeamHttpServer {
  public:
@@ -42,8 +50,12 @@ class TeamHttpServer {
   const std::string& bound_address() const noexcept { return bound_; }
 
  private:
+  // Declared in the order they are needed: the server goes first, the tracker last.
+  std::unique_ptr<ConnectionTracker> tracker_;
+  std::unique_ptr<UnauthenticatedGate> gate_;
+  std::unique_ptr<TeamRequestHandler> handler_;
   std::unique_ptr<Poco::ThreadPool> threads_;
-  std::unique_ptr<Poco::Net::HTTPServer> server_;
+  std::unique_ptr<Poco::Net::TCPServer> server_;
   std::string bound_;
   bool running_ = false;
 };

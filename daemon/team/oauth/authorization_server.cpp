@@ -55,6 +55,8 @@ AuthorizationServer::AuthorizationServer(OAuthSettings settings, store::Store& s
   upstream_ = std::make_unique<oauth::UpstreamOidcClient>(settings_.issuer, settings_.client_id,
                                                           settings_.client_secret_file);
   metadata_documents_ = std::make_unique<oauth::UpstreamHttp>(std::chrono::seconds(5));
+  registrations_ = std::make_unique<AddressRateLimiter>(
+      settings_.registrations_per_hour, 3600, [this] { return static_cast<double>(clock_()); });
 }
 
 AuthorizationServer::~AuthorizationServer() = default;
@@ -109,7 +111,23 @@ HttpReply AuthorizationServer::dispatch(const HttpExchange& request) {
     return request.method == "POST" ? token(request) : wrong_method("POST");
   }
   if (path == "/oauth/register") {
-    return request.method == "POST" ? register_client(request) : wrong_method("POST");
+    if (request.method != "POST") return wrong_method("POST");
+    // Per client address, before anything else: a flood from one address must not use up the
+    // room every other address registers in (docs/team-mode.md, "Slow and unknown clients").
+    if (const auto retry_s = registrations_->take(request.client_address)) {
+      logger_.log(plugin::LogLevel::warn, "oauth: refused a registration from " +
+                                              request.client_address + ": over [oauth] "
+                                              "registrations_per_hour");
+      HttpReply reply = oauth::oauth_error(
+          429, "temporarily_unavailable",
+          "Too many client registrations from your address (at most " +
+              std::to_string(registrations_->allowance()) +
+              " an hour, [oauth] registrations_per_hour); try again in " + std::to_string(*retry_s) +
+              " seconds.");
+      reply.headers.emplace_back("Retry-After", std::to_string(*retry_s));
+      return reply;
+    }
+    return register_client(request);
   }
   return oauth::page_reply(404, "Not found", path + " is not an OAuth endpoint of this server.");
 }

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <variant>
 
+#include "address_rate_limiter.hpp"
 #include "credentials_plugin.hpp"
 #include "host_services.hpp"
 #include "http_exchange.hpp"
@@ -99,6 +100,7 @@ class AuthorizationServer {
   std::unique_ptr<oauth::TokenSealer> sealer_;
   std::unique_ptr<oauth::UpstreamOidcClient> upstream_;
   std::unique_ptr<oauth::UpstreamHttp> metadata_documents_;  // fetches Client ID Metadata Documents
+  std::unique_ptr<AddressRateLimiter> registrations_;  // [oauth] registrations_per_hour
 
   std::mutex pending_mutex_;  // sign-ins between /oauth/authorize and /oauth/callback
   std::map<std::string, oauth::PendingAuthorization> pending_;

@@ -64,6 +64,13 @@ HttpReply AuthorizationServer::authorize(const HttpExchange& request) {
   } catch (const oauth::UpstreamError& e) {
     return oauth::page_reply(400, "Unknown client", std::string("The client's metadata document could not be fetched: ") + e.what());
   }
+  // A registration nobody started a sign-in with in its first minutes is gone, whether or not
+  // a later registration has purged it yet (client_registration.cpp).
+  if (client && client->created_at > 0 && client->last_used_at == 0 &&
+      client->sign_in_started_at == 0 &&
+      clock_() - client->created_at > settings_.unstarted_registration_ttl_s) {
+    client.reset();
+  }
   if (!client) {
     return oauth::page_reply(400, "Unknown client",
                              "This server does not know the client \"" + client_id +
@@ -114,6 +121,9 @@ HttpReply AuthorizationServer::authorize(const HttpExchange& request) {
   for (const auto& scope : scopes) {
     if (scope != "mcp") return refuse("invalid_scope", "the only scope is \"mcp\", not \"" + scope + "\"");
   }
+
+  // The client is in use: its registration outlives the short wait of unstarted ones.
+  if (client->created_at > 0) store_.mark_oauth_client_sign_in_started(client_id, clock_());
 
   oauth::PendingAuthorization pending;
   pending.client_id = client_id;

@@ -125,15 +125,18 @@ HttpReply AuthorizationServer::register_client(const HttpExchange& request) {
   client.client_id = "kgc-" + oauth::random_secret(24);
   client.created_at = clock_();
   if (!store_.insert_oauth_client(client, settings_.max_unused_registrations,
-                                  settings_.unused_registration_ttl_s)) {
+                                  settings_.unused_registration_ttl_s,
+                                  settings_.unstarted_registration_ttl_s)) {
     logger_.log(plugin::LogLevel::warn,
                 "oauth: refused a registration: " + std::to_string(settings_.max_unused_registrations) +
                     " registrations are waiting for their first sign-in");
+    // Those nobody starts a sign-in with are gone within unstarted_registration_ttl_s.
+    const std::int64_t retry_s = std::max<std::int64_t>(60, settings_.unstarted_registration_ttl_s);
     HttpReply reply = oauth::oauth_error(
         429, "temporarily_unavailable",
-        "Too many clients registered here recently without signing in; try again in an hour, or "
-        "ask the server's operator.");
-    reply.headers.emplace_back("Retry-After", "3600");
+        "Too many clients registered here recently without signing in; try again in " +
+            std::to_string((retry_s + 59) / 60) + " minutes, or ask the server's operator.");
+    reply.headers.emplace_back("Retry-After", std::to_string(retry_s));
     return reply;
   }
   logger_.log(plugin::LogLevel::info, "oauth: registered client \"" + client.client_name +

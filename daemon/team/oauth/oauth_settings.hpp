@@ -21,11 +21,15 @@ struct OAuthSettings {
   std::vector<std::string> allowed_domains;  // email domains; both empty: nobody is let in
   std::int64_t access_token_ttl_s = 900;
   std::int64_t refresh_token_ttl_s = 604800;
-  // Dynamic registration is open to anyone: a registration no sign-in has used is dropped after
-  // unused_registration_ttl_s, and at most max_unused_registrations wait at once (more get 429).
-  // Not config keys: fixed for a deployment, lowered by tests.
+  // Dynamic registration is open to anyone ([oauth] registrations_per_hour per client address):
+  // a registration nobody started a sign-in with is dropped after unstarted_registration_ttl_s,
+  // one no sign-in completed through after unused_registration_ttl_s, and at most
+  // max_unused_registrations wait at once (more get 429). Not config keys: fixed for a
+  // deployment, lowered by tests.
+  std::uint32_t registrations_per_hour = 30;
   std::int64_t max_unused_registrations = 1000;
   std::int64_t unused_registration_ttl_s = 86400;
+  std::int64_t unstarted_registration_ttl_s = 600;
 };
 
 }  // namespace kg::team

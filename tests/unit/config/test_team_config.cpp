@@ -47,12 +47,18 @@ TEST_CASE("every team-mode key is read from the file") {
                                "allowed_domains = example.com\n"
                                "access_token_ttl_s = 60\n"
                                "refresh_token_ttl_s = 3600\n"
+                               "registrations_per_hour = 7\n"
                                "[team]\n"
                                "run_as = daemon\n"
                                "max_sessions_per_user = 64\n"
                                "max_queued_per_user = 1\n"
                                "calls_per_minute = 6000\n"
-                               "idle_timeout_s = 5\n");
+                               "idle_timeout_s = 5\n"
+                               "header_timeout_s = 3\n"
+                               "keep_alive_s = 4\n"
+                               "body_timeout_s = 6\n"
+                               "max_connections_per_address = 100000\n"
+                               "unauthenticated_per_minute = 1\n");
   const auto loaded = load_config(file);
   CHECK(loaded.warnings.empty());
   const DaemonConfig& config = loaded.config;
@@ -73,11 +79,17 @@ TEST_CASE("every team-mode key is read from the file") {
       {"oauth.allowed_domains", "example.com"},
       {"oauth.access_token_ttl_s", "60"},
       {"oauth.refresh_token_ttl_s", "3600"},
+      {"oauth.registrations_per_hour", "7"},
       {"team.run_as", "daemon"},
       {"team.max_sessions_per_user", "64"},
       {"team.max_queued_per_user", "1"},
       {"team.calls_per_minute", "6000"},
       {"team.idle_timeout_s", "5"},
+      {"team.header_timeout_s", "3"},
+      {"team.keep_alive_s", "4"},
+      {"team.body_timeout_s", "6"},
+      {"team.max_connections_per_address", "100000"},
+      {"team.unauthenticated_per_minute", "1"},
   };
   std::size_t checked = 0;
   for (const auto& spec : config_key_specs()) {
@@ -156,6 +168,31 @@ TEST_CASE("--http checks the team settings again, naming itself") {
     CHECK(std::string(e.what()).find("--http 0.0.0.0:8080: http.auth: none lets everyone") !=
           std::string::npos);
   }
+}
+
+}  // namespace kg::config
+
+namespace kg::config {
+
+TEST_CASE("the limits on slow and unknown clients refuse values out of range, naming the key") {
+  TempDir dir;
+  auto env = isolated_env("/home/tester");
+  auto refused = [&](const std::string& text, const std::string& expected) {
+    CAPTURE(text);
+    try {
+      load_config(write_file(dir / "kg.ini", text));
+      FAIL("accepted");
+    } catch (const ConfigError& e) {
+      CHECK(std::string(e.what()).find(expected) != std::string::npos);
+    }
+  };
+  refused("[team]\nheader_timeout_s = 0\n", "team.header_timeout_s");
+  refused("[team]\nheader_timeout_s = 301\n", "an integer from 1 to 300");
+  refused("[team]\nkeep_alive_s = soon\n", "team.keep_alive_s");
+  refused("[team]\nbody_timeout_s = 0\n", "team.body_timeout_s");
+  refused("[team]\nmax_connections_per_address = 0\n", "team.max_connections_per_address");
+  refused("[team]\nunauthenticated_per_minute = -5\n", "team.unauthenticated_per_minute");
+  refused("[oauth]\nregistrations_per_hour = 0\n", "oauth.registrations_per_hour");
 }
 
 }  // namespace kg::config
