@@ -9,6 +9,8 @@
 
 #include <sstream>
 
+#include "../support/test_json.hpp"
+
 namespace kg::test {
 namespace {
 
@@ -57,8 +59,7 @@ std::string register_http_client(const HttpProbe& daemon, const std::string& nam
       {{"Content-Type", "application/json"}});
   INFO(answer.body);
   REQUIRE(answer.status == 201);
-  rapidjson::Document json;
-  json.Parse(answer.body.c_str());
+  const rapidjson::Document json = kg::test::test_json(answer.body);
   return json["client_id"].GetString();
 }
 
@@ -105,8 +106,7 @@ std::string sign_in_over_http(const HttpProbe& daemon, const std::string& daemon
       {{"Content-Type", "application/x-www-form-urlencoded"}});
   INFO(token.body);
   REQUIRE(token.status == 200);
-  rapidjson::Document json;
-  json.Parse(token.body.c_str());
+  const rapidjson::Document json = kg::test::test_json(token.body);
   return json["access_token"].GetString();
 }
 
