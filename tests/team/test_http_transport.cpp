@@ -6,7 +6,11 @@
 #include <thread>
 #include <vector>
 
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "json_text_probe.hpp"
+#include "source_bound_client.hpp"
 #include "team_daemon.hpp"
 #include "../support/test_json.hpp"
 
@@ -213,6 +217,29 @@ TEST_CASE("bad HTTP requests get clear errors while others keep being served") {
 
   CHECK(http.request("GET", "/nowhere", "", {}).status == 404);
   CHECK(http.request("PUT", "/mcp", "", {}).status == 405);
+
+  // A body shorter than its Content-Length (the client hung up halfway) is never read as a
+  // shorter request: a prefix of a request can be a valid, different one.
+  {
+    const std::string sent = initialize_request();
+    const int fd = connect_from("127.0.0.1", team.port);
+    REQUIRE(fd >= 0);
+    const std::string head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(team.port) +
+                             "\r\n"
+                             "Content-Type: application/json\r\n"
+                             "Accept: application/json, text/event-stream\r\n"
+                             "Connection: close\r\nContent-Length: " +
+                             std::to_string(sent.size() + 50) + "\r\n\r\n";
+    const std::string request = head + sent;
+    REQUIRE(::send(fd, request.data(), request.size(), MSG_NOSIGNAL) ==
+            static_cast<ssize_t>(request.size()));
+    ::shutdown(fd, SHUT_WR);
+    const RawAnswer cut = read_answer(fd, std::chrono::seconds(10));
+    ::close(fd);
+    INFO(cut.text.substr(0, 400));
+    CHECK(cut.status == 400);
+    CHECK(cut.body().find("ended after " + std::to_string(sent.size())) != std::string::npos);
+  }
 
   // The server still serves: its own origin is fine, and so is a request without one.
   const ProbeAnswer good = http.post_mcp(initialize_request(), {{"Origin", team.url}});

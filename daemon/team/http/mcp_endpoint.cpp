@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "capped_request_body.hpp"
 #include "json_rpc.hpp"
 #include "protocol_versions.hpp"
 #include "queued_reply.hpp"
@@ -121,6 +122,8 @@ void McpEndpoint::serve(HttpExchange request, const BodyReader& read_body, Respo
       request.body = read_body(options_.max_request_bytes);
     } catch (const BodyTooLargeError& e) {
       return out.send(rpc_error_reply(413, "null", mcp::RpcErrorCode::invalid_request, e.what()));
+    } catch (const net::IncompleteBodyError& e) {
+      return out.send(rpc_error_reply(400, "null", mcp::RpcErrorCode::invalid_request, e.what()));
     }
     return post(request, user, out);
   }

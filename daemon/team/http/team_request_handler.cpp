@@ -190,6 +190,12 @@ void TeamRequestHandler::handle(Poco::Net::HTTPServerRequest& request,
     reply.body = std::string(R"({"error":"invalid_request","error_description":)") + "\"" +
                  "request body too large" + "\"}";
     out.send(reply);
+  } catch (const net::IncompleteBodyError& e) {
+    HttpReply reply;
+    reply.status = 400;
+    reply.body = std::string(R"({"error":"invalid_request","error_description":")") + e.what() +
+                 "\"}";  // the message is plain ASCII without quotes (capped_request_body.cpp)
+    out.send(reply);
   } catch (...) {
     const std::string what = describe_error_chain(std::current_exception());
     // The path only: a query may carry a code or state (/oauth/callback).
