@@ -1,6 +1,6 @@
 // Loads every plugin the loader can discover into the registry, for the daemon's start-up.
-// Policy (docs/architecture.md): a plugin that fails to load or says it cannot work here is logged and
-// skipped; the daemon keeps going with the others.
+// Policy (docs/architecture.md): a plugin that fails to load or says it cannot work here is logged
+// and skipped; the daemon keeps going with the others.
 #pragma once
 
 #include <cstddef>
