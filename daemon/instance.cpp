@@ -18,6 +18,7 @@
 #include "binary_cache.hpp"
 #include "curated_packages.hpp"
 #include "module_tidier.hpp"
+#include "tidy_module_cache.hpp"
 #include "build_paths.hpp"
 #include "daemon_host_services.hpp"
 #include "error_chain.hpp"
@@ -81,6 +82,7 @@ struct Instance::Parts {
   sandbox::KubernetesSandboxProvider* kubernetes = nullptr;  // provider, when it is that one
   std::unique_ptr<sandbox::BaseCache> base_cache;
   std::unique_ptr<sandbox::BinaryCache> binary_cache;
+  std::unique_ptr<sandbox::TidyModuleCache> tidy_modules;  // outlives tidier, which fills it
   std::unique_ptr<sandbox::ModuleTidier> tidier;
   std::unique_ptr<DaemonHostServices> host;
   std::unique_ptr<plugin_host::PluginRegistry> plugins;
@@ -162,8 +164,6 @@ void Instance::start_parts() {
   sandbox_layout.base_cache_dir = or_default(config_.base_cache_dir, "gocache-base");
   sandbox_layout.base_modcache_dir = or_default(config_.base_modcache_dir, "gomodcache-base");
   sandbox_layout.lockfile_dir = p.layout.lockfile_dir;
-  sandbox_layout.extra_modcache_dir = config_.state_dir + "/gomodcache-extra";
-  sandbox_layout.binary_cache_dir = or_default(config_.binary_cache_dir, "bincache");
   sandbox_layout.sandboxes_dir = config_.state_dir + "/sandboxes";
   sandbox_layout.share_host_network = config_.sandbox_network == "host";
   sandbox_layout.egress_network = config_.sandbox_network == "egress";
@@ -173,11 +173,13 @@ void Instance::start_parts() {
       config_.sandbox_network == "allowlist" ||
       (config_.sandbox_network == "auto" && config_.credentials_plugin != "none");
   sandbox_layout.disk_bytes = config_.limits.disk_bytes;
+  p.tidy_modules = std::make_unique<sandbox::TidyModuleCache>(
+      config_.state_dir + "/gomodcache-extra", config_.tidy_modules_max_bytes, logger_);
   p.tidier = std::make_unique<sandbox::ModuleTidier>(
       p.layout.go_root + "/bin/go", p.layout.lockfile_dir, sandbox_layout.base_modcache_dir,
-      sandbox_layout.extra_modcache_dir, config_.state_dir + "/tidy", logger_);
+      *p.tidy_modules, config_.state_dir + "/tidy", logger_);
   p.binary_cache = std::make_unique<sandbox::BinaryCache>(
-      sandbox_layout.binary_cache_dir, config_.binary_cache_max_bytes, logger_);
+      or_default(config_.binary_cache_dir, "bincache"), config_.binary_cache_max_bytes, logger_);
   sandbox::LocalSandboxPolicy sandbox_policy;
   sandbox_policy.memory_bytes = config_.limits.memory_bytes;
   sandbox_policy.pids = config_.limits.pids;
@@ -319,7 +321,8 @@ int Instance::run() {
       *p.sessions, *p.plugins, *p.credentials, *p.store, logger_, kVersion, config_.socket_path,
       config_.state_dir, config_.max_request_bytes, config_.max_sessions, config_.max_queued,
       std::chrono::steady_clock::now(), std::string(p.provider->name()),
-      p.provider->isolation_summary(), p.base_cache.get(), p.provider->warnings(), {}});
+      p.provider->isolation_summary(), p.base_cache.get(), p.provider->warnings(), {},
+      p.tidy_modules.get()});
   try {
     p.api_server = std::make_unique<api::ApiServer>(*p.api_context);
   } catch (...) {

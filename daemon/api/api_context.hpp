@@ -11,6 +11,7 @@
 #include "plugin_registry.hpp"
 #include "session_manager.hpp"
 #include "store/store.hpp"
+#include "tidy_module_cache.hpp"
 
 namespace kg::api {
 
@@ -42,6 +43,7 @@ struct ApiContext {
   // Choices that weaken isolation, made explicitly in the config ([sandbox] host_uid = 0).
   std::vector<std::string> warnings;
   TeamEndpointStatus team;  // set by Instance once team mode is bound
+  const sandbox::TidyModuleCache* tidy_modules = nullptr;  // its usage, for /v1/health
 };
 
 }  // namespace kg::api

@@ -86,6 +86,16 @@ std::string health_json(const ApiContext& context) {
     }
     w.EndObject();
   }
+  // The modules go mod tidy fetched, all users together, against [cache] tidy_modules_max_bytes.
+  if (context.tidy_modules != nullptr) {
+    const auto usage = context.tidy_modules->usage();
+    w.Key("tidy_modules");
+    w.StartObject();
+    w.Key("bytes"); w.Uint64(usage.bytes);
+    w.Key("limit_bytes"); w.Uint64(usage.limit_bytes);
+    w.Key("entries"); w.Uint64(usage.entries);
+    w.EndObject();
+  }
   // The prewarmed Go build cache: a stale one is built by the first call that needs it. (None on
   // the host when the provider's sandboxes bring their own.)
   if (context.base_cache == nullptr) {

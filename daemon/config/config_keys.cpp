@@ -258,6 +258,13 @@ constexpr ConfigKeySpec kKeySpecs[] = {
              "the cache off.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.binary_cache_max_bytes = v.number; },
      .current = [](const DaemonConfig& c) { return std::to_string(c.binary_cache_max_bytes); }},
+    {.section = "cache", .name = "tidy_modules_max_bytes", .kind = ValueKind::integer,
+     .min = 1048576, .max = 1099511627776, .default_text = "1073741824",
+     .help = "Size bound of the modules go mod tidy fetched for imports outside the curated "
+             "lockfile (`<state_dir>/gomodcache-extra`, all users together); the least recently "
+             "used module versions go first. /v1/health reports its use (tidy_modules).",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.tidy_modules_max_bytes = v.number; },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.tidy_modules_max_bytes); }},
     {.section = "limits", .name = "run_timeout_ms", .kind = ValueKind::integer, .min = 100,
      .max = 3600000, .default_text = "60000",
      .help = "Wall-clock limit of a program's run phase; a request's timeout_ms may only lower it.",

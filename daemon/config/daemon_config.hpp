@@ -108,6 +108,7 @@ struct DaemonConfig {
   std::string kubernetes_daemon_id;        // daemon_id; empty: the host name (as a DNS label)
   std::string binary_cache_dir;            // [cache] binary_dir; empty: <state_dir>/bincache
   std::uint64_t binary_cache_max_bytes = 2ull << 30;  // [cache] binary_max_bytes, 0..1 TiB; 0: off
+  std::uint64_t tidy_modules_max_bytes = 1ull << 30;  // [cache] tidy_modules_max_bytes, 1 MiB..1 TiB
   LimitsConfig limits;
   HttpConfig http;
   OAuthConfig oauth;

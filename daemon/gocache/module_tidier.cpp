@@ -80,22 +80,29 @@ std::vector<std::string> moved_versions(const std::string& before, const std::st
 }
 
 ModuleTidier::ModuleTidier(std::string go_binary, std::string lockfile_dir,
-                           std::string base_modcache, std::string extra_modcache,
+                           std::string base_modcache, TidyModuleCache& modules,
                            std::string work_root, plugin::Logger& logger)
     : go_binary_(std::move(go_binary)),
       lockfile_dir_(std::move(lockfile_dir)),
       base_modcache_(std::move(base_modcache)),
-      extra_modcache_(std::move(extra_modcache)),
+      modules_(modules),
       work_root_(std::move(work_root)),
       upstream_proxy_(upstream_proxy_from_environment()),
       logger_(logger) {
-  fs::create_directories(extra_modcache_);
   fs::create_directories(work_root_);
 }
 
-plugin::TidyOutcome ModuleTidier::tidy(std::span<const plugin::SourceFile> files,
-                                       std::uint32_t timeout_ms) {
+plugin::TidyOutcome ModuleTidier::tidy(std::string_view owner,
+                                       std::span<const plugin::SourceFile> files,
+                                       std::uint32_t timeout_ms, const std::string& link_folder) {
   if (stopping_) throw plugin::SandboxError("The daemon is stopping; it runs no go mod tidy");
+  const TidyModuleCache::Use in_use(modules_);  // nothing is evicted until the links are made
+  std::string modcache;
+  try {
+    modcache = modules_.owner_modcache(owner);
+  } catch (const std::exception&) {
+    std::throw_with_nested(plugin::SandboxError("Cannot prepare go mod tidy's module cache"));
+  }
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   const fs::path work = fs::path(work_root_) / ("tidy-" + std::to_string(rng()));
   struct Cleanup {
@@ -114,7 +121,7 @@ plugin::TidyOutcome ModuleTidier::tidy(std::span<const plugin::SourceFile> files
     std::throw_with_nested(plugin::SandboxError("Cannot prepare go mod tidy in " + work.string()));
   }
   Poco::Process::Env env;
-  env["GOMODCACHE"] = extra_modcache_;
+  env["GOMODCACHE"] = modcache;
   env["GOPROXY"] = "file://" + base_modcache_ + "/cache/download," + upstream_proxy_;
   env["GOFLAGS"] = "-mod=mod -modcacherw";
   env["GOTOOLCHAIN"] = "local";
@@ -157,6 +164,13 @@ plugin::TidyOutcome ModuleTidier::tidy(std::span<const plugin::SourceFile> files
     outcome.go_mod = read_text(work / "go.mod");
     outcome.go_sum = read_text(work / "go.sum");
     outcome.moved = moved_versions(read_text(fs::path(lockfile_dir_) / "go.mod"), outcome.go_mod);
+    if (!link_folder.empty()) {
+      try {
+        modules_.link_for(owner, outcome.go_sum, link_folder);
+      } catch (const std::exception&) {
+        std::throw_with_nested(plugin::SandboxError("Cannot hand the tidied modules to the sandbox"));
+      }
+    }
   }
   logger_.log(plugin::LogLevel::info, std::string("go mod tidy ") + (outcome.ok ? "succeeded" : "failed"));
   return outcome;

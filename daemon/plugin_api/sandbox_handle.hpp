@@ -112,7 +112,8 @@ class SandboxHandle {
   // is larger than max_bytes.
   virtual std::optional<std::string> read_file(std::string_view path, std::uint64_t max_bytes) = 0;
 
-  // The binary cache (per trust boundary, kept by the host across sandboxes and sessions).
+  // The binary cache (per owner, the session's user; kept by the host across that owner's
+  // sandboxes and sessions, never shown to another owner's sandbox).
   // cached_binary: the in-sandbox path of the executable cached under `key` (lowercase hex), or
   // nullopt on a miss. store_binary: keeps the executable at `sandbox_path` (under the sandbox's
   // home) under `key`, only when the last command succeeded with clean_state; a failure to store

@@ -59,6 +59,9 @@ struct CallServices {
   ModuleTidier* tidier = nullptr;
   net::RequestCanceller* canceller = nullptr;
   SandboxWait* wait = nullptr;
+  // Whose caches the call uses (SessionOwner::id; empty: the daemon's own user). A sandbox that
+  // got a handle with a cache for one owner refuses one for another (docs/security.md).
+  std::string owner;
 };
 
 // What a session asks of a new sandbox.

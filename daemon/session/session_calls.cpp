@@ -147,7 +147,7 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
       sandbox::SandboxWait wait;
       const auto handle = session.sandbox->call_handle(
           {.binary_cache = binary_cache_, .tidier = &tidier_, .canceller = &session.canceller,
-           .wait = &wait});
+           .wait = &wait, .owner = session.record.owner});
       session.sandbox->take_egress_refusals();  // [egress hook] earlier ones are not this call's
       call.result = runtime.execute(request, *handle, watch);
       // [egress hook] Connections the egress proxy refused during this call (allowlist).

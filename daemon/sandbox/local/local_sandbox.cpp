@@ -40,6 +40,13 @@ std::vector<std::string> LocalSandbox::take_egress_refusals() {
 }
 
 std::unique_ptr<plugin::SandboxHandle> LocalSandbox::call_handle(const CallServices& services) {
+  if (services.binary_cache != nullptr || services.tidier != nullptr) {
+    if (!owner_) owner_ = services.owner;
+    if (*owner_ != services.owner) {
+      throw plugin::SandboxError("Sandbox " + id_ + " holds another user's cache entries; it is "
+                                 "never used for a second user");
+    }
+  }
   return std::make_unique<LocalSandboxHandle>(*this, policy_, services, logger_);
 }
 

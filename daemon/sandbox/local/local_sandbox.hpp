@@ -48,7 +48,9 @@ class LocalSandbox final : public Sandbox {
   // of the call that caused them.
   std::vector<std::string> take_egress_refusals() override;
   // A LocalSandboxHandle: the sandbox's cgroup limits per command, the binary cache filled
-  // straight from the sandbox's root.
+  // straight from the sandbox's root. The first handle with a cache (binary or tidy) makes the
+  // sandbox its owner's for good; one for another owner throws plugin::SandboxError, so no
+  // sandbox ever holds links to two users' entries (docs/security.md).
   std::unique_ptr<plugin::SandboxHandle> call_handle(const CallServices& services) override;
   // Kills the sandbox's processes, so a command in flight fails at once.
   void interrupt() noexcept override;
@@ -73,6 +75,7 @@ class LocalSandbox final : public Sandbox {
   std::optional<EgressNetwork> network_;
   std::unique_ptr<EgressProxy> egress_proxy_;
   bool reaped_ = false;
+  std::optional<std::string> owner_;  // set by the first call_handle() with a cache
   plugin::Logger& logger_;
   SandboxClient client_;
 };

@@ -80,7 +80,14 @@ plugin::CommandOutcome LocalSandboxHandle::run_command(const plugin::CommandSpec
 }
 
 std::optional<std::string> LocalSandboxHandle::cached_binary(std::string_view key) {
-  if (!cache_ || !cache_->contains(key)) return std::nullopt;
+  if (!cache_) return std::nullopt;
+  try {
+    // The sandbox sees its owner's hits only: each one a link in its own folder.
+    if (!cache_->link_into(owner_, key, sandbox_.dir() + "/" + kSandboxBinaryLinks)) return std::nullopt;
+  } catch (const std::exception& e) {
+    logger_.log(plugin::LogLevel::warn, "Binary cache: " + describe_error_chain(e) + "; building");
+    return std::nullopt;
+  }
   return std::string(kSandboxBinaryCachePath) + "/" + std::string(key);
 }
 
@@ -108,10 +115,10 @@ void LocalSandboxHandle::store_binary(std::string_view key, std::string_view san
     if (freeze_against_sandbox(file.get(), info)) {
       // The descriptor keeps this very file, whatever the program does to the path: the copy
       // can wait until the call has returned.
-      cache_->store_later(std::string(key), std::move(file));
+      cache_->store_later(owner_, std::string(key), std::move(file));
       return;
     }
-    cache_->store(key, "/proc/self/fd/" + std::to_string(file.get()));
+    cache_->store(owner_, key, "/proc/self/fd/" + std::to_string(file.get()));
   } catch (const std::exception& e) {
     logger_.log(plugin::LogLevel::warn, "Binary cache: " + describe_error_chain(e));
   }

@@ -10,6 +10,7 @@
 
 #include "binary_cache.hpp"
 #include "local_sandbox.hpp"
+#include "local_sandbox_layout.hpp"
 #include "local_sandbox_policy.hpp"
 #include "module_tidier.hpp"
 #include "sandbox_client.hpp"
@@ -25,6 +26,7 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
         policy_(policy),
         cache_(services.binary_cache),
         tidier_(services.tidier),
+        owner_(services.owner),
         canceller_(services.canceller),
         logger_(logger),
         wait_(services.wait) {}
@@ -54,7 +56,8 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
                                   std::uint32_t timeout_ms) override {
     if (tidier_ == nullptr) throw plugin::SandboxError("This sandbox cannot tidy modules");
     const TimedSandboxWait timed(wait_);
-    return tidier_->tidy(files, timeout_ms);
+    return tidier_->tidy(owner_, files, timeout_ms,
+                         sandbox_.dir() + "/" + kSandboxModuleLinks);
   }
 
  private:
@@ -63,6 +66,7 @@ class LocalSandboxHandle final : public plugin::SandboxHandle {
   const LocalSandboxPolicy& policy_;
   BinaryCache* cache_;  // null: no cache
   ModuleTidier* tidier_;  // null: no tidy
+  std::string owner_;     // whose cache entries the call may use (CallServices::owner)
   net::RequestCanceller* canceller_;
   plugin::Logger& logger_;
   SandboxWait* wait_;  // null: not tallied

@@ -97,9 +97,9 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
   args.insert(args.end(), {access == BaseCacheAccess::writable ? "--bind" : "--ro-bind",
                            layout.base_cache_dir, kSandboxBaseCachePath});
   args.insert(args.end(), {"--ro-bind", layout.base_modcache_dir, kSandboxModcachePath});
-  args.insert(args.end(), {"--ro-bind", layout.extra_modcache_dir, kSandboxExtraModcachePath});
+  args.insert(args.end(), {"--ro-bind", sandbox_dir + "/" + kSandboxModuleLinks, kSandboxExtraModcachePath});
   args.insert(args.end(), {"--ro-bind", layout.lockfile_dir, kSandboxLockfilePath});
-  args.insert(args.end(), {"--ro-bind", layout.binary_cache_dir, kSandboxBinaryCachePath});
+  args.insert(args.end(), {"--ro-bind", sandbox_dir + "/" + kSandboxBinaryLinks, kSandboxBinaryCachePath});
   args.insert(args.end(), {"--proc", "/proc", "--dev", "/dev"});
   add_private_tmpfs(args, "/dev/shm", layout.disk_bytes, "1777");
   // No pseudo-terminals: a build or a program needs none, and each one comes from a pool the

@@ -11,6 +11,12 @@
 
 namespace kg::sandbox {
 
+// Folders in each sandbox's host folder, bound read-only at kSandboxBinaryCachePath and
+// kSandboxExtraModcachePath: hard links to the binary cache hits (BinaryCache::link_into) and the
+// tidied modules (TidyModuleCache::link_for) of the sandbox's one owner (docs/security.md).
+inline constexpr const char* kSandboxBinaryLinks = "bincache";
+inline constexpr const char* kSandboxModuleLinks = "modules";
+
 struct LocalSandboxLayout {
   std::string bwrap_path;        // the bwrap executable
   std::string server_binary;     // kode-gopher-sandbox on the host
@@ -23,10 +29,11 @@ struct LocalSandboxLayout {
   std::string go_root;           // GOROOT on the host, bound read-only at the same path
   std::string base_cache_dir;    // the prewarmed Go build cache (native layout)
   std::string base_modcache_dir; // the Go module cache with the lockfile's modules
-  std::string extra_modcache_dir; // modules go mod tidy fetched (ModuleTidier)
   std::string lockfile_dir;      // sandbox/lockfile: go.mod, go.sum, curated.go
-  std::string binary_cache_dir;  // BinaryCache's folder
-  std::string sandboxes_dir;     // per-sandbox state: <state_dir>/sandboxes
+  // per-sandbox state: <state_dir>/sandboxes. The binary cache and the tidy module cache are
+  // never bound: each sandbox sees only the links to its own owner's entries that the daemon
+  // puts in its folder (kSandboxBinaryLinks, kSandboxModuleLinks).
+  std::string sandboxes_dir;
   // [sandbox] network = host: keep the host's network namespace (loopback services included).
   // An explicit, unsafe opt-in for benchmarks and emulators; never for untrusted code.
   bool share_host_network = false;

@@ -87,8 +87,8 @@ std::vector<PathAccess> host_paths_to_reach(const LocalSandboxLayout& layout) {
   for (const auto& runner : {layout.yaegi_runner_binary, layout.yaegi_cloud_runner_binary}) {
     if (!runner.empty()) checks.push_back({runner, R_OK | X_OK});
   }
-  for (const auto& dir : {layout.base_cache_dir, layout.base_modcache_dir, layout.extra_modcache_dir,
-                          layout.lockfile_dir, layout.binary_cache_dir, layout.go_root}) {
+  for (const auto& dir : {layout.base_cache_dir, layout.base_modcache_dir, layout.lockfile_dir,
+                          layout.go_root}) {
     checks.push_back({dir, R_OK | X_OK});
   }
   checks.push_back({layout.sandboxes_dir, X_OK});
@@ -111,8 +111,6 @@ LocalSandboxProvider::LocalSandboxProvider(LocalSandboxLayout layout, plugin::Lo
   fs::create_directories(layout_.sandboxes_dir);
   fs::create_directories(layout_.base_cache_dir);
   fs::create_directories(layout_.base_modcache_dir);
-  fs::create_directories(layout_.binary_cache_dir);
-  fs::create_directories(layout_.extra_modcache_dir);
   if (layout_.egress_proxy) {
     try {
       policy_.egress_allowlist.validate();
@@ -174,6 +172,13 @@ std::unique_ptr<LocalSandbox> LocalSandboxProvider::open_local(BaseCacheAccess a
   const std::string dir = layout_.sandboxes_dir + "/" + id;
   try {
     fs::create_directories(dir);
+    // The daemon's, read-only inside: only it adds links to the owner's cache entries.
+    for (const char* links : {kSandboxBinaryLinks, kSandboxModuleLinks}) {
+      fs::create_directory(dir + "/" + links);
+      fs::permissions(dir + "/" + links, fs::perms::owner_all | fs::perms::group_read |
+                                             fs::perms::group_exec | fs::perms::others_read |
+                                             fs::perms::others_exec);
+    }
     if (access == BaseCacheAccess::writable) fs::create_directories(dir + "/tmp");
     if (layout_.egress_network) std::ofstream(dir + "/resolv.conf") << EgressNetwork::resolv_conf();
     ::chmod(dir.c_str(), 0700);

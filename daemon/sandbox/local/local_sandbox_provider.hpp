@@ -43,7 +43,7 @@ class LocalSandboxProvider final : public SandboxProvider {
   std::unique_ptr<LocalSandbox> open_local(BaseCacheAccess access);
 
   // At daemon start: kills what is left of sandboxes of a daemon that died, and removes their
-  // folders. Returns how many it found.
+  // folders (with the links to cache entries they held). Returns how many it found.
   int reap_orphans() override;
 
   const LocalSandboxLayout& layout() const noexcept { return layout_; }

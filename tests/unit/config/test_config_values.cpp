@@ -77,6 +77,7 @@ TEST_CASE("every key is read from the file") {
                                "[cache]\n"
                                "binary_dir = /var/cache/kg-bin\n"
                                "binary_max_bytes = 0\n"
+                               "tidy_modules_max_bytes = 1048576\n"
                                "[limits]\n"
                                "run_timeout_ms = 3600000\n"
                                "build_timeout_ms = 1000\n"
@@ -119,6 +120,7 @@ TEST_CASE("every key is read from the file") {
   CHECK(config.sandbox_allowed_ports == std::vector<std::uint32_t>{443, 8443});
   CHECK(config.binary_cache_dir == "/var/cache/kg-bin");
   CHECK(config.binary_cache_max_bytes == 0);
+  CHECK(config.tidy_modules_max_bytes == 1048576);
   CHECK(config.limits.run_timeout_ms == 3600000);
   CHECK(config.limits.build_timeout_ms == 1000);
   CHECK(config.limits.output_bytes == 67108864);
@@ -156,6 +158,7 @@ TEST_CASE("every key is read from the file") {
       {"sandbox.allowed_ports", "443, 8443"},
       {"cache.binary_dir", "/var/cache/kg-bin"},
       {"cache.binary_max_bytes", "0"},
+      {"cache.tidy_modules_max_bytes", "1048576"},
       {"limits.run_timeout_ms", "3600000"},
       {"limits.build_timeout_ms", "1000"},
       {"limits.output_bytes", "67108864"},
@@ -224,6 +227,10 @@ TEST_CASE("integers must be plain decimal within their range") {
         "<file>: daemon.max_queued: must be an integer from 0 to 4096, got \"4097\"");
   CHECK(one_issue(dir, "daemon", "queue_timeout_ms", "99") ==
         "<file>: daemon.queue_timeout_ms: must be an integer from 100 to 3600000, got \"99\"");
+  // The tidy module cache needs room for at least a module or two; 0 does not turn it off.
+  CHECK(one_issue(dir, "cache", "tidy_modules_max_bytes", "0") ==
+        "<file>: cache.tidy_modules_max_bytes: must be an integer from 1048576 to 1099511627776, "
+        "got \"0\"");
   CHECK(one_issue(dir, "daemon", "max_request_bytes", "1073741825") ==
         "<file>: daemon.max_request_bytes: must be an integer from 1024 to 1073741824, got "
         "\"1073741825\"");

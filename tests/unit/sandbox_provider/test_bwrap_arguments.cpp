@@ -17,9 +17,7 @@ LocalSandboxLayout layout() {
   l.go_root = "/opt/go";
   l.base_cache_dir = "/s/gocache-base";
   l.base_modcache_dir = "/s/gomodcache-base";
-  l.extra_modcache_dir = "/s/gomodcache-extra";
   l.lockfile_dir = "/b/lockfile";
-  l.binary_cache_dir = "/s/bincache";
   l.sandboxes_dir = "/s/sandboxes";
   return l;
 }
@@ -49,7 +47,14 @@ TEST_CASE("a sandbox gets fresh namespaces, read-only shared parts and private w
   CHECK(has(args, {"--ro-bind", "/opt/go", "/opt/go"}));
   CHECK(has(args, {"--ro-bind", "/s/gocache-base", kSandboxBaseCachePath}));
   CHECK(has(args, {"--ro-bind", "/s/gomodcache-base", kSandboxModcachePath}));
-  CHECK(has(args, {"--ro-bind", "/s/bincache", kSandboxBinaryCachePath}));
+  // The binary and tidy module caches are never bound whole: only the sandbox's own folders of
+  // links to its owner's entries (docs/security.md).
+  CHECK(has(args, {"--ro-bind", "/s/sandboxes/sb-1/bincache", kSandboxBinaryCachePath}));
+  CHECK(has(args, {"--ro-bind", "/s/sandboxes/sb-1/modules", kSandboxExtraModcachePath}));
+  for (const auto& arg : args) {
+    CHECK_FALSE(arg.starts_with("/s/bincache"));
+    CHECK_FALSE(arg.starts_with("/s/gomodcache-extra"));
+  }
   CHECK(has(args, {"--ro-bind", "/b/kode-gopher-fastbuild", kSandboxFastbuildPath}));
   // Private writable folders are size-bounded tmpfs, never host folders; the rest is read-only.
   const std::string size = std::to_string(1ull << 30);
