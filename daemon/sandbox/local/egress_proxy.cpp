@@ -187,11 +187,11 @@ class ConnectionCap final : public Poco::Net::TCPServerConnectionFilter {
   explicit ConnectionCap(EgressProxy& proxy) : proxy_(proxy) {}
   bool accept(const Poco::Net::StreamSocket& socket) override {
     if (proxy_.admit_connection()) return true;
-    const std::string limit = std::to_string(proxy_.limits().max_connections);
-    proxy_.refused("connection", "this sandbox already has " + limit +
-                                     " connections open through the proxy (the most it may)");
-    const std::string body = "kode-gopher egress proxy: this sandbox already has " + limit +
-                             " connections open through the proxy (the most it may)\n";
+    const std::string reason = "this sandbox already has " +
+                               std::to_string(proxy_.limits().max_connections) +
+                               " connections open through the proxy (the most it may)";
+    proxy_.refused("connection", reason);
+    const std::string body = "kode-gopher egress proxy: " + reason + "\n";
     const std::string answer = "HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; "
                                "charset=utf-8\r\nContent-Length: " +
                                std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +

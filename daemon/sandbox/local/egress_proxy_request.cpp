@@ -7,7 +7,6 @@
 #include <charconv>
 #include <sstream>
 
-
 namespace kg::sandbox {
 namespace {
 
