@@ -183,9 +183,13 @@ void Instance::start_parts() {
   sandbox::LocalSandboxPolicy sandbox_policy;
   sandbox_policy.memory_bytes = config_.limits.memory_bytes;
   sandbox_policy.pids = config_.limits.pids;
-  sandbox_policy.egress_allowlist.hosts = config_.sandbox_allowed_hosts;
-  sandbox_policy.egress_allowlist.ports.assign(config_.sandbox_allowed_ports.begin(),
-                                               config_.sandbox_allowed_ports.end());
+  try {
+    sandbox_policy.egress_allowlist = sandbox::EgressAllowlist::parse(
+        config_.sandbox_allowed_hosts,
+        {config_.sandbox_allowed_ports.begin(), config_.sandbox_allowed_ports.end()});
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(std::string("[sandbox] allowed_hosts/allowed_ports: ") + e.what());
+  }
   sandbox_policy.host_uid = config_.sandbox_host_uid == 0
                                 ? std::nullopt
                                 : std::optional<uid_t>(config_.sandbox_host_uid);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config_default_paths.hpp"
+#include "host_pattern.hpp"
 
 namespace kg::config {
 namespace {
@@ -116,16 +117,15 @@ std::vector<std::string_view> comma_items(const ConfigKeySpec& spec, std::string
 }
 
 // A host name ("storage.googleapis.com"), an IP address ("199.36.153.8", "2001:db8::1") or a
-// "*.suffix" pattern; the egress proxy matches them (egress_allowlist.hpp).
+// "*.suffix" pattern, exactly as the egress proxy reads them (net::HostPattern).
 ConfigValue parse_host_list(const ConfigKeySpec& spec, std::string_view raw) {
   ConfigValue value;
   for (const auto item : comma_items(spec, raw)) {
-    const std::string_view name = item.starts_with("*.") ? item.substr(2) : item;
-    const bool valid = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-             c == '.' || c == '-' || c == ':' || c == '_';
-    });
-    if (!valid) reject(spec, raw, "\"" + std::string(item) + "\" is not a host, address or *.suffix");
+    try {
+      net::HostPattern::parse(item);
+    } catch (const net::InvalidHost& e) {
+      reject(spec, raw, e.what());
+    }
     value.list.emplace_back(item);
   }
   return value;
@@ -182,13 +182,11 @@ ConfigValue parse_host_port(const ConfigKeySpec& spec, std::string_view raw) {
   if (colon == std::string_view::npos || colon == 0) reject(spec, raw, "no port");
   const auto port = parse_plain_decimal(rest.substr(colon + 1));
   if (!port || *port < 1 || *port > 65535) reject(spec, raw, "the port must be from 1 to 65535");
-  std::string_view host = rest.substr(0, colon);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  const bool valid = !host.empty() && std::all_of(host.begin(), host.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-           c == '-' || c == ':' || c == '_';
-  });
-  if (!valid) reject(spec, raw, "\"" + std::string(host) + "\" is not a host name or address");
+  try {
+    net::Host::parse(rest.substr(0, colon));
+  } catch (const net::InvalidHost& e) {
+    reject(spec, raw, e.what());
+  }
   return text_value(std::string(rest));
 }
 

@@ -31,14 +31,24 @@ bool pass_along(int from, int to) {
 
 }  // namespace
 
-void relay_both_ways(int first, int second, const std::atomic<bool>& stopping) {
+void relay_both_ways(int first, int second, const std::atomic<bool>& stopping,
+                     std::chrono::milliseconds idle_timeout) {
+  using Clock = std::chrono::steady_clock;
   bool first_open = true, second_open = true;
+  auto last_byte = Clock::now();
   while ((first_open || second_open) && !stopping) {
-    pollfd entries[2] = {{first, static_cast<short>(first_open ? POLLIN : 0), 0},
-                         {second, static_cast<short>(second_open ? POLLIN : 0), 0}};
+    // A negative descriptor is skipped by poll: an ended side reports POLLHUP for ever, and
+    // polling it with no events asked for would return at once, every time (a busy loop).
+    pollfd entries[2] = {{first_open ? first : -1, POLLIN, 0},
+                         {second_open ? second : -1, POLLIN, 0}};
     const int ready = ::poll(entries, 2, 500);
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) return;
+    if (ready == 0) {
+      if (Clock::now() - last_byte >= idle_timeout) return;
+      continue;
+    }
+    last_byte = Clock::now();
     if ((entries[0].revents | entries[1].revents) & POLLNVAL) return;
     if (first_open && (entries[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
         !pass_along(first, second)) {

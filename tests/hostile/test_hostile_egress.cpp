@@ -11,6 +11,7 @@
 #include <chrono>
 #include <string>
 
+#include "egress_checks.hpp"
 #include "egress_world.hpp"
 #include "hostile_checks.hpp"
 #include "test_network.hpp"
@@ -21,40 +22,6 @@ namespace {
 using namespace std::chrono_literals;
 using hostile::execute_once;
 using hostile::string_member;
-
-std::string allowlist_keys() {
-  return "network = allowlist\n"
-         "allowed_hosts = *.googleapis.com, " + std::string(kStorageHost) + ", " + kLoopbackHost +
-         ", " + kPrivateHost + ", " + kMetadataHost + ", " + kHostSelfHost + ", " + kMixedHost +
-         ", 169.254.169.254\n"
-         "allowed_ports = 443, 80, " + std::to_string(kStoragePort) + ", " +
-         std::to_string(world().host_service_port) + ", " + std::to_string(world().internet_port) +
-         "\n";
-}
-
-// The result's warnings but compiled-go's notice of the build path (a program importing a
-// lockfile package outside the prebuilt ones is built by go build, which says so).
-std::vector<std::string> warnings_of(const rapidjson::Document& result) {
-  std::vector<std::string> warnings;
-  if (result.HasMember("warnings") && result["warnings"].IsArray()) {
-    for (const auto& warning : result["warnings"].GetArray()) {
-      const std::string text = warning.GetString();
-      if (!text.starts_with("built with go build, not the fast path: ")) warnings.push_back(text);
-    }
-  }
-  return warnings;
-}
-
-bool has_warning(const std::vector<std::string>& warnings, const std::string& part) {
-  return std::any_of(warnings.begin(), warnings.end(),
-                     [&](const std::string& w) { return w.find(part) != std::string::npos; });
-}
-
-std::string joined(const std::vector<std::string>& lines) {
-  std::string text;
-  for (const auto& line : lines) text += line + "\n";
-  return text;
-}
 
 }  // namespace
 

@@ -1,10 +1,7 @@
 #include "egress_allowlist.hpp"
 
-#include <arpa/inet.h>
-
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cstring>
 #include <stdexcept>
 
@@ -68,81 +65,41 @@ std::optional<std::array<std::uint8_t, 16>> embedded_ipv4(const std::array<std::
   return std::nullopt;
 }
 
-bool valid_pattern(std::string_view pattern) {
-  if (pattern.empty() || pattern == "*.") return false;
-  const std::string_view rest = pattern.starts_with("*.") ? pattern.substr(2) : pattern;
-  return std::all_of(rest.begin(), rest.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':' ||
-           c == '_';
-  });
-}
-
-bool matches(std::string_view host, std::string_view pattern) {
-  if (pattern.starts_with("*.")) {
-    const std::string_view suffix = pattern.substr(1);  // ".example.com"
-    return host.size() > suffix.size() && host.ends_with(suffix);
-  }
-  return host == pattern;
-}
-
-std::string list_text(const std::vector<std::string>& items) {
+std::string list_text(const std::vector<net::HostPattern>& patterns) {
   std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
+  for (const auto& pattern : patterns) text += (text.empty() ? "" : ", ") + pattern.text();
   return text;
 }
 
 }  // namespace
 
-void EgressAllowlist::validate() const {
-  for (const auto& pattern : hosts) {
-    if (!valid_pattern(normalize_host(pattern))) {
-      throw std::invalid_argument(
-          "\"" + pattern + "\" is not a host name, an IP address or a \"*.suffix\" pattern");
-    }
-  }
+EgressAllowlist EgressAllowlist::parse(const std::vector<std::string>& hosts,
+                                       const std::vector<int>& ports) {
+  EgressAllowlist allowlist;
+  for (const auto& text : hosts) allowlist.hosts.push_back(net::HostPattern::parse(text));
   for (const int port : ports) {
     if (port < 1 || port > 65535) {
       throw std::invalid_argument(std::to_string(port) + " is not a port (1 to 65535)");
     }
   }
+  allowlist.ports = ports;
+  return allowlist;
 }
 
-std::optional<std::string> EgressAllowlist::refuse_name(std::string_view host, int port) const {
+std::optional<std::string> EgressAllowlist::refuse(const net::Host& host, int port) const {
   if (std::find(ports.begin(), ports.end(), port) == ports.end()) {
     std::string allowed;
     for (const int p : ports) allowed += (allowed.empty() ? "" : ", ") + std::to_string(p);
     return "port " + std::to_string(port) + " is not in [sandbox] allowed_ports (" + allowed + ")";
   }
-  const bool literal = is_ip_literal(host);
   for (const auto& pattern : hosts) {
-    const std::string normalized = normalize_host(pattern);
-    // An IP literal is admitted only by an exact entry, never by a pattern.
-    if (literal ? host == normalized : matches(host, normalized)) return std::nullopt;
+    if (pattern.matches(host)) return std::nullopt;
   }
-  if (literal) {
+  if (host.ip() != nullptr) {
     return "IP address literals are refused unless listed in [sandbox] allowed_hosts; ask for "
            "the host by name";
   }
-  return std::string(host) + " is not in [sandbox] allowed_hosts (" + list_text(hosts) + ")";
-}
-
-std::string normalize_host(std::string_view host) {
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
-    host = host.substr(1, host.size() - 2);
-  }
-  if (host.ends_with('.')) host.remove_suffix(1);
-  std::string text(host);
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-bool is_ip_literal(std::string_view host) {
-  const std::string text(host);
-  in_addr v4{};
-  in6_addr v6{};
-  // inet_aton takes the old forms ("127.1", "0x7f.1", "2130706433") that getaddrinfo accepts.
-  return ::inet_aton(text.c_str(), &v4) != 0 || ::inet_pton(AF_INET6, text.c_str(), &v6) == 1;
+  return host.text() + " is not in [sandbox] allowed_hosts (" + list_text(hosts) + ")";
 }
 
 std::optional<std::string> refused_address(const sockaddr* address,

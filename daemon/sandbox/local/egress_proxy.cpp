@@ -8,6 +8,7 @@
 #include <Poco/Net/TCPServerConnection.h>
 #include <Poco/Net/TCPServerConnectionFactory.h>
 #include <Poco/Net/TCPServerParams.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,26 +17,21 @@
 #include <stdexcept>
 
 #include "egress_proxy_request.hpp"
+#include "egress_tunnel_check.hpp"
 #include "socket_relay.hpp"
-#include "tls_client_hello.hpp"
 #include "unix_socket_listener.hpp"
 
 namespace kg::sandbox {
 namespace {
 
 constexpr std::size_t kMaxHeadBytes = 16 * 1024;
-constexpr int kMaxConnectionsPerSandbox = 32;
-const Poco::Timespan kHeadTimeout(30, 0);
 const Poco::Timespan kConnectTimeout(10, 0);
-
-// A refusal the handler answers with 403 after recording it.
-struct Refused {
-  std::string reason;
-};
 
 // Reads until the blank line that ends a head. Returns the head; what followed it (the start of
 // a body, or a TLS ClientHello sent without waiting) goes to `rest`. Empty: the peer gave up.
-std::string read_head(Poco::Net::StreamSocket& socket, std::string& rest) {
+// Throws ProxyRequestError 408 when the head is not complete by `deadline`.
+std::string read_head(Poco::Net::StreamSocket& socket, std::string& rest,
+                      const ReceiveDeadline& deadline) {
   std::string data;
   char buffer[4096];
   for (;;) {
@@ -49,7 +45,12 @@ std::string read_head(Poco::Net::StreamSocket& socket, std::string& rest) {
       throw ProxyRequestError(431, "The request head is larger than " +
                                        std::to_string(kMaxHeadBytes) + " bytes");
     }
-    const int got = socket.receiveBytes(buffer, sizeof buffer);
+    int got = 0;
+    try {
+      got = deadline.receive(socket, buffer, sizeof buffer);
+    } catch (const Poco::TimeoutException&) {
+      throw ProxyRequestError(408, "No complete request head " + deadline.within_text());
+    }
     if (got <= 0) return {};
     data.append(buffer, static_cast<std::size_t>(got));
   }
@@ -70,21 +71,18 @@ void answer(Poco::Net::StreamSocket& socket, int status, const std::string& mess
   send_all(socket, head.str() + body);
 }
 
-// Every address `host` resolves to (an IP literal is its own), each checked; throws Refused
-// when any one is refused, so a name with one private answer among public ones is refused too.
-std::vector<Poco::Net::SocketAddress> checked_addresses(const std::string& host, int port) {
+// Every address `host` resolves to (an IP literal is its own), each checked; throws
+// EgressRefusal when any one is refused, so a name with one private answer among public ones is
+// refused too. The name resolved is the validated one the allowlist admitted, byte for byte.
+std::vector<Poco::Net::SocketAddress> checked_addresses(const net::Host& host, int port) {
   std::vector<Poco::Net::IPAddress> addresses;
-  Poco::Net::IPAddress literal;
-  if (Poco::Net::IPAddress::tryParse(host, literal)) {
-    addresses.push_back(literal);
-  } else if (is_ip_literal(host)) {
-    // "127.1", "2130706433": inet_aton forms that only a resolver turns into addresses.
-    throw Refused{"IP address literals in abbreviated or numeric form are refused"};
+  if (host.ip() != nullptr) {
+    addresses.push_back(Poco::Net::IPAddress(host.ip()->text()));
   } else {
     try {
-      addresses = Poco::Net::DNS::hostByName(host).addresses();
+      addresses = Poco::Net::DNS::hostByName(host.name()->text()).addresses();
     } catch (const Poco::Exception& e) {
-      throw ProxyRequestError(502, "Cannot resolve " + host + ": " + e.displayText());
+      throw ProxyRequestError(502, "Cannot resolve " + host.text() + ": " + e.displayText());
     }
   }
   const auto host_addresses = host_interface_addresses();
@@ -92,11 +90,11 @@ std::vector<Poco::Net::SocketAddress> checked_addresses(const std::string& host,
   for (const auto& address : addresses) {
     const Poco::Net::SocketAddress target(address, static_cast<Poco::UInt16>(port));
     if (const auto reason = refused_address(target.addr(), host_addresses)) {
-      throw Refused{host + " resolves to " + address.toString() + ": " + *reason};
+      throw EgressRefusal{host.text() + " resolves to " + address.toString() + ": " + *reason};
     }
     checked.push_back(target);
   }
-  if (checked.empty()) throw ProxyRequestError(502, "Cannot resolve " + host + ": no address");
+  if (checked.empty()) throw ProxyRequestError(502, "Cannot resolve " + host.text() + ": no address");
   return checked;
 }
 
@@ -115,78 +113,51 @@ Poco::Net::StreamSocket connect_to_first(const std::vector<Poco::Net::SocketAddr
   throw ProxyRequestError(502, "Cannot connect to " + host + " (" + failures + ")");
 }
 
-// The first bytes a client sends into a tunnel, read far enough to check the TLS server name it
-// asks for: it must be the CONNECT host, or one allowed name would carry requests for any other
-// name its front end serves (domain fronting). Throws Refused; returns what was read, which goes
-// upstream first. A client that sends nothing for kHeadTimeout (a protocol where the server
-// speaks first) or does not speak TLS is not checked.
-std::string check_tunnel_server_name(Poco::Net::StreamSocket& client, std::string first,
-                                     const std::string& host) {
-  char buffer[4096];
-  const auto read_more = [&] {
-    const int got = client.receiveBytes(buffer, sizeof buffer);
-    if (got > 0) first.append(buffer, static_cast<std::size_t>(got));
-    return got > 0;
-  };
-  try {
-    while (first.size() < 5) {
-      if (!read_more()) return first;
-    }
-    if (!starts_tls_handshake(first)) return first;
-    const std::size_t size = tls_record_size(first);
-    while (first.size() < size) {
-      if (!read_more()) return first;
-    }
-    std::optional<std::string> name;
-    try {
-      name = tls_server_name(std::string_view(first).substr(0, size));
-    } catch (const std::invalid_argument& e) {
-      throw Refused{std::string("its TLS ClientHello could not be read (") + e.what() + ")"};
-    }
-    if (name && normalize_host(*name) != host) {
-      throw Refused{"the TLS server name " + *name + " inside the tunnel is not " + host};
-    }
-  } catch (const Poco::TimeoutException&) {
-    // Nothing sent yet: no name to check.
-  }
-  return first;
-}
-
 class ProxyConnection final : public Poco::Net::TCPServerConnection {
  public:
   ProxyConnection(const Poco::Net::StreamSocket& socket, EgressProxy& proxy)
       : Poco::Net::TCPServerConnection(socket), proxy_(proxy) {}
+  ~ProxyConnection() override { proxy_.connection_ended(); }
 
   void run() override {
     auto& client = socket();
     std::string what = "request";
+    const auto& limits = proxy_.limits();
     try {
-      client.setReceiveTimeout(kHeadTimeout);
       std::string rest;
-      const std::string head = read_head(client, rest);
+      const std::string head = read_head(client, rest, ReceiveDeadline(limits.head_timeout));
       if (head.empty()) return;
       const ProxyRequest request = parse_proxy_request(head);
-      what = (request.tunnel ? "CONNECT " : "http://") + request.host + ":" +
+      what = (request.tunnel ? "CONNECT " : "http://") + request.host.authority_text() + ":" +
              std::to_string(request.port);
-      if (const auto reason = proxy_.allowlist().refuse_name(request.host, request.port)) {
-        throw Refused{*reason};
+      if (const auto reason = proxy_.allowlist().refuse(request.host, request.port)) {
+        throw EgressRefusal{*reason};
       }
-      auto upstream = connect_to_first(checked_addresses(request.host, request.port), request.host);
-      answered_ = true;
+      auto upstream =
+          connect_to_first(checked_addresses(request.host, request.port), request.host.text());
       if (request.tunnel) {
+        answered_ = true;
         send_all(client, "HTTP/1.1 200 Connection established\r\n\r\n");
-        send_all(upstream, check_tunnel_server_name(client, rest, request.host));
+        send_all(upstream, check_tunnel_hello(client, rest, request.host, request.port,
+                                              proxy_.allowlist(),
+                                              ReceiveDeadline(limits.head_timeout)));
       } else {
+        answered_ = true;
         // Upstream was told "Connection: close", so it closes after its answer (RFC 9112 §9.6)
         // and the relay ends there: a next request, perhaps for another host, never goes
         // down this connection.
         send_all(upstream, request.upstream_head + rest);
       }
-      net::relay_both_ways(client.impl()->sockfd(), upstream.impl()->sockfd(), proxy_.stopping());
-    } catch (const Refused& refusal) {
+      net::relay_both_ways(client.impl()->sockfd(), upstream.impl()->sockfd(), proxy_.stopping(),
+                           limits.idle_timeout);
+    } catch (const EgressRefusal& refusal) {
       proxy_.refused(what, refusal.reason);
       try_answer(403, "refused " + what + ": " + refusal.reason);
+    } catch (const ProxyTargetRefused& e) {
+      proxy_.refused(e.target(), e.what());
+      try_answer(403, "refused " + e.target() + ": " + e.what());
     } catch (const ProxyRequestError& e) {
+      if (e.status() == 408) proxy_.refused(what, e.what());
       try_answer(e.status(), e.what());
     } catch (const Poco::Exception& e) {
       try_answer(502, what + ": " + e.displayText());
@@ -209,6 +180,32 @@ class ProxyConnection final : public Poco::Net::TCPServerConnection {
   bool answered_ = false;
 };
 
+// Counts connections in as they are accepted (on the server's accept thread): past the cap,
+// answers 429 without waiting for the client (it has sent nothing yet) and closes.
+class ConnectionCap final : public Poco::Net::TCPServerConnectionFilter {
+ public:
+  explicit ConnectionCap(EgressProxy& proxy) : proxy_(proxy) {}
+  bool accept(const Poco::Net::StreamSocket& socket) override {
+    if (proxy_.admit_connection()) return true;
+    const std::string reason = "this sandbox already has " +
+                               std::to_string(proxy_.limits().max_connections) +
+                               " connections open through the proxy (the most it may)";
+    proxy_.refused("connection", reason);
+    const std::string body = "kode-gopher egress proxy: " + reason + "\n";
+    const std::string answer = "HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; "
+                               "charset=utf-8\r\nContent-Length: " +
+                               std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" +
+                               body;
+    // Never blocks the accept thread: a fresh socket's buffer takes this whole.
+    [[maybe_unused]] const auto sent = ::send(socket.impl()->sockfd(), answer.data(),
+                                              answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    return false;
+  }
+
+ private:
+  EgressProxy& proxy_;
+};
+
 class ProxyConnectionFactory final : public Poco::Net::TCPServerConnectionFactory {
  public:
   explicit ProxyConnectionFactory(EgressProxy& proxy) : proxy_(proxy) {}
@@ -224,18 +221,23 @@ class ProxyConnectionFactory final : public Poco::Net::TCPServerConnectionFactor
 
 EgressProxy::EgressProxy(std::string sandbox_id, const std::string& socket_path,
                          std::optional<uid_t> owner, EgressAllowlist allowlist,
-                         Poco::ThreadPool& threads, plugin::Logger& logger)
-    : sandbox_id_(std::move(sandbox_id)), allowlist_(std::move(allowlist)), logger_(logger) {
+                         plugin::Logger& logger, EgressProxyLimits limits)
+    : sandbox_id_(std::move(sandbox_id)),
+      allowlist_(std::move(allowlist)),
+      limits_(limits),
+      logger_(logger),
+      threads_(1, limits.max_connections, 60) {
   auto socket = net::listen_on_unix_socket(socket_path, 0600);
   if (owner && ::chown(socket_path.c_str(), *owner, static_cast<gid_t>(*owner)) != 0) {
     throw std::runtime_error("Cannot hand the egress proxy socket " + socket_path + " to uid " +
                              std::to_string(*owner) + ": " + std::strerror(errno));
   }
   auto* params = new Poco::Net::TCPServerParams;
-  params->setMaxThreads(kMaxConnectionsPerSandbox);
-  params->setMaxQueued(kMaxConnectionsPerSandbox);
-  server_ = std::make_unique<Poco::Net::TCPServer>(new ProxyConnectionFactory(*this), threads,
+  params->setMaxThreads(limits_.max_connections);
+  params->setMaxQueued(limits_.max_connections);
+  server_ = std::make_unique<Poco::Net::TCPServer>(new ProxyConnectionFactory(*this), threads_,
                                                    socket, params);
+  server_->setConnectionFilter(new ConnectionCap(*this));
   server_->start();
 }
 
@@ -244,6 +246,12 @@ EgressProxy::~EgressProxy() {
   server_->stop();
   // Handlers notice `stopping` within half a second; wait for them, since they use this object.
   while (server_->currentConnections() > 0) ::usleep(20'000);
+}
+
+bool EgressProxy::admit_connection() noexcept {
+  if (open_connections_.fetch_add(1) < limits_.max_connections) return true;
+  --open_connections_;
+  return false;
 }
 
 void EgressProxy::refused(const std::string& what, const std::string& reason) {

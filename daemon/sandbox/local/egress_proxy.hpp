@@ -1,16 +1,18 @@
-// The daemon's egress proxy for one sandbox with [sandbox] network = allowlist (docs/contracts.md
-// §8): an HTTP proxy on a Unix socket in the sandbox's folder, bound into the sandbox, where the
+// The daemon's egress proxy for one sandbox with [sandbox] network = allowlist (docs/egress.md):
+// an HTTP proxy on a Unix socket in the sandbox's folder, bound into the sandbox, where the
 // sandbox server's bridge (sandbox/server/egress_bridge.hpp) relays the programs' connections.
 // It admits CONNECT host:port (HTTPS, gRPC over HTTP/2) and absolute-URI http:// requests only
-// for names EgressAllowlist admits, resolves each name itself and connects only to the
-// addresses it checked (so a DNS answer cannot change between check and use), checks that a
-// TLS ClientHello inside a tunnel asks for the CONNECT host (no domain fronting), and refuses —
-// with 403, a log line and a recorded refusal naming the host asked for — names off the list,
-// IP literals, and names resolving to any loopback, private, shared, link-local, multicast,
-// metadata or host address.
+// for hosts (net::Host: a DNS name or an IP literal, nothing else) EgressAllowlist admits,
+// resolves each name itself and connects only to the addresses it checked (so a DNS answer
+// cannot change between check and use), checks that a tunnel to a name starts with a TLS
+// ClientHello asking for that very name (no domain fronting), and refuses — with 403, a log line
+// and a recorded refusal naming the host asked for — targets that are not hosts, names off the
+// list, IP literals, and names resolving to any loopback, private, shared, link-local,
+// multicast, metadata or host address.
 //
-// Owned by the LocalSandbox it serves; connections are handled on the provider's shared thread
-// pool, one thread per open connection. take_refusals() may be called from any thread.
+// Owned by the LocalSandbox it serves. Each proxy has its own threads, one per open connection,
+// at most EgressProxyLimits::max_connections (the next connection is answered 429), so one
+// sandbox cannot take another's. take_refusals() may be called from any thread.
 #pragma once
 
 #include <Poco/Net/TCPServer.h>
@@ -19,6 +21,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -30,13 +33,22 @@
 
 namespace kg::sandbox {
 
+// What one sandbox's proxy allows itself (docs/egress.md, "Limits per sandbox").
+struct EgressProxyLimits {
+  int max_connections = 32;  // open at once; one more is answered 429 and closed
+  // For the whole request head, and for the TLS ClientHello that must start a tunnel to a name.
+  std::chrono::milliseconds head_timeout = std::chrono::seconds(10);
+  // A tunnel or forwarded request with no byte either way for this long is closed.
+  std::chrono::milliseconds idle_timeout = std::chrono::minutes(5);
+};
+
 class EgressProxy {
  public:
   // Listens on socket_path (mode 0600; owned by `owner` when set, the sandbox's host uid, so
   // bubblewrap and the sandbox can connect). Throws std::runtime_error naming the path when
-  // the socket cannot be made. `threads` and `logger` must outlive the proxy.
+  // the socket cannot be made. `logger` must outlive the proxy.
   EgressProxy(std::string sandbox_id, const std::string& socket_path, std::optional<uid_t> owner,
-              EgressAllowlist allowlist, Poco::ThreadPool& threads, plugin::Logger& logger);
+              EgressAllowlist allowlist, plugin::Logger& logger, EgressProxyLimits limits = {});
   // Stops accepting and ends every open connection (within half a second).
   ~EgressProxy();
   EgressProxy(const EgressProxy&) = delete;
@@ -48,9 +60,14 @@ class EgressProxy {
 
   // Records and logs one refusal (called by the connection handlers).
   void refused(const std::string& what, const std::string& reason);
+  // Counts a new connection in; false (and nothing counted) when max_connections are open.
+  bool admit_connection() noexcept;
+  // Counts an admitted connection out (its handler, when it ends).
+  void connection_ended() noexcept { --open_connections_; }
 
   const std::string& sandbox_id() const noexcept { return sandbox_id_; }
   const EgressAllowlist& allowlist() const noexcept { return allowlist_; }
+  const EgressProxyLimits& limits() const noexcept { return limits_; }
   const std::atomic<bool>& stopping() const noexcept { return stopping_; }
   plugin::Logger& logger() noexcept { return logger_; }
 
@@ -59,11 +76,14 @@ class EgressProxy {
  private:
   const std::string sandbox_id_;
   const EgressAllowlist allowlist_;
+  const EgressProxyLimits limits_;
   plugin::Logger& logger_;
   std::atomic<bool> stopping_{false};
+  std::atomic<int> open_connections_{0};  // admitted, not yet ended
   std::mutex refusals_mutex_;
   std::vector<std::string> refusals_;
   std::size_t dropped_refusals_ = 0;
+  Poco::ThreadPool threads_;  // before server_: its connections run on these threads
   std::unique_ptr<Poco::Net::TCPServer> server_;
 };
 

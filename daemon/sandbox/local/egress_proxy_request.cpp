@@ -7,17 +7,24 @@
 #include <charconv>
 #include <sstream>
 
-#include "egress_allowlist.hpp"
-
 namespace kg::sandbox {
 namespace {
+
+// `host` as a net::Host; a text that is neither a name nor an address is refused as policy.
+net::Host parse_host(std::string_view host, const std::string& what) {
+  try {
+    return net::Host::parse(host);
+  } catch (const net::InvalidHost& e) {
+    throw ProxyTargetRefused(what, e.what());
+  }
+}
 
 int parse_port(std::string_view text, std::string_view target) {
   int port = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), port);
   if (text.empty() || error != std::errc() || end != text.data() + text.size() || port < 1 ||
       port > 65535) {
-    throw ProxyRequestError(400, "CONNECT " + std::string(target) +
+    throw ProxyRequestError(400, "CONNECT " + net::printable(target) +
                                      ": the target must be host:port with a port from 1 to 65535");
   }
   return port;
@@ -25,29 +32,28 @@ int parse_port(std::string_view text, std::string_view target) {
 
 // "host:port" or "[v6]:port".
 ProxyRequest connect_target(const std::string& target) {
-  ProxyRequest request;
-  request.tunnel = true;
+  const std::string shown = net::printable(target);
   std::string_view host, port;
   const std::string_view text(target);
   if (text.starts_with('[')) {
     const auto close = text.find(']');
     if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
-      throw ProxyRequestError(400, "CONNECT " + target + ": expected [address]:port");
+      throw ProxyRequestError(400, "CONNECT " + shown + ": expected [address]:port");
     }
     host = text.substr(0, close + 1);
     port = text.substr(close + 2);
   } else {
     const auto colon = text.rfind(':');
     if (colon == std::string_view::npos || text.find(':') != colon) {
-      throw ProxyRequestError(400, "CONNECT " + target + ": expected host:port");
+      throw ProxyRequestError(400, "CONNECT " + shown + ": expected host:port");
     }
     host = text.substr(0, colon);
     port = text.substr(colon + 1);
   }
-  request.host = normalize_host(host);
-  if (request.host.empty()) throw ProxyRequestError(400, "CONNECT " + target + ": no host");
-  request.port = parse_port(port, target);
-  return request;
+  if (host.empty()) throw ProxyRequestError(400, "CONNECT " + shown + ": no host");
+  const int port_number = parse_port(port, target);
+  return ProxyRequest{.tunnel = true, .host = parse_host(host, "CONNECT " + shown),
+                      .port = port_number, .upstream_head = {}};
 }
 
 ProxyRequest absolute_target(Poco::Net::HTTPRequest& head) {
@@ -55,20 +61,26 @@ ProxyRequest absolute_target(Poco::Net::HTTPRequest& head) {
   try {
     uri = Poco::URI(head.getURI());
   } catch (const Poco::Exception& e) {
-    throw ProxyRequestError(400, "Not a URI: " + head.getURI() + " (" + e.displayText() + ")");
+    throw ProxyRequestError(400, "Not a URI: " + net::printable(head.getURI()) + " (" +
+                                     e.displayText() + ")");
   }
   if (uri.getScheme() != "http") {
     throw ProxyRequestError(400, "Only http:// URIs are proxied as requests (got \"" +
-                                     uri.getScheme() + "\"); use CONNECT for HTTPS");
+                                     net::printable(uri.getScheme()) + "\"); use CONNECT for HTTPS");
   }
-  ProxyRequest request;
-  request.host = normalize_host(uri.getHost());
-  request.port = uri.getPort();
-  if (request.host.empty()) throw ProxyRequestError(400, "No host in " + head.getURI());
+  if (uri.getHost().empty()) {
+    throw ProxyRequestError(400, "No host in " + net::printable(head.getURI()));
+  }
+  ProxyRequest request{.tunnel = false,
+                       .host = parse_host(uri.getHost(), "http://" + net::printable(uri.getHost()) +
+                                                             ":" + std::to_string(uri.getPort())),
+                       .port = uri.getPort(),
+                       .upstream_head = {}};
   head.setURI(uri.getPathAndQuery().empty() ? "/" : uri.getPathAndQuery());
   head.erase("Proxy-Authorization");
   head.erase("Proxy-Connection");
-  head.setHost(uri.getHost(), uri.getPort());
+  // The validated host, so the Host header names exactly what was checked and resolved.
+  head.setHost(request.host.text(), uri.getPort());
   head.set("Connection", "close");
   std::ostringstream out;
   head.write(out);
@@ -93,7 +105,8 @@ ProxyRequest parse_proxy_request(std::string_view text) {
                                  "(http://host/path) or CONNECT host:port");
   }
   if (uri.find("://") == std::string::npos) {
-    throw ProxyRequestError(405, head.getMethod() + " " + uri + " is not a proxy request");
+    throw ProxyRequestError(405, net::printable(head.getMethod()) + " " + net::printable(uri) +
+                                     " is not a proxy request");
   }
   return absolute_target(head);
 }

@@ -97,7 +97,7 @@ std::vector<PathAccess> host_paths_to_reach(const LocalSandboxLayout& layout) {
 
 std::string allowlist_summary(const EgressAllowlist& allowlist) {
   std::string text = "hosts";
-  for (const auto& host : allowlist.hosts) text += " " + host;
+  for (const auto& host : allowlist.hosts) text += " " + host.text();
   text += ", ports";
   for (const int port : allowlist.ports) text += " " + std::to_string(port);
   return text;
@@ -111,13 +111,6 @@ LocalSandboxProvider::LocalSandboxProvider(LocalSandboxLayout layout, plugin::Lo
   fs::create_directories(layout_.sandboxes_dir);
   fs::create_directories(layout_.base_cache_dir);
   fs::create_directories(layout_.base_modcache_dir);
-  if (layout_.egress_proxy) {
-    try {
-      policy_.egress_allowlist.validate();
-    } catch (const std::invalid_argument& e) {
-      throw plugin::SandboxError(std::string("[sandbox] allowed_hosts/allowed_ports: ") + e.what());
-    }
-  }
   seccomp_program_ = sandbox_seccomp_program();
   cgroups_ = CgroupHierarchy::detect(logger_);
   if (!cgroups_->available()) logger_.log(plugin::LogLevel::warn, cgroups_->description());
@@ -225,8 +218,7 @@ std::unique_ptr<LocalSandbox> LocalSandboxProvider::open_local(BaseCacheAccess a
     std::unique_ptr<EgressProxy> egress_proxy;
     if (layout_.egress_proxy) {
       egress_proxy = std::make_unique<EgressProxy>(id, dir + "/egress.sock", options.uid,
-                                                   policy_.egress_allowlist, egress_threads_,
-                                                   logger_);
+                                                   policy_.egress_allowlist, logger_);
     }
     const auto argv = bwrap_arguments(layout_, dir, access, descriptors, id);
     const pid_t pid = spawner_.spawn(argv, dir + "/sandbox.log", options);

@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include <Poco/ThreadPool.h>
 
 #include "egress_allowlist.hpp"
 #include "host_services.hpp"
@@ -63,8 +62,6 @@ class LocalSandboxProvider final : public SandboxProvider {
   std::string host_uid_note_;
   std::vector<std::string> warnings_;
   ProcessSpawner spawner_;
-  // The egress proxies' connection threads, shared by every sandbox (network = allowlist).
-  Poco::ThreadPool egress_threads_{2, 256};
 };
 
 }  // namespace kg::sandbox

@@ -1,7 +1,6 @@
 #include "tls_client_hello.hpp"
 
-#include <algorithm>
-#include <cctype>
+#include <set>
 #include <stdexcept>
 
 namespace kg::sandbox {
@@ -51,35 +50,38 @@ std::size_t tls_record_size(std::string_view bytes) {
 }
 
 std::optional<std::string> tls_server_name(std::string_view record) {
+  if (record.size() > kMaxTlsRecordSize) throw std::invalid_argument("TLS record too large");
   Reader outer(record);
   if (outer.number(1) != 22) throw std::invalid_argument("not a TLS handshake record");
-  outer.number(2);  // record version
+  if (outer.number(2) >> 8 != 3) throw std::invalid_argument("not a TLS record version");
   Reader handshake(outer.vector(2));
+  if (!outer.empty()) throw std::invalid_argument("bytes after the first TLS record");
   if (handshake.number(1) != 1) throw std::invalid_argument("not a ClientHello");
   // The whole hello must sit in this first record (clients send it so; a split hello is refused).
   Reader hello(handshake.take(handshake.number(3)));
+  if (!handshake.empty()) throw std::invalid_argument("bytes after the ClientHello");
   hello.take(2 + 32);  // version, random
   hello.vector(1);     // session id
   hello.vector(2);     // cipher suites
   hello.vector(1);     // compression methods
   if (hello.empty()) return std::nullopt;  // no extensions
   Reader extensions(hello.vector(2));
+  if (!hello.empty()) throw std::invalid_argument("bytes after the ClientHello's extensions");
+  std::set<std::size_t> seen;
+  std::optional<std::string> server_name;
   while (!extensions.empty()) {
     const std::size_t type = extensions.number(2);
     Reader data(extensions.vector(2));
+    if (!seen.insert(type).second) throw std::invalid_argument("a repeated TLS extension");
     if (type != 0) continue;  // server_name
     Reader names(data.vector(2));
-    while (!names.empty()) {
-      const std::size_t kind = names.number(1);
-      const std::string_view name = names.vector(2);
-      if (kind != 0) continue;  // host_name
-      std::string text(name);
-      std::transform(text.begin(), text.end(), text.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      return text;
-    }
+    if (!data.empty()) throw std::invalid_argument("bytes after the server_name list");
+    if (names.empty()) throw std::invalid_argument("an empty server_name list");
+    if (names.number(1) != 0) throw std::invalid_argument("a server name that is not a host_name");
+    server_name = std::string(names.vector(2));
+    if (!names.empty()) throw std::invalid_argument("more than one server name");
   }
-  return std::nullopt;
+  return server_name;
 }
 
 }  // namespace kg::sandbox

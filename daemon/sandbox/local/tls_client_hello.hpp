@@ -1,6 +1,7 @@
 // The server name (SNI) a TLS ClientHello asks for, read from the first bytes a client sends
 // into a CONNECT tunnel, so the egress proxy can refuse a tunnel to an allowed host that asks
-// for another name inside (domain fronting through a shared front end). Pure parsing.
+// for another name inside, or for none (domain fronting through a shared front end). Pure
+// parsing.
 #pragma once
 
 #include <cstddef>
@@ -17,9 +18,16 @@ bool starts_tls_handshake(std::string_view bytes);
 // than 5 bytes are there yet.
 std::size_t tls_record_size(std::string_view bytes);
 
-// The host_name of the server_name extension of the ClientHello in the first record of `record`
-// (the whole record), lowercased; nullopt when the hello names none. Throws
-// std::invalid_argument when the record is not a well-formed ClientHello.
+// The largest record a ClientHello may come in (RFC 8446 §5.1: 2^14 bytes of plaintext).
+inline constexpr std::size_t kMaxTlsRecordSize = 5 + 16384;
+
+// The host_name of the server_name extension of the ClientHello in `record` (the whole first
+// record), as sent (the caller validates it, net::HostName); nullopt when the hello names none.
+// Strict, since a lenient reader is one a client can make see another name than the server
+// does: throws std::invalid_argument when the record is not exactly one complete ClientHello
+// (truncated, split across records, trailing bytes at any level), repeats an extension, or
+// holds a server_name extension that is empty, has trailing bytes, names a type other than
+// host_name or more than one name.
 std::optional<std::string> tls_server_name(std::string_view record);
 
 }  // namespace kg::sandbox

@@ -10,6 +10,7 @@
 
 #include "authorization_server.hpp"
 #include "egress_allowlist.hpp"
+#include "host_name.hpp"
 #include "oauth_replies.hpp"
 #include "oauth_secrets.hpp"
 #include "upstream_http.hpp"
@@ -21,8 +22,14 @@ namespace kg::team {
 namespace oauth {
 
 std::optional<std::string> metadata_document_host_problem(const std::string& host) {
-  const std::string name = sandbox::normalize_host(host);
-  if (name.empty() || sandbox::is_ip_literal(name)) return "its host is an IP address, not a name";
+  std::optional<net::Host> parsed;
+  try {
+    parsed.emplace(net::Host::parse(host));  // so the name checked is the name fetched from
+  } catch (const net::InvalidHost& e) {
+    return std::string("its host ") + e.what();
+  }
+  if (parsed->ip() != nullptr) return "its host is an IP address, not a name";
+  const std::string& name = parsed->text();
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;

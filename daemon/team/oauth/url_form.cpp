@@ -6,6 +6,8 @@
 
 #include <stdexcept>
 
+#include "host_name.hpp"
+
 namespace kg::team::oauth {
 namespace {
 
@@ -72,13 +74,14 @@ std::string with_query(const std::string& url,
 
 bool is_loopback_host(const std::string& host) {
   if (host == "localhost") return true;
-  // A literal address only: "127.0.0.1.evil.example" is a name, resolved anywhere.
-  std::string literal = host;
-  if (literal.size() > 2 && literal.front() == '[' && literal.back() == ']') {
-    literal = literal.substr(1, literal.size() - 2);
+  // A literal address only (net::Host): "127.0.0.1.evil.example" is a name, resolved anywhere,
+  // and "127.0.0.1\0.x" or "127.1" are neither.
+  try {
+    const net::Host parsed = net::Host::parse(host);
+    return parsed.ip() != nullptr && Poco::Net::IPAddress(parsed.ip()->text()).isLoopback();
+  } catch (const net::InvalidHost&) {
+    return false;
   }
-  Poco::Net::IPAddress address;
-  return Poco::Net::IPAddress::tryParse(literal, address) && address.isLoopback();
 }
 
 std::string redirect_uri_problem(const std::string& uri) {

@@ -253,7 +253,14 @@ TEST_CASE("allowed hosts and ports are comma-separated lists of valid items") {
   CHECK(one_issue(dir, "sandbox", "allowed_hosts", "*.googleapis.com, http://x.example") ==
         "<file>: sandbox.allowed_hosts: must be ','-separated host names, IP addresses and "
         "`*.suffix` patterns, got \"*.googleapis.com, http://x.example\" (\"http://x.example\" is "
-        "not a host, address or *.suffix)");
+        "not a host name: it contains ':' (only letters, digits, '-' and '.' are allowed))");
+  // The proxy's own reading (net::HostPattern): what it would never match is refused here.
+  CHECK(one_issue(dir, "sandbox", "allowed_hosts", "a_b.example").ends_with(
+        "(\"a_b.example\" is not a host name: it contains '_' (only letters, digits, '-' and '.' "
+        "are allowed))"));
+  CHECK(one_issue(dir, "sandbox", "allowed_hosts", "*.8").ends_with(
+        "(\"*.8\" is not a \"*.suffix\" pattern: \"8\" is not a host name: it is an IPv4 address "
+        "in a form only resolvers read)"));
   CHECK(one_issue(dir, "sandbox", "allowed_hosts", "a.example,,b.example") ==
         "<file>: sandbox.allowed_hosts: must be ','-separated host names, IP addresses and "
         "`*.suffix` patterns, got \"a.example,,b.example\" (an empty item)");

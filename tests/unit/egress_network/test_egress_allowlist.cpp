@@ -15,8 +15,10 @@ namespace kg::sandbox {
 namespace {
 
 EgressAllowlist google() {
-  return {.hosts = {"*.googleapis.com", "accounts.google.com", "199.36.153.8"}, .ports = {443}};
+  return EgressAllowlist::parse({"*.googleapis.com", "accounts.google.com", "199.36.153.8"}, {443});
 }
+
+net::Host host(std::string_view text) { return net::Host::parse(text); }
 
 std::optional<std::string> refused(const std::string& text, std::vector<IpPrefix> host = {}) {
   sockaddr_storage storage{};
@@ -36,50 +38,47 @@ std::optional<std::string> refused(const std::string& text, std::vector<IpPrefix
 
 TEST_CASE("allowlist: exact names and *.suffix patterns, on listed ports") {
   const auto list = google();
-  CHECK_FALSE(list.refuse_name("storage.googleapis.com", 443));
-  CHECK_FALSE(list.refuse_name("oauth2.googleapis.com", 443));
-  CHECK_FALSE(list.refuse_name("a.b.googleapis.com", 443));
-  CHECK_FALSE(list.refuse_name("accounts.google.com", 443));
+  CHECK_FALSE(list.refuse(host("storage.googleapis.com"), 443));
+  CHECK_FALSE(list.refuse(host("oauth2.googleapis.com"), 443));
+  CHECK_FALSE(list.refuse(host("a.b.googleapis.com"), 443));
+  CHECK_FALSE(list.refuse(host("accounts.google.com"), 443));
   // The suffix itself and look-alikes are not under it.
-  CHECK(list.refuse_name("googleapis.com", 443));
-  CHECK(list.refuse_name("evilgoogleapis.com", 443));
-  CHECK(list.refuse_name("googleapis.com.evil.example", 443));
-  CHECK(list.refuse_name("www.google.com", 443).value() ==
+  CHECK(list.refuse(host("googleapis.com"), 443));
+  CHECK(list.refuse(host("evilgoogleapis.com"), 443));
+  CHECK(list.refuse(host("googleapis.com.evil.example"), 443));
+  CHECK(list.refuse(host("www.google.com"), 443).value() ==
         "www.google.com is not in [sandbox] allowed_hosts (*.googleapis.com, accounts.google.com, "
         "199.36.153.8)");
-  CHECK(list.refuse_name("storage.googleapis.com", 80).value() ==
+  CHECK(list.refuse(host("storage.googleapis.com"), 80).value() ==
         "port 80 is not in [sandbox] allowed_ports (443)");
 }
 
 TEST_CASE("allowlist: IP literals only when listed exactly, never through a pattern or short form") {
   const auto list = google();
-  CHECK_FALSE(list.refuse_name("199.36.153.8", 443));
-  CHECK(list.refuse_name("199.36.153.9", 443).value().starts_with("IP address literals are refused"));
-  CHECK(list.refuse_name("::1", 443));
+  CHECK_FALSE(list.refuse(host("199.36.153.8"), 443));
+  CHECK(list.refuse(host("199.36.153.9"), 443).value().starts_with("IP address literals are refused"));
+  CHECK(list.refuse(host("::1"), 443));
+  // Short forms are not hosts at all: the request is refused before the allowlist is asked.
   for (const auto* shorthand : {"127.1", "2130706433", "0x7f.1", "0177.0.0.1"}) {
     CAPTURE(shorthand);
-    CHECK(is_ip_literal(shorthand));
-    CHECK(list.refuse_name(shorthand, 443));
+    CHECK_THROWS_AS(host(shorthand), net::InvalidHost);
   }
   // A pattern never admits a literal, even one that "ends with" the suffix.
-  const EgressAllowlist numeric{.hosts = {"*.8"}, .ports = {443}};
-  CHECK(numeric.refuse_name("199.36.153.8", 443));
+  const auto numeric = EgressAllowlist::parse({"*.example"}, {443});
+  CHECK(numeric.refuse(host("10.0.0.1"), 443));
 }
 
 TEST_CASE("allowlist: names are compared lowercase without a trailing dot or brackets") {
-  CHECK(normalize_host("Storage.GoogleAPIs.com.") == "storage.googleapis.com");
-  CHECK(normalize_host("[2001:DB8::1]") == "2001:db8::1");
-  CHECK_FALSE(google().refuse_name(normalize_host("STORAGE.googleapis.com."), 443));
+  CHECK_FALSE(google().refuse(host("STORAGE.googleapis.com."), 443));
+  CHECK_FALSE(EgressAllowlist::parse({"2001:DB8::1"}, {443}).refuse(host("[2001:db8::1]"), 443));
 }
 
 TEST_CASE("allowlist: malformed entries are refused when the proxy is made") {
-  CHECK_NOTHROW(google().validate());
-  CHECK_THROWS_WITH(EgressAllowlist({.hosts = {"*"}, .ports = {443}}).validate(),
-                    "\"*\" is not a host name, an IP address or a \"*.suffix\" pattern");
-  CHECK_THROWS_WITH(EgressAllowlist({.hosts = {"a.*.com"}, .ports = {443}}).validate(),
-                    "\"a.*.com\" is not a host name, an IP address or a \"*.suffix\" pattern");
-  CHECK_THROWS_WITH(EgressAllowlist({.hosts = {"x.com"}, .ports = {0}}).validate(),
-                    "0 is not a port (1 to 65535)");
+  CHECK_THROWS_WITH(EgressAllowlist::parse({"*"}, {443}),
+                    "\"*\" is not a host pattern: '*' is only allowed as a leading \"*.\"");
+  CHECK_THROWS_WITH(EgressAllowlist::parse({"a.*.com"}, {443}),
+                    "\"a.*.com\" is not a host pattern: '*' is only allowed as a leading \"*.\"");
+  CHECK_THROWS_WITH(EgressAllowlist::parse({"x.com"}, {0}), "0 is not a port (1 to 65535)");
 }
 
 TEST_CASE("allowlist: loopback, private, shared, link-local, multicast, metadata and host addresses are refused") {
@@ -110,10 +109,10 @@ TEST_CASE("allowlist: loopback, private, shared, link-local, multicast, metadata
 TEST_CASE("proxy request: CONNECT host:port, [v6]:port") {
   const auto tunnel = parse_proxy_request("CONNECT Storage.GoogleAPIs.com:443 HTTP/1.1\r\nHost: x\r\n\r\n");
   CHECK(tunnel.tunnel);
-  CHECK(tunnel.host == "storage.googleapis.com");
+  CHECK(tunnel.host.text() == "storage.googleapis.com");
   CHECK(tunnel.port == 443);
   const auto v6 = parse_proxy_request("CONNECT [2001:db8::1]:8443 HTTP/1.1\r\n\r\n");
-  CHECK(v6.host == "2001:db8::1");
+  CHECK(v6.host.text() == "2001:db8::1");
   CHECK(v6.port == 8443);
 }
 
@@ -122,7 +121,7 @@ TEST_CASE("proxy request: an absolute URI is rewritten to origin form with Conne
       "GET http://gcs.example:4443/storage/v1/b?project=p HTTP/1.1\r\nHost: gcs.example:4443\r\n"
       "Proxy-Authorization: Basic eDp5\r\nProxy-Connection: keep-alive\r\nAccept: */*\r\n\r\n");
   CHECK_FALSE(request.tunnel);
-  CHECK(request.host == "gcs.example");
+  CHECK(request.host.text() == "gcs.example");
   CHECK(request.port == 4443);
   const auto& head = request.upstream_head;
   CHECK(head.starts_with("GET /storage/v1/b?project=p HTTP/1.1\r\n"));
@@ -153,6 +152,34 @@ TEST_CASE("proxy request: malformed requests are answered with a status that say
   CHECK(status_of("GET /storage/v1/b HTTP/1.1\r\nHost: x\r\n\r\n") == 400);         // origin form
   CHECK(status_of("OPTIONS * HTTP/1.1\r\n\r\n") == 405);
   CHECK(status_of("\x16\x03\x01\x02\x00\r\n\r\n") == 400);                             // TLS, not HTTP
+}
+
+TEST_CASE("proxy request: a target that is not a host is refused as policy, shown escaped") {
+  const auto refusal_of = [](const std::string& head) -> std::string {
+    try {
+      parse_proxy_request(head);
+    } catch (const ProxyTargetRefused& e) {
+      CHECK(e.status() == 403);
+      return e.target() + ": " + e.what();
+    }
+    return "";
+  };
+  using namespace std::string_literals;
+  CHECK(refusal_of("CONNECT attacker.example\0.googleapis.com:443 HTTP/1.1\r\n\r\n"s) ==
+        "CONNECT attacker.example\\x00.googleapis.com:443: \"attacker.example\\x00.googleapis.com\" "
+        "is not a host name: it contains a NUL byte");
+  // Percent-encoded (whether or not the URI reader decodes it): never a name.
+  CHECK(refusal_of("GET http://attacker.example%00.googleapis.com/ HTTP/1.1\r\n\r\n")
+            .find("is not a host name: it contains ") != std::string::npos);
+  CHECK(refusal_of("GET http://attacker.example\0.googleapis.com/ HTTP/1.1\r\n\r\n"s)
+            .ends_with("is not a host name: it contains a NUL byte"));
+  CHECK(refusal_of("CONNECT 127.1:443 HTTP/1.1\r\n\r\n") ==
+        "CONNECT 127.1:443: \"127.1\" is not a host name: it is an IPv4 address in a form only "
+        "resolvers read");
+  CHECK(refusal_of("CONNECT a_b.googleapis.com:443 HTTP/1.1\r\n\r\n").find("'_'") !=
+        std::string::npos);
+  CHECK(refusal_of("CONNECT b\xc3\xbc" "cher.googleapis.com:443 HTTP/1.1\r\n\r\n").find("non-ASCII") !=
+        std::string::npos);
 }
 
 }  // namespace kg::sandbox
@@ -189,13 +216,47 @@ TEST_CASE("TLS ClientHello: the server name a tunnel's client asks for") {
   CHECK(starts_tls_handshake(record));
   CHECK(tls_record_size(record) == record.size());
   CHECK(tls_record_size(record.substr(0, 4)) == 0);
-  CHECK(tls_server_name(record).value() == "storage.googleapis.com");
+  CHECK(tls_server_name(record).value() == "Storage.GoogleAPIs.com");  // validated by the caller
   CHECK_FALSE(tls_server_name(client_hello("")).has_value());
   CHECK_FALSE(starts_tls_handshake("GET / HTTP/1.1\r\n"));
   CHECK_THROWS_AS(tls_server_name(record.substr(0, record.size() - 3)), std::invalid_argument);
   std::string not_hello = record;
   not_hello[5] = 2;  // a ServerHello
   CHECK_THROWS_AS(tls_server_name(not_hello), std::invalid_argument);
+}
+
+TEST_CASE("TLS ClientHello: anything but one well-formed hello is refused") {
+  const auto record = client_hello("a.example");
+  const auto refused_with = [](const std::string& bytes) -> std::string {
+    try {
+      tls_server_name(bytes);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CHECK(refused_with(record + "x") == "bytes after the first TLS record");
+  // Two server_name extensions: a reader taking the first and a server the last would differ.
+  std::string twice = client_hello("a.example");
+  const std::string sni = be(0, 2) + be(14, 2) + be(12, 2) + be(0, 1) + be(9, 2) + "b.example";
+  twice += sni;
+  // Grow the record, handshake, hello and extensions lengths by the extension's size.
+  const auto grow = [&](std::size_t at, int width) {
+    std::size_t value = 0;
+    for (int i = 0; i < width; ++i) value = (value << 8) | static_cast<unsigned char>(twice[at + i]);
+    twice.replace(at, width, be(value + sni.size(), width));
+  };
+  grow(3, 2);
+  grow(6, 3);
+  grow(5 + 4 + 2 + 32 + 1 + 2 + 2 + 1 + 1, 2);
+  CHECK(refused_with(twice) == "a repeated TLS extension");
+  std::string other_type = record;
+  other_type[other_type.find("a.example") - 3] = 1;  // name_type 1, not host_name
+  CHECK(refused_with(other_type) == "a server name that is not a host_name");
+  std::string version = record;
+  version[1] = 2;
+  CHECK(refused_with(version) == "not a TLS record version");
+  CHECK(refused_with(record.substr(0, 20)) == "truncated TLS ClientHello");
 }
 
 }  // namespace kg::sandbox

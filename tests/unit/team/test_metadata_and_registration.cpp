@@ -196,6 +196,10 @@ TEST_CASE("a Client ID Metadata Document is never fetched from this host, its ne
     CAPTURE(host);
     CHECK(metadata_document_host_problem(host).has_value());
   }
+  // Checked and fetched as one validated name (net::Host): a resolver would stop at the NUL.
+  CHECK(metadata_document_host_problem(std::string("localhost\0.example.com", 22)).value() ==
+        "its host \"localhost\\x00.example.com\" is not a host name: it "
+        "contains a NUL byte");
 }
 
 TEST_CASE("loopback means a loopback address or localhost, not a name that starts like one") {
@@ -209,6 +213,8 @@ TEST_CASE("loopback means a loopback address or localhost, not a name that start
   CHECK_FALSE(is_loopback_host("127.0.0.1.evil.example"));
   CHECK_FALSE(is_loopback_host("10.0.0.1"));
   CHECK_FALSE(is_loopback_host("localhost.evil.example"));
+  CHECK_FALSE(is_loopback_host(std::string("127.0.0.1\0.evil.example", 22)));
+  CHECK_FALSE(is_loopback_host("127.1"));
   CHECK(redirect_uri_problem("http://[::1]:8080/cb").empty());
   CHECK_FALSE(redirect_uri_problem("http://127.0.0.1.evil.example/cb").empty());
   CHECK(redirect_uri_problem("https://app.example/cb?x=1").empty());
