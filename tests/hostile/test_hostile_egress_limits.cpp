@@ -81,7 +81,7 @@ std::string read_until_closed(int fd, std::chrono::milliseconds wait, bool* clos
   return got;
 }
 
-// "403" of "HTTP/1.0 403 Forbidden\r\n...".
+// "403" of "HTTP/1.1 403 Forbidden\r\n...".
 std::string status_code(const std::string& answer) {
   return answer.size() >= 12 && answer.starts_with("HTTP/1.") ? answer.substr(9, 3) : answer;
 }

@@ -61,7 +61,9 @@ void send_all(Poco::Net::StreamSocket& socket, std::string_view bytes) {
 }
 
 void answer(Poco::Net::StreamSocket& socket, int status, const std::string& message) {
-  Poco::Net::HTTPResponse response(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
+  // HTTP/1.1 like the proxy's 200 and 429 lines (Poco's default would be HTTP/1.0).
+  Poco::Net::HTTPResponse response(Poco::Net::HTTPMessage::HTTP_1_1,
+                                   static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
   const std::string body = "kode-gopher egress proxy: " + message + "\n";
   response.setContentType("text/plain; charset=utf-8");
   response.setContentLength(static_cast<std::streamsize>(body.size()));
