@@ -21,6 +21,7 @@
 #include "api_routes.hpp"
 #include "capped_request_body.hpp"
 #include "ndjson_progress.hpp"
+#include "peer_hangup.hpp"
 #include "response_json.hpp"
 #include "unix_socket_listener.hpp"
 
@@ -60,21 +61,12 @@ std::string read_body(Poco::Net::HTTPServerRequest& request, std::uint64_t limit
   }
 }
 
-// Whether the client closed its end of the connection (or the connection broke). A client sends
-// nothing after its request, so the only thing there is to read is the end of the stream.
-bool client_hung_up(int socket_fd) noexcept {
-  char byte;
-  const ssize_t got = ::recv(socket_fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-  if (got == 0) return true;
-  return got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
-}
-
 // The probe ApiRequest::client_gone runs for this request's connection.
 std::function<bool()> hangup_probe(Poco::Net::HTTPServerRequest& request) {
   auto* impl = dynamic_cast<Poco::Net::HTTPServerRequestImpl*>(&request);
   if (!impl) return {};
   const int fd = impl->socket().impl()->sockfd();
-  return [fd] { return client_hung_up(fd); };
+  return [fd] { return net::peer_hung_up(fd); };
 }
 
 class ApiRequestHandler final : public Poco::Net::HTTPRequestHandler {

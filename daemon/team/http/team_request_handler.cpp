@@ -10,6 +10,7 @@
 #include <chrono>
 
 #include "capped_request_body.hpp"
+#include "peer_hangup.hpp"
 #include "error_chain.hpp"
 
 namespace kg::team {
@@ -97,11 +98,7 @@ class PocoResponseStream final : public ResponseStream {
   bool keepalive() override { return write(": keepalive\n\n"); }
 
   bool client_gone() override {
-    if (fd_ < 0) return false;
-    char byte;
-    const ssize_t got = ::recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (got == 0) return true;
-    return got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+    return fd_ >= 0 && net::peer_hung_up(fd_);
   }
 
  private:
