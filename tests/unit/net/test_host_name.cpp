@@ -1,4 +1,4 @@
-// HostName, IpLiteral, Host and HostPattern (daemon/net/host_name.hpp, host_pattern.hpp): the
+// HostName, IpLiteral, Host and HostPattern (lib/net/host_name.hpp, host_pattern.hpp): the
 // one parse every destination host goes through, so what is checked is what is resolved.
 #include <doctest/doctest.h>
 #include <sys/socket.h>

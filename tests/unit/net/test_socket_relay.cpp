@@ -1,4 +1,4 @@
-// relay_both_ways (daemon/net/socket_relay.hpp) on socket pairs: a side that has hung up does
+// relay_both_ways (lib/net/socket_relay.hpp) on socket pairs: a side that has hung up does
 // not make it spin, and a relay where nothing moves ends after its idle timeout.
 #include <doctest/doctest.h>
 #include <sys/socket.h>

@@ -1,7 +1,7 @@
 // One HTTP/1.1 request over one fresh connection, shared by UnixHttpClient (whole bodies),
 // UnixHttpStream (NDJSON lines) and TcpHttpClient: connect with the caller's timeout, attach the
 // optional canceller, send, receive the status and headers, and let `read_body` consume the body.
-// Internal to daemon/net.
+// Internal to lib/net.
 #pragma once
 
 #include <functional>
