@@ -62,14 +62,14 @@ int run_serve(const GlobalOptions& globals, const std::string& log_level) {
   kg::mcp::McpServer server(tools, daemon, logger, kg::mcp::ServerIdentity{});
   kg::mcp::StdioLoop loop(server, writer, logger);
   kg::mcp::LineReader reader(STDIN_FILENO, kg::mcp::kMaxMessageBytes, signal_fd);
-  logger.log(plugin::LogLevel::info, "kode-gopher serve: MCP on stdio (protocol " +
+  logger.log(log::LogLevel::info, "kode-gopher serve: MCP on stdio (protocol " +
                                          std::string(kg::mcp::kModernVersion) + " and " +
                                          std::string(kg::mcp::kLatestLegacyVersion) +
                                          ", 2025-06-18, 2025-03-26)");
   loop.serve(reader);
   signalfd_siginfo received{};
   if (signal_fd >= 0 && ::read(signal_fd, &received, sizeof received) == sizeof received) {
-    logger.log(plugin::LogLevel::info,
+    logger.log(log::LogLevel::info,
                std::string("Stopped on ") + ::strsignal(static_cast<int>(received.ssi_signo)));
   }
   return to_int(ExitCode::ok);

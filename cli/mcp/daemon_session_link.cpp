@@ -21,7 +21,7 @@ bool session_is_gone(const kg::cli::DaemonApiError& error) {
 
 }  // namespace
 
-DaemonSessionLink::DaemonSessionLink(kg::cli::GlobalOptions globals, plugin::Logger& logger)
+DaemonSessionLink::DaemonSessionLink(kg::cli::GlobalOptions globals, log::Logger& logger)
     : globals_(std::move(globals)), logger_(logger) {}
 
 const kg::cli::DaemonConnection& DaemonSessionLink::connection() {
@@ -44,7 +44,7 @@ std::string DaemonSessionLink::open_session() {
     throw std::runtime_error("The daemon's answer to POST /v1/sessions has no session id: " +
                              to_json(session));
   }
-  logger_.log(plugin::LogLevel::info, "Opened daemon session " + id);
+  logger_.log(log::LogLevel::info, "Opened daemon session " + id);
   std::lock_guard lock(mutex_);
   session_id_ = id;
   return id;
@@ -66,7 +66,7 @@ rapidjson::Document DaemonSessionLink::reconnecting(
     // Nobody listens any more: the daemon stopped. Find or start one again, with a new session;
     // the request never reached a daemon, so sending it again cannot run anything twice.
     if (!e.connect_failed() || !connection_) throw;
-    logger_.log(plugin::LogLevel::warn, std::string("The daemon went away (") + e.what() +
+    logger_.log(log::LogLevel::warn, std::string("The daemon went away (") + e.what() +
                                             "); connecting again");
     // A daemon this server started is its child (the launcher forks once): reap it, or it
     // stays a zombie for as long as this server runs. This process has no other children.
@@ -88,7 +88,7 @@ rapidjson::Document DaemonSessionLink::in_session(
       return request(first);
     } catch (const kg::cli::DaemonApiError& e) {
       if (!session_is_gone(e)) throw;
-      logger_.log(plugin::LogLevel::warn, "Daemon session " + first + " is gone (" + e.what() +
+      logger_.log(log::LogLevel::warn, "Daemon session " + first + " is gone (" + e.what() +
                                               "); opening a new one");
     }
     return request(open_session());
@@ -181,7 +181,7 @@ void DaemonSessionLink::cancel_running_call() noexcept {
       const rapidjson::Value* cancelled = find_member(&answer, "cancelled");
       daemon_cancelled = cancelled != nullptr && cancelled->IsBool() && cancelled->GetBool();
     } catch (...) {
-      logger_.log(plugin::LogLevel::warn,
+      logger_.log(log::LogLevel::warn,
                   "Cannot cancel the call in daemon session " + id + ": " +
                       kg::describe_error_chain(std::current_exception()));
     }
@@ -205,9 +205,9 @@ void DaemonSessionLink::close_session() noexcept {
     if (response.status < 200 || response.status > 299) {
       throw kg::cli::daemon_error_from_answer(response.status, response.body);
     }
-    logger_.log(plugin::LogLevel::info, "Closed daemon session " + id);
+    logger_.log(log::LogLevel::info, "Closed daemon session " + id);
   } catch (...) {
-    logger_.log(plugin::LogLevel::warn, "Cannot close daemon session " + id + ": " +
+    logger_.log(log::LogLevel::warn, "Cannot close daemon session " + id + ": " +
                                             kg::describe_error_chain(std::current_exception()));
   }
 }

@@ -19,7 +19,7 @@
 
 #include "daemon_connection.hpp"
 #include "global_options.hpp"
-#include "host_services.hpp"
+#include "logger.hpp"
 #include "request_canceller.hpp"
 #include "session_backend.hpp"
 
@@ -27,7 +27,7 @@ namespace kg::mcp {
 
 class DaemonSessionLink final : public SessionBackend {
  public:
-  DaemonSessionLink(kg::cli::GlobalOptions globals, plugin::Logger& logger);
+  DaemonSessionLink(kg::cli::GlobalOptions globals, log::Logger& logger);
   DaemonSessionLink(const DaemonSessionLink&) = delete;
   DaemonSessionLink& operator=(const DaemonSessionLink&) = delete;
 
@@ -70,7 +70,7 @@ class DaemonSessionLink final : public SessionBackend {
   std::chrono::milliseconds execute_wait() const;
 
   kg::cli::GlobalOptions globals_;
-  plugin::Logger& logger_;
+  log::Logger& logger_;
   std::optional<kg::cli::DaemonConnection> connection_;  // worker thread only
   mutable std::mutex mutex_;  // guards socket_path_ and session_id_ (read by cancel_running_call)
   std::string socket_path_;

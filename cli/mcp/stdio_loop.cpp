@@ -6,13 +6,13 @@ namespace kg::mcp {
 
 void StdioLoop::serve(LineReader& reader) {
   while (const std::optional<InputLine> line = reader.next()) handle_line(*line);
-  logger_.log(plugin::LogLevel::info, "Input ended: stopping");
+  logger_.log(log::LogLevel::info, "Input ended: stopping");
   server_.shutdown();
 }
 
 void StdioLoop::handle_line(const InputLine& line) {
   if (line.dropped_bytes > 0) {
-    logger_.log(plugin::LogLevel::warn,
+    logger_.log(log::LogLevel::warn,
                 "Dropped a message of " + std::to_string(line.dropped_bytes) + " bytes");
     writer_->write_line(error_line(
         "null", RpcErrorCode::invalid_request,
@@ -27,7 +27,7 @@ void StdioLoop::handle_line(const InputLine& line) {
   try {
     message = std::make_shared<IncomingMessage>(parse_message(line.text));
   } catch (const RpcError& e) {
-    logger_.log(plugin::LogLevel::warn, e.what());
+    logger_.log(log::LogLevel::warn, e.what());
     writer_->write_line(error_line(e.id_json(), e.code(), e.what(), e.data_json()));
     return;
   }

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <memory>
 
-#include "host_services.hpp"
+#include "logger.hpp"
 #include "line_reader.hpp"
 #include "mcp_server.hpp"
 #include "protocol_writer.hpp"
@@ -20,7 +20,7 @@ inline constexpr std::size_t kMaxMessageBytes = 32u << 20;
 
 class StdioLoop {
  public:
-  StdioLoop(McpServer& server, std::shared_ptr<ProtocolWriter> writer, plugin::Logger& logger)
+  StdioLoop(McpServer& server, std::shared_ptr<ProtocolWriter> writer, log::Logger& logger)
       : server_(server), writer_(std::move(writer)), logger_(logger) {}
 
   // Reads and answers messages until the end of input, then shuts the server down.
@@ -32,7 +32,7 @@ class StdioLoop {
  private:
   McpServer& server_;
   std::shared_ptr<ProtocolWriter> writer_;
-  plugin::Logger& logger_;
+  log::Logger& logger_;
 };
 
 }  // namespace kg::mcp

@@ -6,16 +6,13 @@
 #include <string>
 #include <string_view>
 
+#include "logger.hpp"
+
 namespace kg::plugin {
 
-enum class LogLevel { error = 0, warn = 1, info = 2, debug = 3 };
-
-// Thread-safe; never throws.
-class Logger {
- public:
-  virtual ~Logger() = default;
-  virtual void log(LogLevel level, std::string_view message) noexcept = 0;
-};
+// The shared logging interface (lib/log/logger.hpp), under the names plugins have always used.
+using LogLevel = log::LogLevel;
+using Logger = log::Logger;
 
 // Facts about the Go toolchain the sandboxes use, found by the daemon at start.
 struct ToolchainInfo {

@@ -286,7 +286,7 @@ void serve_execute(RouteContext& context, Exchange& exchange) {
     }
   }
   if (result.cancelled) {
-    context.logger.log(plugin::LogLevel::info, "The client hung up: command killed");
+    context.logger.log(log::LogLevel::info, "The client hung up: command killed");
   }
   rapidjson::StringBuffer buffer;
   JsonWriter writer(buffer);

@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
   if (const int* exit_code = std::get_if<int>(&parsed)) return *exit_code;
   const auto& command_line = std::get<kg::sandbox::ServerCommandLine>(parsed);
 
-  kg::StderrLogger logger(kg::plugin::LogLevel::info);
+  kg::StderrLogger logger(kg::log::LogLevel::info);
   std::string socket_file;  // removed on the way out
   int exit_code = 0;
   try {
@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     if (address.kind == kg::sandbox::ListenAddress::Kind::unix_socket) socket_file = address.path;
     kg::sandbox::SandboxServer server(socket, command_line.options, logger);
     server.start();
-    logger.log(kg::plugin::LogLevel::info,
+    logger.log(kg::log::LogLevel::info,
                "kode-gopher-sandbox " KG_SANDBOX_SERVER_VERSION " serving " +
                    command_line.options.workdir.string() + " on " +
                    (address.kind == kg::sandbox::ListenAddress::Kind::tcp
@@ -62,11 +62,11 @@ int main(int argc, char** argv) {
                         : command_line.listen));
     int received = 0;
     sigwait(&stop_signals, &received);
-    logger.log(kg::plugin::LogLevel::info,
+    logger.log(kg::log::LogLevel::info,
                std::string("Stopping on ") + (received == SIGTERM ? "SIGTERM" : "SIGINT"));
     server.stop();
   } catch (const std::exception& e) {
-    logger.log(kg::plugin::LogLevel::error, "kode-gopher-sandbox: " + kg::describe_error_chain(e));
+    logger.log(kg::log::LogLevel::error, "kode-gopher-sandbox: " + kg::describe_error_chain(e));
     exit_code = 1;
   }
   if (!socket_file.empty()) ::unlink(socket_file.c_str());

@@ -89,7 +89,7 @@ class RouteHandler final : public Poco::Net::HTTPRequestHandler {
     }
     const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - started);
-    context_.logger.log(plugin::LogLevel::info,
+    context_.logger.log(log::LogLevel::info,
                         request.getMethod() + " " + uri + " " +
                             std::to_string(static_cast<int>(response.getStatus())) + " " +
                             std::to_string(elapsed.count()) + "ms" + failure);

@@ -9,14 +9,14 @@
 #include "command_launcher.hpp"
 #include "egress_bridge.hpp"
 
-#include "host_services.hpp"
+#include "logger.hpp"
 #include "path_confinement.hpp"
 #include "sandbox_server_options.hpp"
 
 namespace kg::sandbox {
 
 struct RouteContext {
-  RouteContext(const SandboxServerOptions& server_options, plugin::Logger& server_logger)
+  RouteContext(const SandboxServerOptions& server_options, log::Logger& server_logger)
       : options(server_options),
         confinement(server_options.workdir),
         logger(server_logger),
@@ -29,7 +29,7 @@ struct RouteContext {
 
   const SandboxServerOptions options;
   const WorkdirConfinement confinement;
-  plugin::Logger& logger;
+  log::Logger& logger;
   // Relays to the host's egress proxy for the server's whole life; null without one.
   const std::unique_ptr<EgressBridge> egress_bridge;
   // Starts every command inside the commands' cgroup; null without one. Used under

@@ -23,7 +23,7 @@ Poco::Net::HTTPServerParams::Ptr server_params() {
 }  // namespace
 
 SandboxServer::SandboxServer(const Poco::Net::ServerSocket& socket,
-                             const SandboxServerOptions& options, plugin::Logger& logger)
+                             const SandboxServerOptions& options, log::Logger& logger)
     : context_(options, logger),
       threads_(2, kMaxThreads),
       server_(std::make_unique<Poco::Net::HTTPServer>(new RequestRouter(context_), threads_,

@@ -11,7 +11,7 @@
 
 #include <memory>
 
-#include "host_services.hpp"
+#include "logger.hpp"
 #include "route_context.hpp"
 #include "sandbox_server_options.hpp"
 
@@ -21,7 +21,7 @@ class SandboxServer {
  public:
   // Throws std::runtime_error when the workdir cannot be used. `logger` must outlive the server.
   SandboxServer(const Poco::Net::ServerSocket& socket, const SandboxServerOptions& options,
-                plugin::Logger& logger);
+                log::Logger& logger);
   ~SandboxServer();
   SandboxServer(const SandboxServer&) = delete;
   SandboxServer& operator=(const SandboxServer&) = delete;

@@ -2,9 +2,11 @@
 """Fails when a folder links a layer it may not use (docs/architecture.md, "Who may use what").
 
 The rule is read from the meson.build files, where every arrow between folders is declared: a
-folder's targets may name only the dependencies its layer allows. Today that holds for lib/
-(uses nothing of the project) and plugins/ (only plugin_api/ and lib/, and the plugins' own
-shared libraries). Any other *_dep a meson.build in those folders names fails this test.
+folder's targets may name only the dependencies its layer allows: lib/ uses nothing of the
+project, sandbox/server only lib/, mcp/ only lib/, cli/ only lib/ and mcp/, plugins/ only
+plugin_api/, lib/ and the plugins' own shared libraries. Any other *_dep a meson.build in those
+folders names fails this test, unless KNOWN_EXCEPTIONS lists it; an exception no longer used
+fails it too, so the table shrinks as the layering is finished.
 
 Usage: check_layers.py SOURCE_ROOT
 """
@@ -18,16 +20,28 @@ EXTERNAL = {"rapidjson_dep", "poco_dep", "poco_time_dep", "poco_oauth_dep", "poc
             "cli11_dep", "doctest_dep", "seccomp_dep", "dl_dep"}
 
 # Layer -> the project dependencies its meson.build files may name (their own included).
+LIB = {"json_dep", "time_dep", "error_dep", "net_dep", "log_dep", "log_interface_dep"}
 ALLOWED = {
-    "lib": {"json_dep", "time_dep", "error_dep", "net_dep"},
-    "plugins": {"plugin_api_dep", "json_dep", "time_dep", "error_dep", "net_dep", "go_program_core_dep",
-                "google_oauth_dep", "creds_adc_core_dep", "creds_workload_core_dep",
-                "yaegi_core_dep", "compiled_go_core_dep"},
+    "lib": LIB,
+    "sandbox/server": LIB,
+    "mcp": LIB,
+    "cli": LIB | {"mcp_dep"},
+    "plugins": LIB | {"plugin_api_dep", "go_program_core_dep", "google_oauth_dep",
+                      "creds_adc_core_dep", "creds_workload_core_dep", "yaegi_core_dep",
+                      "compiled_go_core_dep"},
+}
+
+# (meson.build, dependency) -> why it is still there. Each is a layering step not yet done
+# (docs/architecture.md, "Who may use what").
+KNOWN_EXCEPTIONS = {
+    ("mcp/meson.build", "config_dep"): "runtime names from config/available_backends.hpp",
+    ("cli/meson.build", "config_dep"): "runtime names and the config file reader",
 }
 
 DEPENDENCY = re.compile(r"\b([a-z][a-z0-9_]*_dep)\b")
 # Folders outside its own a layer may name in include_directories() or an #include "../..." path.
-ALLOWED_PATHS = {"lib": ["lib"], "plugins": ["plugins", "lib", "daemon/plugin_api"]}
+ALLOWED_PATHS = {"lib": ["lib"], "sandbox/server": ["sandbox/server", "lib"], "mcp": ["mcp", "lib"],
+                 "cli": ["cli", "lib", "mcp"], "plugins": ["plugins", "lib", "daemon/plugin_api"]}
 QUOTED_PATH = re.compile(r"""['"]([^'"]*\.\.[^'"]*)['"]""")
 
 
@@ -42,11 +56,16 @@ def main():
     root = pathlib.Path(sys.argv[1]).resolve()
     problems = []
     checked = 0
+    exceptions_used = set()
     for layer, allowed in ALLOWED.items():
         for meson in sorted((root / layer).rglob("meson.build")):
             checked += 1
             used, declared = names_used(meson.read_text())
             for name in sorted(used - EXTERNAL - allowed - declared):
+                key = (meson.relative_to(root).as_posix(), name)
+                if key in KNOWN_EXCEPTIONS:
+                    exceptions_used.add(key)
+                    continue
                 problems.append(f"{meson.relative_to(root)}: {layer}/ may not use {name} "
                                 f"(allowed: {', '.join(sorted(allowed))})")
         for path in sorted((root / layer).rglob("*")):
@@ -64,6 +83,9 @@ def main():
                     if not inside:
                         problems.append(f"{path.relative_to(root)}:{line_number}: {layer}/ may "
                                         f"not reach {target.relative_to(root)}")
+    for meson, name in sorted(set(KNOWN_EXCEPTIONS) - exceptions_used):
+        problems.append(f"{meson}: the known exception for {name} is no longer needed: remove it "
+                        f"from KNOWN_EXCEPTIONS in tests/lint/check_layers.py")
     if checked < 5:
         sys.exit(f"only {checked} meson.build files under {root}: is that the source root?")
     if problems:

@@ -8,20 +8,20 @@
 #include <utility>
 #include <vector>
 
-#include "host_services.hpp"
+#include "logger.hpp"
 
 namespace kg::test {
 
-class NullLogger final : public plugin::Logger {
+class NullLogger final : public log::Logger {
  public:
-  void log(plugin::LogLevel, std::string_view) noexcept override {}
+  void log(log::LogLevel, std::string_view) noexcept override {}
 };
 
-class RecordingLogger final : public plugin::Logger {
+class RecordingLogger final : public log::Logger {
  public:
-  using Entry = std::pair<plugin::LogLevel, std::string>;
+  using Entry = std::pair<log::LogLevel, std::string>;
 
-  void log(plugin::LogLevel level, std::string_view message) noexcept override {
+  void log(log::LogLevel level, std::string_view message) noexcept override {
     std::lock_guard lock(mutex_);
     entries_.emplace_back(level, std::string(message));
   }

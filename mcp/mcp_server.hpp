@@ -17,7 +17,7 @@
 
 #include <rapidjson/document.h>
 
-#include "host_services.hpp"
+#include "logger.hpp"
 #include "json_rpc.hpp"
 #include "protocol_versions.hpp"
 #include "reply_channel.hpp"
@@ -36,7 +36,7 @@ struct ServerIdentity {
 
 class McpServer {
  public:
-  McpServer(ToolCatalog& tools, SessionBackend& backend, plugin::Logger& logger,
+  McpServer(ToolCatalog& tools, SessionBackend& backend, log::Logger& logger,
             ServerIdentity identity);
   ~McpServer() { shutdown(); }
 
@@ -75,7 +75,7 @@ class McpServer {
 
   ToolCatalog& tools_;
   SessionBackend& backend_;
-  plugin::Logger& logger_;
+  log::Logger& logger_;
   ServerIdentity identity_;
   mutable std::mutex version_mutex_;
   std::optional<std::string> legacy_version_;  // set by initialize

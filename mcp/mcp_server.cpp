@@ -23,7 +23,7 @@ bool is_served_method(std::string_view method) {
          method == "prompts/get";
 }
 
-McpServer::McpServer(ToolCatalog& tools, SessionBackend& backend, plugin::Logger& logger,
+McpServer::McpServer(ToolCatalog& tools, SessionBackend& backend, log::Logger& logger,
                      ServerIdentity identity)
     : tools_(tools),
       backend_(backend),
@@ -79,7 +79,7 @@ ProtocolFeatures McpServer::features_of(const IncomingMessage& message) const {
 void McpServer::handle(std::shared_ptr<IncomingMessage> message,
                        std::shared_ptr<ReplyChannel> reply) {
   if (message->kind == IncomingMessage::Kind::response) {
-    logger_.log(plugin::LogLevel::debug, "Ignored a response (id " + message->id_json +
+    logger_.log(log::LogLevel::debug, "Ignored a response (id " + message->id_json +
                                              "): this server sends no requests");
     return;
   }
@@ -88,7 +88,7 @@ void McpServer::handle(std::shared_ptr<IncomingMessage> message,
     return;
   }
   const std::string& id = message->id_json;
-  logger_.log(plugin::LogLevel::debug, "Request " + id + ": " + message->method);
+  logger_.log(log::LogLevel::debug, "Request " + id + ": " + message->method);
   try {
     if (!is_served_method(message->method)) {
       throw RpcError(RpcErrorCode::method_not_found,
@@ -122,12 +122,12 @@ void McpServer::handle(std::shared_ptr<IncomingMessage> message,
       submit_tool_call(message, features, reply);
     }
   } catch (const RpcError& e) {
-    logger_.log(plugin::LogLevel::warn,
+    logger_.log(log::LogLevel::warn,
                 "Request " + id + " (" + message->method + "): " + e.what());
     reply->respond(error_line(id, e.code(), e.what(), e.data_json()));
   } catch (const std::exception& e) {
     const std::string what = kg::describe_error_chain(e);
-    logger_.log(plugin::LogLevel::error, "Request " + id + ": " + what);
+    logger_.log(log::LogLevel::error, "Request " + id + ": " + what);
     reply->respond(error_line(id, RpcErrorCode::internal_error, "Internal error: " + what));
   }
 }
@@ -141,12 +141,12 @@ void McpServer::on_notification(const IncomingMessage& message) {
     }
     const std::string id = to_json(*request_id);
     const bool known = worker_.cancel(id);
-    logger_.log(plugin::LogLevel::info, "Request " + id + " cancelled by the client" +
+    logger_.log(log::LogLevel::info, "Request " + id + " cancelled by the client" +
                                             (known ? "" : " (not running: ignored)"));
     return;
   }
   // notifications/initialized and the rest need nothing from this server.
-  logger_.log(plugin::LogLevel::debug, "Notification " + message.method);
+  logger_.log(log::LogLevel::debug, "Notification " + message.method);
 }
 
 void McpServer::submit_tool_call(std::shared_ptr<IncomingMessage> message,

@@ -75,7 +75,7 @@ rapidjson::Document McpServer::initialize_result(const IncomingMessage& message)
   const rapidjson::Value* client_info = find_member(message.params, "clientInfo");
   static const rapidjson::Value kNoClient;
   const rapidjson::Value& client = client_info ? *client_info : kNoClient;
-  logger_.log(plugin::LogLevel::info,
+  logger_.log(log::LogLevel::info,
               "Client " + json::string_member(client, "name") + " " +
                   json::string_member(client, "version") +
                   " asked for protocol " + requested->GetString() + "; serving " +

@@ -10,19 +10,19 @@
 namespace kg {
 namespace {
 
-std::string_view level_name(plugin::LogLevel level) {
+std::string_view level_name(log::LogLevel level) {
   switch (level) {
-    case plugin::LogLevel::error: return "error";
-    case plugin::LogLevel::warn: return "warn";
-    case plugin::LogLevel::info: return "info";
-    case plugin::LogLevel::debug: return "debug";
+    case log::LogLevel::error: return "error";
+    case log::LogLevel::warn: return "warn";
+    case log::LogLevel::info: return "info";
+    case log::LogLevel::debug: return "debug";
   }
   return "info";
 }
 
 }  // namespace
 
-void StderrLogger::log(plugin::LogLevel level, std::string_view message) noexcept {
+void StderrLogger::log(log::LogLevel level, std::string_view message) noexcept {
   if (static_cast<int>(level) > static_cast<int>(threshold_)) return;
   try {
     std::string line = utc::to_rfc3339_millis(std::chrono::system_clock::now());
@@ -39,11 +39,11 @@ void StderrLogger::log(plugin::LogLevel level, std::string_view message) noexcep
   }
 }
 
-plugin::LogLevel parse_log_level(std::string_view text) {
-  if (text == "error") return plugin::LogLevel::error;
-  if (text == "warn") return plugin::LogLevel::warn;
-  if (text == "info") return plugin::LogLevel::info;
-  if (text == "debug") return plugin::LogLevel::debug;
+log::LogLevel parse_log_level(std::string_view text) {
+  if (text == "error") return log::LogLevel::error;
+  if (text == "warn") return log::LogLevel::warn;
+  if (text == "info") return log::LogLevel::info;
+  if (text == "debug") return log::LogLevel::debug;
   throw std::invalid_argument("log level must be one of error, warn, info, debug");
 }
 
