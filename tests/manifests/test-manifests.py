@@ -17,7 +17,9 @@ what the deployment relies on:
 - the warm pool names the template; the router Service (sandbox-router-svc:8080) reaches the
   router's proxy port; the router's upstream timeouts are >= 300 s; its pod cache has RBAC;
 - the template's NetworkPolicy admits the router's pods on 8888 only and lets out DNS and 443
-  only, never link-local (the metadata server);
+  only, never link-local (the metadata server) but GKE's node-local resolvers on port 53;
+- the router's own NetworkPolicy admits only the daemon's pods, on 8080; a PodDisruptionBudget
+  keeps one router up through drains; the warm pool replaces stale sandboxes at once (Recreate);
 - the daemon's Role is exactly the verbs the kubernetes provider needs;
 - team mode (overlays/team, team/tls, team/gke): the daemon's Deployment against its own
   kode-gopher.ini, its probes, hardening and single replica (team_checks.py).
@@ -54,7 +56,11 @@ MIN_UPSTREAM_TIMEOUT_S = 300
 BASE_KINDS = {("Namespace", NAMESPACE), ("SandboxTemplate", TEMPLATE),
               ("SandboxWarmPool", "kode-gopher-pool"), ("ServiceAccount", "sandbox-router"),
               ("Role", "sandbox-router"), ("RoleBinding", "sandbox-router"),
-              ("Service", "sandbox-router-svc"), ("Deployment", "sandbox-router")}
+              ("Service", "sandbox-router-svc"), ("Deployment", "sandbox-router"),
+              ("NetworkPolicy", "sandbox-router"), ("PodDisruptionBudget", "sandbox-router")}
+# Link-local addresses a sandbox may reach, DNS only: GKE's Cloud DNS (on the metadata server's
+# address) and NodeLocal DNSCache.
+NODE_LOCAL_RESOLVERS = {"169.254.169.254/32", "169.254.20.10/32"}
 DAEMON_KINDS = {("ServiceAccount", DAEMON_SA), ("Role", DAEMON_SA), ("RoleBinding", DAEMON_SA)}
 # kustomization -> (kinds, runtimeClassName, GKE scheduling and Workload Identity)
 KUSTOMIZATIONS = {
@@ -266,12 +272,48 @@ def check_network_policy(f, template, router_labels):
         ports = {(p.get("protocol", "TCP"), p.get("port")) for p in rule.get("ports", [])}
         f.check(ports and ports <= {("UDP", 53), ("TCP", 53), ("TCP", 443)},
                 f"networkPolicy: egress opens {sorted(ports)}, want only DNS and 443")
+        resolvers = []
         for peer in rule.get("to", []):
             block = peer.get("ipBlock")
-            if block:
+            if block and block.get("cidr", "").startswith("169.254."):
+                resolvers.append(block["cidr"])
+            elif block:
                 f.check(block.get("cidr") != "0.0.0.0/0" or
                         "169.254.0.0/16" in block.get("except", []),
                         "networkPolicy: egress reaches link-local (the metadata server)")
+        if resolvers:
+            f.check(set(resolvers) <= NODE_LOCAL_RESOLVERS and
+                    ports <= {("UDP", 53), ("TCP", 53)},
+                    f"networkPolicy: link-local egress {resolvers} on {sorted(ports)}, want only "
+                    f"{sorted(NODE_LOCAL_RESOLVERS)} on port 53")
+    dns_peers = {peer.get("ipBlock", {}).get("cidr") for rule in policy.get("egress", [])
+                 for peer in rule.get("to", [])}
+    f.check(NODE_LOCAL_RESOLVERS <= dns_peers,
+            "networkPolicy: GKE's node-local resolvers (Cloud DNS, NodeLocal DNSCache) are not "
+            "reachable on port 53: names would not resolve on such clusters")
+
+
+def check_router_guards(f, objects, router_labels, daemon_labels):
+    """The router is reachable only from the daemon's pods, and a drain leaves one running."""
+    policy = objects[("NetworkPolicy", "sandbox-router")]["spec"]
+    f.check(labels_match(policy.get("podSelector", {}), router_labels),
+            "router NetworkPolicy: does not select the router's pods")
+    f.check("Ingress" in policy.get("policyTypes", []), "router NetworkPolicy: no Ingress type")
+    for rule in policy.get("ingress", []):
+        f.check([(p.get("protocol", "TCP"), p.get("port")) for p in rule.get("ports", [])]
+                == [("TCP", 8080)], f"router NetworkPolicy: opens {rule.get('ports')}, want 8080")
+        for peer in rule.get("from", []):
+            f.check(set(peer) == {"podSelector"} and
+                    labels_match(peer["podSelector"], daemon_labels),
+                    f"router NetworkPolicy: admits {peer}, want only the daemon's pods")
+    f.check(len(policy.get("ingress", [])) == 1, "router NetworkPolicy: want one ingress rule")
+    budget = objects[("PodDisruptionBudget", "sandbox-router")]["spec"]
+    replicas = objects[("Deployment", "sandbox-router")]["spec"].get("replicas", 1)
+    f.check(labels_match(budget.get("selector", {}), router_labels),
+            "router PodDisruptionBudget: does not select the router's pods")
+    f.check(budget.get("maxUnavailable") == 1 and replicas >= 2,
+            f"router PodDisruptionBudget: maxUnavailable {budget.get('maxUnavailable')} with "
+            f"{replicas} replicas, want 1 of at least 2")
 
 
 def check_router(f, objects):
@@ -356,8 +398,12 @@ def check_rendering(f, name, documents, expected_kinds, runtime_class, gke, sche
     f.check(pool["spec"]["sandboxTemplateRef"]["name"] == TEMPLATE,
             "warm pool: does not name the template")
     f.check(pool["spec"].get("replicas", 1) >= 1, "warm pool: no replicas")
+    f.check(pool["spec"].get("updateStrategy", {}).get("type") == "Recreate",
+            "warm pool: stale sandboxes are not replaced at once (updateStrategy Recreate)")
     check_sandbox_pod(f, template, runtime_class, gke)
-    check_network_policy(f, template, check_router(f, objects))
+    router_labels = check_router(f, objects)
+    check_network_policy(f, template, router_labels)
+    check_router_guards(f, objects, router_labels, {"app.kubernetes.io/name": DAEMON_SA})
     if ("Role", DAEMON_SA) in objects:
         check_daemon_rbac(f, objects, gke)
     if TEAM_KINDS <= expected_kinds:
