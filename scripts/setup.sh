@@ -6,11 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(meson ninja-build g++ pkg-config cmake python3 libpoco-dev rapidjson-dev libarchive-dev
-          libsqlite3-dev libcli11-dev doctest-dev bubblewrap libseccomp-dev
-          slirp4netns iproute2 ca-certificates openssl python3-venv
-          libyaml-cpp-dev  # kubeconfig files (the kubernetes sandbox provider)
-          patch)  # patch: the yaegi runner's build applies sandbox/yaegi-runner/patches
+# What builds it (one list, shared with sandbox/Dockerfile), then what runs and tests it.
+mapfile -t PACKAGES < <(sed 's/#.*//; /^[[:space:]]*$/d; s/[[:space:]]//g' packaging/debian-build-packages.txt)
+PACKAGES+=(doctest-dev bubblewrap slirp4netns iproute2 ca-certificates openssl python3-venv)
 PACKAGES+=(python3-yaml)  # tests/manifests reads the rendered manifests and the CRD schemas
 missing=()
 for p in "${PACKAGES[@]}"; do

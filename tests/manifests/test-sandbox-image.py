@@ -6,6 +6,9 @@ engine can (the image itself is not built here):
               .dockerignore does not leave out
   meson       the builder stage's `meson setup` options configure this checkout, and every
               /build/... path the final stage copies is the output of a meson target
+  build-packages  the builder stage installs packaging/debian-build-packages.txt (the list
+              scripts/setup.sh installs too), and every library a meson.build outside tests/
+              asks for with dependency() comes from a package on that list
   libraries   each shared library kode-gopher-sandbox needs ($KG_SANDBOX_SERVER, a built binary)
               comes from a Debian package the final stage installs (or debian:12-slim has)
   environment the final stage's ENV is exactly the environment a local sandbox gives commands
@@ -37,6 +40,7 @@ import glob
 import hashlib
 import json
 import os
+import pathlib
 import re
 import shlex
 import shutil
@@ -158,6 +162,56 @@ def check_meson():
                     relative = os.path.relpath(source, "/build")
                     assert relative in built, \
                         f"the final stage copies {source}, which the builder's ninja does not build"
+
+
+BUILD_PACKAGES = os.path.join(REPO, "packaging", "debian-build-packages.txt")
+
+
+def listed_build_packages():
+    return {line.split("#", 1)[0].strip() for line in read(BUILD_PACKAGES).splitlines()} - {""}
+
+
+def package_of_dependency(name):
+    """The Debian package whose pkg-config file or CMake config defines dependency(name)."""
+    pc_dir = subprocess.run(["pkg-config", "--variable=pcfiledir", name], capture_output=True,
+                            text=True)
+    candidates = [os.path.join(pc_dir.stdout.strip(), name + ".pc")] if pc_dir.returncode == 0 else []
+    candidates += glob.glob(f"/usr/lib/*/cmake/{name}/*Config*.cmake") + \
+        glob.glob(f"/usr/share/cmake/{name}/*Config*.cmake") + \
+        glob.glob(f"/usr/lib/cmake/{name}/*Config*.cmake")
+    for candidate in candidates:
+        owner = subprocess.run(["dpkg", "-S", candidate], capture_output=True, text=True)
+        if owner.returncode == 0:
+            return owner.stdout.split(":", 1)[0]
+    raise AssertionError(f"dependency('{name}'): no Debian package on this machine provides it")
+
+
+def check_build_packages():
+    builder = [(word, rest) for stage, word, rest in instructions() if stage == "builder"]
+    assert ("COPY", "packaging/debian-build-packages.txt /src/packaging/") in builder, \
+        "the builder stage does not copy packaging/debian-build-packages.txt"
+    assert any(word == "RUN" and "apt-get install" in rest and "debian-build-packages.txt" in rest
+               for word, rest in builder), \
+        "the builder stage does not install packaging/debian-build-packages.txt"
+    setup = read(os.path.join(REPO, "scripts", "setup.sh"))
+    assert "packaging/debian-build-packages.txt" in setup, \
+        "scripts/setup.sh does not install packaging/debian-build-packages.txt"
+    listed = listed_build_packages()
+    asked = set()
+    for meson in pathlib.Path(REPO).rglob("meson.build"):
+        relative = meson.relative_to(REPO).parts
+        if relative[0] in ("tests", "subprojects") or relative[0].startswith("build"):
+            continue
+        code = "\n".join(line.split("#", 1)[0] for line in meson.read_text().splitlines())
+        for name in re.findall(r"\bdependency\(\s*'([^']+)'", code):
+            if "get_option('tests'" in code.split(f"dependency('{name}'", 1)[1].split(")", 1)[0]:
+                continue
+            asked.add(name)
+    assert {"Poco", "yaml-cpp", "sqlite3"} <= asked, f"found only dependencies {sorted(asked)}"
+    for name in sorted(asked - {"threads"}):
+        package = package_of_dependency(name)
+        assert package in listed, (f"dependency('{name}') comes from {package}, which "
+                                   f"packaging/debian-build-packages.txt does not list")
 
 
 def final_stage_packages(name=None):
@@ -582,7 +636,8 @@ def check_layout():
             server_process.wait()
 
 
-CHECKS = [("context", check_context), ("meson", check_meson), ("libraries", check_libraries),
+CHECKS = [("context", check_context), ("meson", check_meson),
+          ("build-packages", check_build_packages), ("libraries", check_libraries),
           ("daemon-libraries", check_daemon_libraries),
           ("environment", check_environment), ("entrypoint", check_entrypoint),
           ("prewarm", check_prewarm_script), ("download", check_download),
