@@ -1,5 +1,8 @@
 #include "api_routes.hpp"
 
+#include "metrics_text.hpp"
+#include "prometheus_text.hpp"
+
 #include <unistd.h>
 
 #include <vector>
@@ -203,6 +206,10 @@ bool is_execute_route(const std::string& method, const std::string& path) {
 
 ApiResponse route_request(ApiContext& context, const ApiRequest& request) {
   const auto parts = split_path(request.path);
+  if (parts.size() == 1 && parts[0] == "metrics") {  // where Prometheus looks (docs/metrics.md)
+    require_method(request, "GET");
+    return {200, metrics_text(context), std::string(metrics::kPrometheusContentType)};
+  }
   if (parts.size() < 2 || parts[0] != "v1") {
     throw RouteNotFoundError("No route " + request.path + "; every route starts with /v1/");
   }

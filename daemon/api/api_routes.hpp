@@ -27,6 +27,7 @@ bool is_execute_route(const std::string& method, const std::string& path);
 struct ApiResponse {
   int status = 200;
   std::string body;
+  std::string content_type = "application/json";
 };
 
 // Dispatches by method and path. Throws RouteNotFoundError, MethodNotAllowedError and whatever

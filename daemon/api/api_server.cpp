@@ -118,7 +118,7 @@ class ApiRequestHandler final : public Poco::Net::HTTPRequestHandler {
                                                      " (" + std::to_string(ms) + " ms)");
     try {
       response.setStatus(static_cast<Poco::Net::HTTPResponse::HTTPStatus>(answer.status));
-      response.setContentType("application/json");
+      response.setContentType(answer.content_type);
       response.setContentLength64(static_cast<Poco::Int64>(answer.body.size()));
       response.setKeepAlive(false);
       response.send().write(answer.body.data(), static_cast<std::streamsize>(answer.body.size()));

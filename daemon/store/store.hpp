@@ -102,6 +102,29 @@ struct Stats {
   std::vector<TimingStat> timings;  // ordered by runtime, then metric in the order above
 };
 
+// The numbers behind /metrics (docs/metrics.md): every finished call since the state dir was
+// made, so the counters survive restarts and never go down.
+struct CallCount {
+  std::string runtime, status, phase;
+  std::uint64_t count = 0;
+};
+struct CallDurations {  // one runtime's finished calls, total_ms in the buckets of kDurationBucketsMs
+  std::string runtime;
+  std::vector<std::uint64_t> cumulative;  // calls with total_ms <= each bucket's bound
+  std::uint64_t count = 0;
+  std::uint64_t sum_ms = 0;
+};
+inline const std::vector<std::uint64_t> kDurationBucketsMs = {
+    10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000};
+struct CallMetrics {
+  std::vector<CallCount> finished;  // by runtime, status and phase
+  std::vector<CallDurations> durations;  // by runtime
+  std::uint64_t running_calls = 0;
+  std::uint64_t open_sessions = 0;
+  std::uint64_t interrupted_calls = 0;  // cut off by a daemon stop (reconcile_after_crash)
+  std::uint64_t users_with_open_sessions = 0;  // team mode: distinct owners; 0 without it
+};
+
 struct ReconcileReport {
   std::vector<SessionRecord> interrupted_sessions;  // were open; now 'interrupted' and closed
   std::int64_t interrupted_calls = 0;               // were running; now 'interrupted'
@@ -175,6 +198,7 @@ class Store {
   ReconcileReport reconcile_after_crash();
 
   Stats stats();
+  CallMetrics call_metrics();
 
   // Team mode's OAuth rows (store_oauth.cpp).
   // Registers the client unless `max_unused` registrations no sign-in has used are waiting

@@ -79,4 +79,49 @@ Stats Store::stats() {
   return stats;
 }
 
+CallMetrics Store::call_metrics() {
+  std::lock_guard lock(mutex_);
+  const std::string operation = "Failed to read the call metrics";
+  CallMetrics metrics;
+  {
+    SqliteStatement query(db_,
+                          "SELECT runtime, IFNULL(status, ''), IFNULL(phase, ''), COUNT(*) "
+                          "FROM calls WHERE state = 'done' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+                          operation);
+    while (query.step()) {
+      metrics.finished.push_back({query.text(0), query.text(1), query.text(2),
+                                  static_cast<std::uint64_t>(query.integer(3))});
+    }
+  }
+  {
+    // One row per runtime: each bucket's count as SUM(total_ms <= bound).
+    std::string sql = "SELECT runtime, COUNT(*), SUM(MAX(total_ms, 0))";
+    for (const std::uint64_t bound : kDurationBucketsMs) {
+      sql += ", SUM(total_ms <= " + std::to_string(bound) + ")";
+    }
+    sql += " FROM calls WHERE state = 'done' GROUP BY runtime ORDER BY runtime";
+    SqliteStatement query(db_, sql.c_str(), operation);
+    while (query.step()) {
+      CallDurations durations;
+      durations.runtime = query.text(0);
+      durations.count = static_cast<std::uint64_t>(query.integer(1));
+      durations.sum_ms = static_cast<std::uint64_t>(query.integer(2));
+      for (std::size_t i = 0; i < kDurationBucketsMs.size(); ++i) {
+        durations.cumulative.push_back(static_cast<std::uint64_t>(query.integer(static_cast<int>(i) + 3)));
+      }
+      metrics.durations.push_back(std::move(durations));
+    }
+  }
+  metrics.running_calls = static_cast<std::uint64_t>(
+      count(db_, "SELECT COUNT(*) FROM calls WHERE state = 'running'", operation));
+  metrics.interrupted_calls = static_cast<std::uint64_t>(
+      count(db_, "SELECT COUNT(*) FROM calls WHERE state = 'interrupted'", operation));
+  metrics.open_sessions = static_cast<std::uint64_t>(
+      count(db_, "SELECT COUNT(*) FROM sessions WHERE state = 'open'", operation));
+  metrics.users_with_open_sessions = static_cast<std::uint64_t>(count(
+      db_, "SELECT COUNT(DISTINCT owner) FROM sessions WHERE state = 'open' AND owner != ''",
+      operation));
+  return metrics;
+}
+
 }  // namespace kg::store

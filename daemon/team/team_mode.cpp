@@ -1,5 +1,7 @@
 #include "team_mode.hpp"
 
+#include "metrics_text.hpp"
+
 #include "authorization_server.hpp"
 #include "config/team_settings.hpp"
 #include "http/mcp_endpoint.hpp"
@@ -107,6 +109,7 @@ TeamMode::TeamMode(const config::DaemonConfig& config, api::ApiContext& api,
   server.connections.body_timeout = std::chrono::seconds(config.team.body_timeout_s);
   server.connections.per_address = config.team.max_connections_per_address;
   server.unauthenticated_per_minute = config.team.unauthenticated_per_minute;
+  server.metrics = [&api] { return api::metrics_text(api); };
   try {
     p.server = std::make_unique<TeamHttpServer>(server, *p.endpoint, p.oauth, logger);
   } catch (...) {

@@ -147,6 +147,18 @@ TEST_CASE("after kill -9 mid-call the daemon restarts and marks the session inte
   CHECK(session_state(daemon, session) == "interrupted");
   const auto stats = daemon.json(daemon.get("/v1/stats"));
   CHECK(stats["calls"]["total"].GetInt() == 2);
+  // /metrics counts from SQLite: the finished call and the one the crash cut off, across the
+  // restart (docs/metrics.md).
+  const auto metrics = daemon.get("/metrics");
+  INFO(metrics.body);
+  CHECK(metrics.status == 200);
+  CHECK(metrics.content_type.starts_with("text/plain; version=0.0.4"));
+  CHECK(metrics.body.find("\nkode_gopher_calls_total{runtime=\"compiled-go\",status=\"ok\","
+                          "phase=\"run\"} 1\n") != std::string::npos);
+  CHECK(metrics.body.find("\nkode_gopher_calls_interrupted_total 1\n") != std::string::npos);
+  CHECK(metrics.body.find("\nkode_gopher_call_duration_seconds_count{runtime=\"compiled-go\"} 1\n") !=
+        std::string::npos);
+  CHECK(metrics.body.find("\nkode_gopher_calls_running 0\n") != std::string::npos);
   CHECK(std::filesystem::is_empty(daemon.state_dir() + "/sandboxes"));
   // And it serves new work.
   const auto fresh = daemon.open_session();

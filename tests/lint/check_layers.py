@@ -20,7 +20,7 @@ EXTERNAL = {"rapidjson_dep", "poco_dep", "poco_time_dep", "poco_oauth_dep", "poc
             "cli11_dep", "doctest_dep", "seccomp_dep", "dl_dep"}
 
 # Layer -> the project dependencies its meson.build files may name (their own included).
-LIB = {"json_dep", "time_dep", "error_dep", "net_dep", "log_dep", "log_interface_dep"}
+LIB = {"json_dep", "time_dep", "error_dep", "net_dep", "log_dep", "log_interface_dep", "metrics_dep"}
 ALLOWED = {
     "lib": LIB,
     "sandbox/server": LIB,

@@ -111,6 +111,17 @@ TEST_CASE("a 2025-11-25 session over HTTP: initialize, tools, a call with progre
   CHECK(std::string(sessions["sessions"][0]["owner"].GetString()) == "local");
   CHECK_FALSE(team.daemon->sandbox_processes().empty());
 
+  // The HTTP listener serves the daemon's metrics without sign-in: the call, one open session
+  // and one team user (docs/metrics.md).
+  const ProbeAnswer metrics = http.request("GET", "/metrics", "", {});
+  INFO(metrics.body);
+  CHECK(metrics.status == 200);
+  CHECK(metrics.header("content-type").starts_with("text/plain; version=0.0.4"));
+  CHECK(metrics.body.find("\nkode_gopher_sessions_open 1\n") != std::string::npos);
+  CHECK(metrics.body.find("\nkode_gopher_team_users 1\n") != std::string::npos);
+  CHECK(metrics.body.find("kode_gopher_calls_total{runtime=") != std::string::npos);
+  CHECK(http.request("POST", "/metrics", "", {}).status == 405);
+
   // DELETE ends it: the daemon session is closed and the sandbox gone; the id is unknown after.
   CHECK(http.request("DELETE", "/mcp", "", {{"Mcp-Session-Id", session}}).status == 200);
   sessions = team.daemon->json(team.daemon->get("/v1/sessions"));

@@ -48,7 +48,7 @@ TeamHttpServer::TeamHttpServer(HttpServerOptions options, McpEndpoint& endpoint,
   gate_ = std::make_unique<UnauthenticatedGate>(
       options.unauthenticated_per_minute, std::max(1, options.max_threads / 4));
   handler_ = std::make_unique<TeamRequestHandler>(options.max_request_bytes, endpoint, oauth,
-                                                  *gate_, *tracker_, logger);
+                                                  *gate_, *tracker_, logger, options.metrics);
   Poco::Net::HTTPServerParams::Ptr params = new Poco::Net::HTTPServerParams;
   params->setMaxThreads(options.max_threads);
   // Waiting connections are counted per address and closed at their header deadline.

@@ -6,6 +6,7 @@
 // Owned by TeamMode: start() after what it lends is ready, stop() before it goes away.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -31,6 +32,8 @@ struct HttpServerOptions {
   int max_threads = 64;
   ConnectionLimits connections;
   std::uint32_t unauthenticated_per_minute = 120;  // per client address
+  // GET /metrics's body (docs/metrics.md); empty: the path is not served.
+  std::function<std::string()> metrics;
 };
 
 class TeamRequestHandler;

@@ -1,5 +1,7 @@
 #include "team_request_handler.hpp"
 
+#include "prometheus_text.hpp"
+
 #include <Poco/Net/HTTPServerRequestImpl.h>
 #include <Poco/URI.h>
 #include <sys/socket.h>
@@ -175,6 +177,19 @@ void TeamRequestHandler::handle(Poco::Net::HTTPServerRequest& request,
     if (oauth_ != nullptr && oauth_->serves(exchange.path)) {
       if (exchange.method == "POST") exchange.body = read_request_body(max_request_bytes_);
       out.send(oauth_->handle(exchange));
+      return;
+    }
+    if (exchange.path == "/metrics" && metrics_) {  // aggregates only, no sign-in (docs/metrics.md)
+      HttpReply reply;
+      if (exchange.method == "GET") {
+        reply.content_type = std::string(metrics::kPrometheusContentType);
+        reply.body = metrics_();
+      } else {
+        reply.status = 405;
+        reply.headers.emplace_back("Allow", "GET");
+        reply.body = R"({"error":"invalid_request","error_description":"/metrics answers GET only"})";
+      }
+      out.send(reply);
       return;
     }
     HttpReply missing;

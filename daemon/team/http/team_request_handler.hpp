@@ -1,9 +1,12 @@
 // One request of team mode's HTTP server, from the connection's own thread
 // (team_connection.cpp): `/mcp` to the MCP endpoint, the OAuth paths to the authorization
-// server (auth = oauth), anything else 404. Requests without sign-in pass the
-// UnauthenticatedGate first; the body's end moves the connection past its body deadline
-// (connection_tracker.hpp). Answers every failure itself; throws nothing.
+// server (auth = oauth), `/metrics` to the daemon's numbers, anything else 404. Requests without
+// sign-in pass the UnauthenticatedGate first; the body's end moves the connection past its body
+// deadline (connection_tracker.hpp). Answers every failure itself; throws nothing.
 #pragma once
+
+#include <functional>
+#include <string>
 
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
@@ -20,10 +23,12 @@ namespace kg::team {
 class TeamRequestHandler {
  public:
   // oauth may be null (auth = none: /mcp needs no sign-in). All are borrowed.
+  // metrics: GET /metrics's body (docs/metrics.md); empty: not served.
   TeamRequestHandler(std::uint64_t max_request_bytes, McpEndpoint& endpoint, OAuthRoutes* oauth,
-                     UnauthenticatedGate& gate, ConnectionTracker& tracker, plugin::Logger& logger)
+                     UnauthenticatedGate& gate, ConnectionTracker& tracker, plugin::Logger& logger,
+                     std::function<std::string()> metrics)
       : max_request_bytes_(max_request_bytes), endpoint_(endpoint), oauth_(oauth), gate_(gate),
-        tracker_(tracker), logger_(logger) {}
+        tracker_(tracker), logger_(logger), metrics_(std::move(metrics)) {}
 
   void handle(Poco::Net::HTTPServerRequest& request, Poco::Net::HTTPServerResponse& response,
               const Poco::Net::StreamSocket& connection);
@@ -35,6 +40,7 @@ class TeamRequestHandler {
   UnauthenticatedGate& gate_;
   ConnectionTracker& tracker_;
   plugin::Logger& logger_;
+  std::function<std::string()> metrics_;
 };
 
 }  // namespace kg::team

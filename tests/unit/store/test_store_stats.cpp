@@ -94,5 +94,56 @@ TEST_CASE("stats count sessions and calls and take nearest-rank percentiles of f
   }
 }
 
+TEST_CASE("call metrics count finished calls by runtime, status and phase, with cumulative buckets") {
+  TempDir dir;
+  Store store(dir / "kg.db");
+  REQUIRE(store.call_metrics().finished.empty());
+  auto alice = new_session("s-a");
+  alice.owner = "issuer#alice";
+  store.insert_session(alice);
+  auto bob = new_session("s-b");
+  bob.owner = "issuer#bob";
+  store.insert_session(bob);
+  auto bob_again = new_session("s-b2");
+  bob_again.owner = "issuer#bob";
+  store.insert_session(bob_again);
+  store.insert_session(new_session("s-local"));  // no owner: not a team user
+
+  // total_ms = 10 * value: 70 ms, 70 ms, 2 s (compiled-go, one a compile error), 400 s (yaegi).
+  add_done_call(store, "s-a", "compiled-go", 7);
+  add_done_call(store, "s-a", "compiled-go", 7);
+  add_done_call(store, "s-b", "compiled-go", 200, "compile_error");
+  add_done_call(store, "s-b", "yaegi", 40'000);
+  store.begin_call(new_call("s-b2", "yaegi"));  // running
+
+  const CallMetrics metrics = store.call_metrics();
+  REQUIRE(metrics.finished.size() == 3);
+  CHECK(metrics.finished[0].runtime == "compiled-go");
+  CHECK(metrics.finished[0].status == "compile_error");
+  CHECK(metrics.finished[0].count == 1);
+  CHECK(metrics.finished[1].status == "ok");
+  CHECK(metrics.finished[1].count == 2);
+  CHECK(metrics.finished[2].runtime == "yaegi");
+  REQUIRE(metrics.durations.size() == 2);
+  const CallDurations& compiled = metrics.durations[0];
+  CHECK(compiled.count == 3);
+  CHECK(compiled.sum_ms == 70 + 70 + 2000);
+  REQUIRE(compiled.cumulative.size() == kDurationBucketsMs.size());
+  for (std::size_t i = 0; i < kDurationBucketsMs.size(); ++i) {
+    CAPTURE(kDurationBucketsMs[i]);
+    const std::uint64_t bound = kDurationBucketsMs[i];
+    CHECK(compiled.cumulative[i] == (bound >= 70 ? 2u : 0u) + (bound >= 2000 ? 1u : 0u));
+  }
+  // 400 s is above every bound: only the +Inf bucket (the count) holds it.
+  CHECK(metrics.durations[1].cumulative.back() == 0);
+  CHECK(metrics.durations[1].count == 1);
+  CHECK(metrics.running_calls == 1);
+  CHECK(metrics.open_sessions == 4);
+  CHECK(metrics.users_with_open_sessions == 2);
+  store.reconcile_after_crash();
+  CHECK(store.call_metrics().interrupted_calls == 1);
+  CHECK(store.call_metrics().running_calls == 0);
+}
+
 }  // namespace
 }  // namespace kg::store
