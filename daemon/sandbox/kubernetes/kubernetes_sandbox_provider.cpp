@@ -168,6 +168,9 @@ SandboxState KubernetesSandboxProvider::wait_until_ready(const std::string& clai
       } else {
         const SandboxState sandbox = parse_sandbox(kube_->get(sandbox_path(claim.sandbox_name)));
         if (sandbox.deleting) throw plugin::SandboxError("Sandbox " + sandbox.name + " is being deleted");
+        if (const auto failure = sandbox_failure(sandbox, namespace_)) {
+          throw plugin::SandboxError(*failure);
+        }
         if (sandbox.ready) {
           waiting_for = "sandbox " + sandbox.name + " to answer" +
                         (options_.router_host.empty() ? "" : " through the router");

@@ -153,6 +153,8 @@ SandboxState parse_sandbox(std::string_view json) {
   const auto* status = member(doc, "status");
   sandbox.ready_condition = condition(status, "Ready");
   sandbox.ready = sandbox.ready_condition && sandbox.ready_condition->status == "True";
+  sandbox.finished = condition(status, "Finished");
+  if (sandbox.finished && sandbox.finished->status != "True") sandbox.finished.reset();
   sandbox.service_fqdn = text(status, "serviceFQDN");
   sandbox.pod_ips = strings(status, "podIPs");
   return sandbox;
@@ -208,6 +210,22 @@ std::optional<std::string> claim_failure(const ClaimState& claim, std::string_vi
   if (reason == "ClaimExpired" || reason == "SandboxExpired") {
     return where + " expired (" + reason + ")" + said +
            ": its lease ran out before it was renewed";
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> sandbox_failure(const SandboxState& sandbox, std::string_view namespace_) {
+  const std::string where = "Sandbox " + sandbox.name + " in namespace " + std::string(namespace_);
+  const std::string look = ": see kubectl -n " + std::string(namespace_) + " describe sandbox " +
+                           sandbox.name + ", and its pod's events and logs";
+  if (sandbox.finished) {
+    const std::string said = sandbox.finished->message.empty() ? "" : " (" + sandbox.finished->message + ")";
+    return where + ": its pod ended before it was ready (" + sandbox.finished->reason + ")" + said +
+           look;
+  }
+  if (sandbox.ready_condition && sandbox.ready_condition->status == "False" &&
+      sandbox.ready_condition->reason == "SandboxExpired") {
+    return where + " expired (SandboxExpired) before it was ready" + look;
   }
   return std::nullopt;
 }

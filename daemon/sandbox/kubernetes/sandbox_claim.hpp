@@ -58,6 +58,7 @@ struct SandboxState {
   std::string name;
   bool ready = false;  // condition Ready=True
   std::optional<Condition> ready_condition;
+  std::optional<Condition> finished;  // condition Finished=True: the pod Succeeded or Failed
   std::string service_fqdn;
   std::vector<std::string> pod_ips;
   bool deleting = false;
@@ -79,5 +80,9 @@ std::string parse_template_runtime_class(std::string_view json);
 // TemplateNotFound), or a claim being deleted.
 std::optional<std::string> claim_failure(const ClaimState& claim, std::string_view namespace_,
                                          std::string_view warm_pool);
+// Why a bound sandbox will never become ready, with where to look, or nullopt while it may
+// still: its pod ended (condition Finished: PodFailed, PodSucceeded) or it expired (Ready=False,
+// SandboxExpired). Waiting out [kubernetes] claim_timeout_s for those only delays the error.
+std::optional<std::string> sandbox_failure(const SandboxState& sandbox, std::string_view namespace_);
 
 }  // namespace kg::sandbox

@@ -262,6 +262,22 @@ TEST_CASE("a missing warm pool ends the wait at once, named, and the claim is de
   CHECK(f.requests("DELETE").size() == 1);
 }
 
+TEST_CASE("a sandbox whose pod failed ends the wait at once, named, and the claim is deleted") {
+  Fixture f;
+  f.options.claim_timeout = std::chrono::seconds(60);
+  f.cluster.claim_states = {{200, claim_json("sb-1", "SandboxNotReady")}};
+  f.cluster.sandbox_states = {{200, R"({"metadata":{"name":"sb-1"},"status":{"conditions":[
+      {"type":"Ready","status":"False","reason":"DependenciesNotReady"},
+      {"type":"Finished","status":"True","reason":"PodFailed","message":"OOMKilled"}]}})"}};
+  KubernetesSandboxProvider provider(f.options, f.logger);
+  const auto started = std::chrono::steady_clock::now();
+  const auto message = message_of([&] { provider.open({}); });
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(5));
+  CHECK(message.find("(claim sandbox-claim-t1, deleted): Sandbox sb-1 in namespace team: its pod "
+                     "ended before it was ready (PodFailed) (OOMKilled)") != std::string::npos);
+  CHECK(f.requests("DELETE").size() == 1);
+}
+
 TEST_CASE("reap_orphans deletes this daemon's claims, found by its labels") {
   Fixture f;
   f.cluster.listed = {"sandbox-claim-a", "sandbox-claim-b"};

@@ -136,6 +136,30 @@ TEST_CASE("a Sandbox: Ready condition, service FQDN, pod IPs") {
   CHECK_THROWS(parse_claim("not json"));
 }
 
+TEST_CASE("a sandbox whose pod ended or that expired fails at once; a starting one does not") {
+  for (const char* reason : {"PodFailed", "PodSucceeded"}) {
+    CAPTURE(reason);
+    const auto ended = parse_sandbox(std::string(R"({"metadata":{"name":"sb"},"status":{"conditions":[
+        {"type":"Ready","status":"False","reason":"DependenciesNotReady"},
+        {"type":"Finished","status":"True","reason":")") + reason + R"(","message":"exit 1"}]}})");
+    const auto failure = sandbox_failure(ended, "ns");
+    REQUIRE(failure.has_value());
+    CHECK(failure->find("Sandbox sb in namespace ns: its pod ended before it was ready") == 0);
+    CHECK(failure->find(reason) != std::string::npos);
+    CHECK(failure->find("(exit 1)") != std::string::npos);
+    CHECK(failure->find("kubectl -n ns describe sandbox sb") != std::string::npos);
+  }
+  const auto expired = parse_sandbox(R"({"metadata":{"name":"sb"},"status":{"conditions":[
+      {"type":"Ready","status":"False","reason":"SandboxExpired"}]}})");
+  REQUIRE(sandbox_failure(expired, "ns").has_value());
+  CHECK(sandbox_failure(expired, "ns")->find("expired (SandboxExpired)") != std::string::npos);
+  const auto starting = parse_sandbox(R"({"metadata":{"name":"sb"},"status":{"conditions":[
+      {"type":"Ready","status":"False","reason":"DependenciesNotReady"},
+      {"type":"Finished","status":"False","reason":"PodRunning"}]}})");
+  CHECK_FALSE(sandbox_failure(starting, "ns").has_value());
+  CHECK_FALSE(sandbox_failure(parse_sandbox(R"({"metadata":{"name":"sb"}})"), "ns").has_value());
+}
+
 TEST_CASE("list names, a warm pool's template and a template's runtime class") {
   CHECK(parse_item_names(R"({"kind":"SandboxClaimList","items":[{"metadata":{"name":"a"}},
       {"metadata":{"name":"b"}}]})") == std::vector<std::string>{"a", "b"});
