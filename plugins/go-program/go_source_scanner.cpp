@@ -1,5 +1,6 @@
 #include "go_source_scanner.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace kg::go_program {
@@ -30,17 +31,19 @@ class GoTokenizer {
       return {Token::identifier, src_.substr(start, pos_ - start), line};
     }
     if (c == '"' || c == '\'') {
+      const auto start = pos_;
       skip_quoted(c);
-      return {Token::literal, {}, line};
+      return {Token::literal, text_from(start), line};
     }
     if (c == '`') {
+      const auto start = pos_;
       ++pos_;
       while (pos_ < src_.size() && src_[pos_] != '`') {
         if (src_[pos_] == '\n') ++line_;
         ++pos_;
       }
       ++pos_;
-      return {Token::literal, {}, line};
+      return {Token::literal, text_from(start), line};
     }
     if (std::isdigit(static_cast<unsigned char>(c))) {
       while (pos_ < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[pos_])) ||
@@ -54,6 +57,11 @@ class GoTokenizer {
   }
 
  private:
+  // The literal's text, quotes included (cut at the end of a source that ends inside it).
+  std::string_view text_from(std::size_t start) const {
+    return src_.substr(start, std::min(pos_, src_.size()) - start);
+  }
+
   static bool is_ident_start(char c) {
     return std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
            static_cast<unsigned char>(c) >= 0x80;  // Unicode letters, roughly
@@ -117,7 +125,39 @@ GoFileOutline outline_go_file(std::string_view source) {
   int depth = 0;  // of (), [] and {} together: top level is depth 0
   bool after_func = false;
   int func_line = 0;
+  // In an import declaration: its first token after `import`, or inside its ( ) group.
+  enum class InImport { no, single, group } in_import = InImport::no;
   for (token = tokens.next(); token.kind != GoTokenizer::Token::end; token = tokens.next()) {
+    if (in_import != InImport::no) {
+      if (token.kind == GoTokenizer::Token::literal && token.text.size() >= 2) {
+        outline.imports.push_back({std::string(token.text.substr(1, token.text.size() - 2)),
+                                   token.line});
+        if (in_import == InImport::single) in_import = InImport::no;
+        continue;
+      }
+      if (token.kind == GoTokenizer::Token::punct && token.text == "(" &&
+          in_import == InImport::single) {
+        in_import = InImport::group;
+        ++depth;
+        continue;
+      }
+      if (token.kind == GoTokenizer::Token::punct && token.text == ")" &&
+          in_import == InImport::group) {
+        in_import = InImport::no;
+        --depth;
+        continue;
+      }
+      if (token.kind == GoTokenizer::Token::identifier ||
+          (token.kind == GoTokenizer::Token::punct && (token.text == "." || token.text == ";"))) {
+        continue;  // an import's name (alias, ., _) or a separator
+      }
+      in_import = InImport::no;  // not an import after all: read the token as usual
+    }
+    if (token.kind == GoTokenizer::Token::identifier && depth == 0 && token.text == "import") {
+      in_import = InImport::single;
+      after_func = false;
+      continue;
+    }
     if (token.kind == GoTokenizer::Token::punct) {
       const char c = token.text[0];
       if (c == '(' || c == '[' || c == '{') ++depth;

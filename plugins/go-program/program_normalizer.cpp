@@ -122,6 +122,19 @@ NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files
     throw InvalidInputError("no .go file at the root: the entry package's files must have paths "
                             "without '/', e.g. \"main.go\"");
   }
+  // cgo: with CGO_ENABLED=0 the go tool leaves a file that imports "C" out of the build without
+  // a word, so the program would fail later with errors about names it lost (docs/runtimes.md).
+  for (const auto& file : files) {
+    if (!file.path.ends_with(".go")) continue;
+    for (const auto& import : outline_go_file(file.content).imports) {
+      if (import.path == "C") {
+        throw InvalidInputError(
+            file.path + ":" + std::to_string(import.line) +
+            ": imports \"C\", but cgo is not available: kode-gopher builds with CGO_ENABLED=0 "
+            "and sandboxes have no C compiler; use a pure-Go package instead");
+      }
+    }
+  }
   std::string package_name, package_file;
   std::vector<std::pair<std::string, int>> mains, runs;  // file, line
   for (const auto& [path, file] : root_go_files) {

@@ -57,3 +57,33 @@ TEST_CASE("generic functions are found by name") {
   CHECK(outline.functions[0].name == "Map");
   CHECK(outline.functions[1].name == "run");
 }
+
+TEST_CASE("import paths: single, grouped, named, dot and blank, raw strings; not in strings or comments") {
+  const auto outline = outline_go_file(R"(package main
+
+// import "commented"
+import "fmt"
+import (
+	"context"
+	gcs "cloud.google.com/go/storage"
+	. "math"
+	_ `embed`
+)
+import "C"
+
+var s = "import \"notreal\""
+
+func main() { fmt.Println(s) }
+)");
+  REQUIRE(outline.imports.size() == 6);
+  CHECK(outline.imports[0].path == "fmt");
+  CHECK(outline.imports[0].line == 4);
+  CHECK(outline.imports[1].path == "context");
+  CHECK(outline.imports[2].path == "cloud.google.com/go/storage");
+  CHECK(outline.imports[3].path == "math");
+  CHECK(outline.imports[4].path == "embed");
+  CHECK(outline.imports[5].path == "C");
+  CHECK(outline.imports[5].line == 11);
+  REQUIRE(outline.functions.size() == 1);
+  CHECK(outline.functions[0].name == "main");
+}

@@ -129,6 +129,13 @@ TEST_CASE("snippet errors") {
   CHECK(error_of({{"a.go", "package demo\nfunc run() {}\nfunc main() {}\n"}}) ==
         "a snippet (package demo) must not declare `func main` (a.go:3); kode-gopher supplies main: "
         "declare `func run(ctx context.Context) (any, error)`, or make it a program with `package main`");
+  // cgo: named before any build, in the file that imports "C", a helper package's too.
+  CHECK(error_of({{"a.go", "package demo\n\n// #include <stdio.h>\nimport \"C\"\n"
+                           "func run() {}\n"}}) ==
+        "a.go:4: imports \"C\", but cgo is not available: kode-gopher builds with CGO_ENABLED=0 "
+        "and sandboxes have no C compiler; use a pure-Go package instead");
+  CHECK(error_of({{"main.go", kHello}, {"lib/c.go", "package lib\nimport (\n\t\"os\"\n\t\"C\"\n)\n"}})
+            .starts_with("lib/c.go:4: imports \"C\", but cgo is not available"));
   CHECK(error_of({{"main.go", kHello}, {"kg_wrapper.go", "package main\n"}}) ==
         "kg_wrapper.go is a name kode-gopher generates; rename your file");
   try {
