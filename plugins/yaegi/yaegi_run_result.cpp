@@ -32,6 +32,25 @@ std::string missing_import(const plugin::Diagnostic& d) {
   return close == std::string::npos ? std::string() : d.message.substr(start, close - start);
 }
 
+// What to do about an import the interpreter has no symbols for. A standard library path (no
+// dot in its first element) is one of the packages Yaegi cannot interpret at all (unsafe, cgo's
+// "C", embed, runtime/…; docs/runtimes.md), not a missing module.
+std::string missing_import_advice(const std::string& path) {
+  const bool standard = path.substr(0, path.find('/')).find('.') == std::string::npos;
+  if (path == "C") {
+    return "cgo (import \"C\") is not available under any runtime: programs build with "
+           "CGO_ENABLED=0 and sandboxes have no C compiler; use a pure-Go package";
+  }
+  if (standard) {
+    return "\"" + path + "\" is in Go's standard library, but Yaegi cannot interpret it (it works "
+           "below the language); run this program with runtime compiled-go, or auto, which picks "
+           "compiled-go for it";
+  }
+  return "Yaegi has only the standard library and the curated packages compiled in, and \"" + path +
+         "\" is neither; run this program with runtime compiled-go (or auto), which builds any "
+         "module";
+}
+
 // A Go runtime fatal error inside the interpreter that the runner could not catch (e.g. Yaegi's
 // select deadlocking where compiled Go does not): "fatal error: ..." with Yaegi's own frames in
 // the trace. A program's panic (in a goroutine its trace shows Yaegi's frames too) is the
@@ -91,10 +110,7 @@ void fill_result(const YaegiRun& run, plugin::ExecuteResult& result) {
     }
     for (const auto& d : result.diagnostics) {
       if (const std::string path = missing_import(d); !path.empty()) {
-        result.warnings.push_back(
-            "Yaegi has only the standard library and the curated packages compiled in, and \"" +
-            path + "\" is neither; run this program with runtime compiled-go (or auto), which "
-            "builds any module");
+        result.warnings.push_back(missing_import_advice(path));
       }
     }
     return;

@@ -154,6 +154,18 @@ TEST_CASE("an import Yaegi has no symbols for says so and names the runtime that
         "auto), which builds any module");
 }
 
+TEST_CASE("a standard library package Yaegi cannot interpret is not called missing from it") {
+  CommandOutcome ran;
+  ran.exit_code = 2;
+  ran.stderr_text = line(R"({"event":"compile_error","diagnostics":[{"file":"main.go","line":3,"col":8,"message":"import \"unsafe\" error: unable to find source related to: \"unsafe\""}]})");
+  const auto r = result_of(ran, false);
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0] ==
+        "\"unsafe\" is in Go's standard library, but Yaegi cannot interpret it (it works below "
+        "the language); run this program with runtime compiled-go, or auto, which picks "
+        "compiled-go for it");
+}
+
 TEST_CASE("a crash inside the interpreter (Yaegi's frames in the trace) is not the program's") {
   CommandOutcome ran;
   ran.exit_code = 2;
