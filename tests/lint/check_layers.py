@@ -14,13 +14,14 @@ import sys
 
 # Dependencies that are not the project's own folders: system libraries and test frameworks.
 EXTERNAL = {"rapidjson_dep", "poco_dep", "poco_time_dep", "poco_oauth_dep", "poco_ssl_dep",
-            "openssl_dep", "threads_dep", "libarchive_dep", "sqlite_dep", "yaml_dep",
+            "poco_netssl_dep", "openssl_dep", "threads_dep", "libarchive_dep", "sqlite_dep", "yaml_dep",
             "cli11_dep", "doctest_dep", "seccomp_dep", "dl_dep"}
 
 # Layer -> the project dependencies its meson.build files may name (their own included).
 ALLOWED = {
-    "lib": {"json_dep", "time_dep", "error_dep", "net_dep"},
-    "plugins": {"plugin_api_dep", "json_dep", "time_dep", "error_dep", "net_dep", "go_program_core_dep",
+    "lib": {"json_dep", "time_dep", "error_dep", "net_dep", "https_client_dep"},
+    "plugins": {"plugin_api_dep", "json_dep", "time_dep", "error_dep", "net_dep", "https_client_dep",
+                "go_program_core_dep",
                 "google_oauth_dep", "creds_adc_core_dep", "creds_workload_core_dep",
                 "yaegi_core_dep", "compiled_go_core_dep"},
 }

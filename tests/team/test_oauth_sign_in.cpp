@@ -20,6 +20,7 @@
 #include "mock_oidc_provider.hpp"
 #include "oauth_secrets.hpp"
 #include "pkce.hpp"
+#include "form_encoding.hpp"
 #include "url_form.hpp"
 #include "../support/test_loggers.hpp"
 #include "../support/test_json.hpp"
@@ -117,7 +118,7 @@ class SignInFixture {
         {"resource", std::string(kPublicUrl) + "/mcp"}, {"scope", "mcp"},
         {"login_hint", login_hint}};
     if (send_redirect_uri) fields.emplace_back("redirect_uri", kClientRedirect);
-    const std::string query = kg::team::oauth::form_encode(fields);
+    const std::string query = kg::net::form_encode(fields);
     const HttpReply authorize = server_->handle({"GET", "/oauth/authorize", query, {}, ""});
     INFO(authorize.body);
     REQUIRE(authorize.status == 302);
@@ -157,7 +158,7 @@ class SignInFixture {
     REQUIRE(page.body.find("action=\"/oauth/consent\"") != std::string::npos);
     CHECK(page.body.find("e2e") != std::string::npos);               // the client's name
     CHECK(page.body.find("127.0.0.1:33418") != std::string::npos);   // where the code would go
-    const std::string form = kg::team::oauth::form_encode(
+    const std::string form = kg::net::form_encode(
         {{"consent_id", hidden_field(page.body, "consent_id")},
          {"csrf", hidden_field(page.body, "csrf")}, {"decision", decision}});
     return server_->handle({"POST", "/oauth/consent", "",
@@ -182,7 +183,7 @@ class SignInFixture {
     REQUIRE_FALSE(answer.get("code").empty());
     const HttpReply token = server_->handle(
         {"POST", "/oauth/token", "", {{"content-type", "application/x-www-form-urlencoded"}},
-         kg::team::oauth::form_encode({{"grant_type", "authorization_code"},
+         kg::net::form_encode({{"grant_type", "authorization_code"},
                                        {"code", answer.get("code")},
                                        {"redirect_uri", send_redirect_uri ? kClientRedirect : ""},
                                        {"client_id", client_id_},
@@ -240,7 +241,7 @@ TEST_CASE("a user on the allowlist signs in through the provider and reaches /mc
   auto refresh = [&](const std::string& refresh_token) {
     return fixture.server().handle(
         {"POST", "/oauth/token", "", {{"content-type", "application/x-www-form-urlencoded"}},
-         kg::team::oauth::form_encode({{"grant_type", "refresh_token"},
+         kg::net::form_encode({{"grant_type", "refresh_token"},
                                        {"refresh_token", refresh_token},
                                        {"client_id", fixture.client_id()}})});
   };
@@ -335,7 +336,7 @@ TEST_CASE("a provider answer is taken once: replaying the callback is refused") 
 
 // Alice's browser at /oauth/authorize for the fixture's client (the redirect to the provider).
 HttpReply authorize_alice(SignInFixture& fixture, const std::string& verifier) {
-  const std::string query = kg::team::oauth::form_encode(
+  const std::string query = kg::net::form_encode(
       {{"response_type", "code"}, {"client_id", fixture.client_id()},
        {"code_challenge", kg::team::oauth::s256_challenge(verifier)},
        {"code_challenge_method", "S256"}, {"redirect_uri", kClientRedirect},

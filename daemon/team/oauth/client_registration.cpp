@@ -8,8 +8,8 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
+#include "address_policy.hpp"
 #include "authorization_server.hpp"
-#include "egress_allowlist.hpp"
 #include "host_name.hpp"
 #include "oauth_replies.hpp"
 #include "oauth_secrets.hpp"
@@ -38,7 +38,7 @@ std::optional<std::string> metadata_document_host_problem(const std::string& hos
   }
   std::optional<std::string> problem;
   for (const addrinfo* entry = found; entry != nullptr && !problem; entry = entry->ai_next) {
-    if (auto why = sandbox::refused_address(entry->ai_addr, {})) {
+    if (auto why = net::why_not_public(entry->ai_addr, {})) {
       problem = "its host " + name + " resolves to " + *why;
     }
   }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "form_encoding.hpp"
 #include "url_form.hpp"
 #include "json_reader.hpp"
 
@@ -105,7 +106,7 @@ UpstreamTokens UpstreamOidcClient::token_request(
   fields.emplace_back("client_id", client_id_);
   const std::string secret = client_secret();
   if (!secret.empty()) fields.emplace_back("client_secret", secret);
-  const UpstreamAnswer answer = http_.post_form(endpoints().token_endpoint, form_encode(fields), what);
+  const UpstreamAnswer answer = http_.post_form(endpoints().token_endpoint, net::form_encode(fields), what);
   const rapidjson::Document document =
       json::read_json(answer.body, json::kUpstreamReplyLimits).document;
   const bool is_object = document.IsObject();

@@ -16,6 +16,7 @@
 #include "oauth_secrets.hpp"
 #include "pkce.hpp"
 #include "store.hpp"
+#include "form_encoding.hpp"
 #include "url_form.hpp"
 #include "../../support/test_loggers.hpp"
 #include "../../support/test_json.hpp"
@@ -116,7 +117,7 @@ class OAuthFixture {
   HttpReply token_request(const std::vector<std::pair<std::string, std::string>>& fields) {
     return server_->handle({"POST", "/oauth/token", "",
                             {{"content-type", "application/x-www-form-urlencoded"}},
-                            oauth::form_encode(fields)});
+                            kg::net::form_encode(fields)});
   }
 
   HttpReply redeem(const SeededCode& seeded, const std::string& verifier = "") {
