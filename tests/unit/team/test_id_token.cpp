@@ -6,6 +6,7 @@
 #include <Poco/JWT/Signer.h>
 #include <Poco/JWT/Token.h>
 
+#include "base64url.hpp"
 #include "id_token_verifier.hpp"
 #include "oauth_secrets.hpp"
 
@@ -23,8 +24,8 @@ std::string jwk_of(const Poco::Crypto::RSAKey& key, const std::string& kid) {
   const auto n = key.modulus();
   const auto e = key.encryptionExponent();
   return R"({"kty":"RSA","use":"sig","alg":"RS256","kid":")" + kid + R"(","n":")" +
-         base64url_encode(std::string(n.begin(), n.end())) + R"(","e":")" +
-         base64url_encode(std::string(e.begin(), e.end())) + R"("})";
+         kg::codec::base64url_encode(std::string(n.begin(), n.end())) + R"(","e":")" +
+         kg::codec::base64url_encode(std::string(e.begin(), e.end())) + R"("})";
 }
 
 struct Claims {
