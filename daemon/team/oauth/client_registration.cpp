@@ -8,6 +8,7 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
+#include "json_members.hpp"
 #include "address_policy.hpp"
 #include "authorization_server.hpp"
 #include "host_name.hpp"
@@ -53,11 +54,6 @@ namespace {
 constexpr std::size_t kMaxRedirectUris = 10, kMaxUriLength = 2000, kMaxNameLength = 200;
 constexpr std::size_t kMaxMetadataDocumentBytes = 5 * 1024;
 
-std::string member_text(const rapidjson::Value& object, const char* name) {
-  const auto found = object.FindMember(name);
-  return found != object.MemberEnd() && found->value.IsString() ? found->value.GetString() : "";
-}
-
 // Every entry a string from `allowed`; absent is fine. "" when acceptable, else why not.
 std::string list_problem(const rapidjson::Value& object, const char* name,
                          std::initializer_list<std::string_view> allowed) {
@@ -93,7 +89,7 @@ std::string client_metadata_problem(const rapidjson::Value& document,
     }
     client.redirect_uris.emplace_back(uri.GetString());
   }
-  const std::string method = member_text(document, "token_endpoint_auth_method");
+  const std::string method = json::string_member(document, "token_endpoint_auth_method");
   if (!method.empty() && method != "none") {
     return "token_endpoint_auth_method must be \"none\": this server registers public clients "
            "only (they prove themselves with PKCE)";
@@ -105,7 +101,7 @@ std::string client_metadata_problem(const rapidjson::Value& document,
   if (auto problem = list_problem(document, "response_types", {"code"}); !problem.empty()) {
     return problem;
   }
-  client.client_name = member_text(document, "client_name").substr(0, kMaxNameLength);
+  client.client_name = json::string_member(document, "client_name").substr(0, kMaxNameLength);
   return "";
 }
 
@@ -189,7 +185,7 @@ std::optional<store::OAuthClientRecord> AuthorizationServer::find_client(
   if (answer.status != 200 || answer.body.size() > kMaxMetadataDocumentBytes) return std::nullopt;
   const rapidjson::Document document =
       json::read_json(answer.body, json::kUpstreamReplyLimits).document;
-  if (!document.IsObject() || member_text(document, "client_id") != client_id) {
+  if (!document.IsObject() || json::string_member(document, "client_id") != client_id) {
     return std::nullopt;
   }
   store::OAuthClientRecord client;
