@@ -13,7 +13,6 @@ class StderrLogger final : public plugin::Logger {
  public:
   explicit StderrLogger(plugin::LogLevel threshold) : threshold_(threshold) {}
   void log(plugin::LogLevel level, std::string_view message) noexcept override;
-  void set_threshold(plugin::LogLevel threshold) noexcept { threshold_ = threshold; }
 
  private:
   std::mutex mutex_;
