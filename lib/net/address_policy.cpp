@@ -1,9 +1,8 @@
 #include "address_policy.hpp"
 
+#include <Poco/Net/IPAddress.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
-
-#include <Poco/Net/IPAddress.h>
 
 #include <algorithm>
 #include <charconv>

@@ -63,7 +63,7 @@ inline constexpr AddressRange kMachineOnlyRanges[] = {
     {"240.0.0.0/4", "reserved (and broadcast)"},
     {"::/128", "unspecified"},
     {"::1/128", "loopback (the host's own services)"},
-    {"ff00::/8", "multicast"},
+    {"ff00::/8", "multicast"},  // one range a line, like kLocalNetworkRanges
 };
 
 // Why `address` (AF_INET/AF_INET6) is not a public one: in kLocalNetworkRanges or

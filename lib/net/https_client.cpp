@@ -41,7 +41,8 @@ const char* allowed_urls(PlainHttp plain_http) {
              : "the URL must be https:// (plain http:// only to a loopback address)";
 }
 
-std::unique_ptr<Poco::Net::HTTPClientSession> session_for(const Poco::URI& uri, PlainHttp plain_http,
+std::unique_ptr<Poco::Net::HTTPClientSession> session_for(const Poco::URI& uri,
+                                                          PlainHttp plain_http,
                                                           const Poco::Net::Context::Ptr& tls) {
   if (uri.getScheme() == "https") {
     return std::make_unique<Poco::Net::HTTPSClientSession>(uri.getHost(), uri.getPort(), tls);

@@ -9,14 +9,14 @@
 // Thread-safe: every request has its own session; the TLS context is shared read-only.
 #pragma once
 
+#include <Poco/Net/Context.h>
+
 #include <chrono>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <Poco/Net/Context.h>
 
 namespace kg::net {
 

@@ -5,8 +5,8 @@
 
 #include "form_encoding.hpp"
 #include "json_members.hpp"
-#include "word_list.hpp"
 #include "utc_time.hpp"
+#include "word_list.hpp"
 
 namespace kg::creds_adc {
 namespace {

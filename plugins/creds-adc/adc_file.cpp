@@ -6,8 +6,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "json_members.hpp"
 #include "credentials_plugin.hpp"
+#include "json_members.hpp"
 #include "json_reader.hpp"
 
 namespace kg::creds_adc {
@@ -55,7 +55,8 @@ SourceCredentials source_of(const rapidjson::Value& object, const std::string& p
     const std::string fix = "download a new key file for the service account";
     ServiceAccountKey key{required(object, "client_email", type, path, fix),
                           required(object, "private_key", type, path, fix),
-                          json::string_member(object, "private_key_id"), json::string_member(object, "token_uri")};
+                          json::string_member(object, "private_key_id"),
+                          json::string_member(object, "token_uri")};
     return key;
   }
   throw CredentialsError("The credentials file " + path + " has " + context + "type \"" + type +

@@ -1,8 +1,8 @@
 #include "workload_credentials.hpp"
 
 #include "form_encoding.hpp"
-#include "word_list.hpp"
 #include "utc_time.hpp"
+#include "word_list.hpp"
 
 namespace kg::creds_workload {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <rapidjson/document.h>
 
-#include "json_members.hpp"
 #include "build_output.hpp"
+#include "json_members.hpp"
 #include "json_reader.hpp"
 
 namespace kg::yaegi {

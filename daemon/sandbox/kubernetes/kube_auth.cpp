@@ -1,8 +1,8 @@
 #include "kube_auth.hpp"
 
 #include <Poco/Base64Encoder.h>
-#include <Poco/Exception.h>
 #include <Poco/Environment.h>
+#include <Poco/Exception.h>
 #include <Poco/Pipe.h>
 #include <Poco/PipeStream.h>
 #include <Poco/Process.h>
@@ -117,7 +117,8 @@ ExecCredential parse_exec_credential(const std::string& json, const std::string&
     throw KubeConfigError(where + " printed status.clientCertificateData without clientKeyData, "
                                   "or the other way round");
   }
-  if (const std::string expiry = json::string_member(status->value, "expirationTimestamp"); !expiry.empty()) {
+  if (const std::string expiry = json::string_member(status->value, "expirationTimestamp");
+      !expiry.empty()) {
     const auto parsed = utc::parse_rfc3339(expiry);
     if (!parsed) {
       throw KubeConfigError(where + " printed status.expirationTimestamp \"" + expiry +

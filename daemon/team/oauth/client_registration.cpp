@@ -1,22 +1,20 @@
 // AuthorizationServer: who the clients are. RFC 7591 dynamic registration of public clients
 // (POST /oauth/register), and Client ID Metadata Documents (a client_id that is an https URL
 // naming a JSON document the client publishes), looked up at /oauth/authorize.
-#include <rapidjson/document.h>
-
 #include <Poco/URI.h>
-
 #include <netdb.h>
+#include <rapidjson/document.h>
 #include <sys/socket.h>
 
-#include "json_members.hpp"
 #include "address_policy.hpp"
 #include "authorization_server.hpp"
 #include "host_name.hpp"
+#include "json_members.hpp"
+#include "json_reader.hpp"
 #include "oauth_replies.hpp"
 #include "oauth_secrets.hpp"
 #include "upstream_http.hpp"
 #include "url_form.hpp"
-#include "json_reader.hpp"
 
 namespace kg::team {
 

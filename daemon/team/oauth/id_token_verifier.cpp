@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "json_members.hpp"
 #include "base64url.hpp"
+#include "json_members.hpp"
 #include "json_reader.hpp"
 #include "oauth_secrets.hpp"
 
@@ -155,7 +155,8 @@ void check_claims(const rapidjson::Value& payload, const IdTokenExpectations& ex
     throw IdTokenError("the ID token's nonce does not match the sign-in it answers (a replayed "
                        "or mixed-up sign-in); start the sign-in again");
   }
-  if (json::string_member(payload, "sub").empty()) throw IdTokenError("the ID token names no subject (sub)");
+  if (json::string_member(payload, "sub").empty())
+    throw IdTokenError("the ID token names no subject (sub)");
 }
 
 }  // namespace
@@ -170,7 +171,8 @@ IdTokenClaims verify_id_token(const std::string& id_token, const std::string& jw
   }
   json::ReadJson jwks = json::read_json(jwks_json, json::kUpstreamReplyLimits);
   if (jwks.refused) throw IdTokenError("the provider's JWKS " + jwks.refused->describe());
-  const PublicKey key = rsa_key_from_jwk(signing_key(jwks.document, json::string_member(header, "kid")));
+  const PublicKey key =
+      rsa_key_from_jwk(signing_key(jwks.document, json::string_member(header, "kid")));
   const auto signature = codec::base64url_decode(parts.signature);
   if (!signature || !rs256_signature_verifies(key.get(), parts.signed_part, *signature)) {
     throw IdTokenError("the ID token's signature does not verify against the provider's JWKS");

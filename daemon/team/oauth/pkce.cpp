@@ -26,7 +26,9 @@ bool is_valid_s256_challenge(std::string_view challenge) {
   return challenge.size() == 43 && decoded && decoded->size() == 32;
 }
 
-std::string s256_challenge(std::string_view verifier) { return codec::base64url_encode(sha256(verifier)); }
+std::string s256_challenge(std::string_view verifier) {
+  return codec::base64url_encode(sha256(verifier));
+}
 
 bool verify_s256(std::string_view verifier, std::string_view challenge) {
   return is_valid_code_verifier(verifier) && constant_time_equals(s256_challenge(verifier), challenge);

@@ -5,10 +5,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "json_members.hpp"
 #include "form_encoding.hpp"
-#include "url_form.hpp"
+#include "json_members.hpp"
 #include "json_reader.hpp"
+#include "url_form.hpp"
 
 namespace kg::team::oauth {
 namespace {
@@ -55,7 +55,8 @@ ProviderEndpoints UpstreamOidcClient::endpoints() {
                         "\"; set [oauth] issuer to exactly that");
   }
   ProviderEndpoints found{json::string_member(document, "authorization_endpoint"),
-                          json::string_member(document, "token_endpoint"), json::string_member(document, "jwks_uri")};
+                          json::string_member(document, "token_endpoint"),
+                          json::string_member(document, "jwks_uri")};
   if (found.authorization_endpoint.empty() || found.token_endpoint.empty() || found.jwks_uri.empty()) {
     throw UpstreamError(what + ": its discovery document lacks authorization_endpoint, "
                         "token_endpoint or jwks_uri");
@@ -102,13 +103,15 @@ UpstreamTokens UpstreamOidcClient::token_request(
   fields.emplace_back("client_id", client_id_);
   const std::string secret = client_secret();
   if (!secret.empty()) fields.emplace_back("client_secret", secret);
-  const UpstreamAnswer answer = http_.post_form(endpoints().token_endpoint, net::form_encode(fields), what);
+  const UpstreamAnswer answer =
+      http_.post_form(endpoints().token_endpoint, net::form_encode(fields), what);
   const rapidjson::Document document =
       json::read_json(answer.body, json::kUpstreamReplyLimits).document;
   const bool is_object = document.IsObject();
   if (answer.status != 200) {
     const std::string error = is_object ? json::string_member(document, "error") : "";
-    const std::string description = is_object ? json::string_member(document, "error_description") : "";
+    const std::string description =
+        is_object ? json::string_member(document, "error_description") : "";
     throw UpstreamError(what + ": the provider's token endpoint answered HTTP " +
                         std::to_string(answer.status) +
                         (error.empty() ? "" : " " + error) +

@@ -43,12 +43,14 @@ TEST_CASE("prefixes parse with their family and length, and bad ones are named")
   CHECK_THROWS_AS(IpPrefix::parse("10.0.0.0/"), std::invalid_argument);
 }
 
-TEST_CASE("address policy: loopback, private, shared, link-local, multicast, metadata and host addresses are refused") {
+TEST_CASE(
+    "address policy: loopback, private, shared, link-local, multicast, metadata and host addresses "
+    "are refused") {
   for (const auto* address :
        {"127.0.0.1", "127.255.0.9", "10.1.2.3", "172.16.0.1", "192.168.1.1", "100.64.0.1",
         "100.100.100.200", "169.254.169.254", "192.0.0.192", "168.63.129.16", "0.0.0.0",
-        "224.0.0.1", "239.255.255.250", "255.255.255.255", "198.18.0.1", "::1", "::",
-        "fe80::1", "fd00:ec2::254", "ff02::1",
+        "224.0.0.1", "239.255.255.250", "255.255.255.255", "198.18.0.1", "::1", "::", "fe80::1",
+        "fd00:ec2::254", "ff02::1",
         // IPv4 inside IPv6: mapped, NAT64, 6to4, compatible.
         "::ffff:127.0.0.1", "::ffff:169.254.169.254", "64:ff9b::a01:203", "2002:a9fe:a9fe::1",
         "::10.1.2.3"}) {

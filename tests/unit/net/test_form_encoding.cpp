@@ -1,8 +1,7 @@
 // net::percent_encode and form_encode (lib/net/form_encoding.hpp): only RFC 3986's unreserved
 // bytes pass unencoded, so a value cannot add a field, end a query or change a character.
-#include <doctest/doctest.h>
-
 #include <Poco/URI.h>
+#include <doctest/doctest.h>
 
 #include <string>
 

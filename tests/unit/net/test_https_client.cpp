@@ -129,8 +129,8 @@ TEST_CASE("https client: plain http only where the policy says, other schemes ne
   CHECK(unreachable(loopback_only, "http://192.0.2.1/x?token=t") ==
         "cannot reach http://192.0.2.1/x: Invalid argument: the URL must be https:// (plain "
         "http:// only to a loopback address)");
-  CHECK(unreachable(loopback_only, "http://127.0.0.1.evil.example/x").find(
-            "the URL must be https://") != std::string::npos);
+  CHECK(unreachable(loopback_only, "http://127.0.0.1.evil.example/x")
+            .find("the URL must be https://") != std::string::npos);
   const HttpsClient any_host(1s, PlainHttp::any_host);
   CHECK(unreachable(any_host, "ftp://192.0.2.1/x") ==
         "cannot reach ftp://192.0.2.1/x: Invalid argument: the URL must start with https:// or "

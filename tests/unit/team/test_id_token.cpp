@@ -1,10 +1,9 @@
 // verify_id_token: RS256 against a JWKS built from a real RSA key, and each claim check
 // (iss, aud, azp, exp, nonce), the algorithm and the key choice.
-#include <doctest/doctest.h>
-
 #include <Poco/Crypto/RSAKey.h>
 #include <Poco/JWT/Signer.h>
 #include <Poco/JWT/Token.h>
+#include <doctest/doctest.h>
 
 #include "base64url.hpp"
 #include "id_token_verifier.hpp"

@@ -47,7 +47,8 @@ TEST_CASE("a tampered, misplaced or foreign sealed token does not open") {
     std::string flipped = raw;
     flipped[i] = static_cast<char>(flipped[i] ^ 0x01);
     CAPTURE(i);
-    CHECK_THROWS_AS(sealer.open(kg::codec::base64url_encode(flipped), "user#1 refresh"), SealingError);
+    CHECK_THROWS_AS(sealer.open(kg::codec::base64url_encode(flipped), "user#1 refresh"),
+                    SealingError);
   }
   CHECK_THROWS_AS(sealer.open(sealed.substr(0, sealed.size() - 2), "user#1 refresh"), SealingError);
   CHECK_THROWS_WITH(sealer.open(sealed, "user#2 refresh"),
