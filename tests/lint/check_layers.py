@@ -4,7 +4,8 @@
 The rule is read from the meson.build files, where every arrow between folders is declared: a
 folder's targets may name only the dependencies its layer allows. Today that holds for lib/
 (uses nothing of the project) and plugins/ (only plugin_api/ and lib/, and the plugins' own
-shared libraries). Any other *_dep a meson.build in those folders names fails this test.
+shared libraries). Any other *_dep a meson.build in those folders names fails this test, and so
+does a sandbox provider's dependency named under daemon/team/ (FORBIDDEN).
 
 Usage: check_layers.py SOURCE_ROOT
 """
@@ -24,6 +25,12 @@ ALLOWED = {
                 "codec_dep", "go_program_core_dep",
                 "google_oauth_dep", "creds_adc_core_dep", "creds_workload_core_dep",
                 "yaegi_core_dep", "compiled_go_core_dep"},
+}
+
+# Folder -> project dependencies its meson.build files must not name. Team mode works with any
+# sandbox provider, so it names none (its address check is lib/net's address policy).
+FORBIDDEN = {
+    "daemon/team": {"local_sandbox_dep", "kubernetes_sandbox_dep"},
 }
 
 DEPENDENCY = re.compile(r"\b([a-z][a-z0-9_]*_dep)\b")
@@ -65,6 +72,12 @@ def main():
                     if not inside:
                         problems.append(f"{path.relative_to(root)}:{line_number}: {layer}/ may "
                                         f"not reach {target.relative_to(root)}")
+    for folder, forbidden in FORBIDDEN.items():
+        for meson in sorted((root / folder).rglob("meson.build")):
+            used, _ = names_used(meson.read_text())
+            for name in sorted(used & forbidden):
+                problems.append(f"{meson.relative_to(root)}: {folder}/ may not use {name} "
+                                f"(it names no concrete sandbox provider)")
     if checked < 5:
         sys.exit(f"only {checked} meson.build files under {root}: is that the source root?")
     if problems:
