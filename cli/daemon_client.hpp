@@ -38,7 +38,4 @@ class DaemonClient {
 // any other body gives "daemon answered HTTP <status>: <first 200 bytes of the body>".
 DaemonApiError daemon_error_from_answer(int http_status, std::string_view body);
 
-// `text` with every byte outside [A-Za-z0-9-._~] percent-encoded, for a path segment.
-std::string percent_encode_segment(std::string_view text);
-
 }  // namespace kg::cli

@@ -1,15 +1,16 @@
 // `kode-gopher exec FILE|DIR|-`: send a program to the daemon, print its result, exit with the
 // code the result means (exit_codes.hpp).
-#include <iostream>
-#include <string>
-
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include <iostream>
+#include <string>
 
 #include "available_backends.hpp"
 #include "commands.hpp"
 #include "daemon_connection.hpp"
 #include "exit_codes.hpp"
+#include "form_encoding.hpp"
 #include "json_text.hpp"
 #include "result_renderer.hpp"
 
@@ -71,7 +72,7 @@ std::string execute_request_body(const ProgramFiles& files, const ExecOptions& o
 
 std::string execute_target(const ExecOptions& options) {
   if (options.session_id.empty()) return "/v1/execute";
-  return "/v1/sessions/" + percent_encode_segment(options.session_id) + "/execute";
+  return "/v1/sessions/" + net::percent_encode(options.session_id) + "/execute";
 }
 
 void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action) {

@@ -1,4 +1,4 @@
-// `kode-gopher prompt`: prints the system prompt for an agent (cli/mcp/system_prompt.hpp), the
+// `kode-gopher prompt`: prints the system prompt for an agent (mcp/system_prompt.hpp), the
 // same text `kode-gopher serve` returns for prompts/get, so that it can be pasted into a client
 // that does not use MCP prompts (a system prompt setting, an agent's instructions file). Needs
 // no daemon.

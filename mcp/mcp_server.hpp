@@ -6,7 +6,7 @@
 // handle() answers initialize, ping, server/discover, tools/list, prompts/list and prompts/get
 // at once, takes notifications/cancelled at once, and hands tools/call to the ToolCallWorker so
 // that a running program never blocks the caller; answers go to each request's ReplyChannel.
-// Callers serialize handle() (one reading thread, or a lock per HTTP session); cancel_request
+// Callers serialize handle() (one reading thread, or a lock per HTTP session); cancel_reply
 // and shutdown may come from any thread.
 #pragma once
 
@@ -44,8 +44,6 @@ class McpServer {
   // client's response needs none (reply may be null).
   void handle(std::shared_ptr<IncomingMessage> message, std::shared_ptr<ReplyChannel> reply);
 
-  // Cancels a request as notifications/cancelled does (a client that went away). Any thread.
-  bool cancel_request(const std::string& id_json) { return worker_.cancel(id_json); }
   // Cancels the request answering to `reply` (its HTTP client went away). Any thread.
   bool cancel_reply(const ReplyChannel* reply) { return worker_.cancel_reply(reply); }
 

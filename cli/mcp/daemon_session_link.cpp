@@ -1,12 +1,13 @@
 #include "daemon_session_link.hpp"
 
-#include <iostream>
-
 #include <sys/wait.h>
+
+#include <iostream>
 
 #include "cli_errors.hpp"
 #include "daemon_client.hpp"
 #include "error_chain.hpp"
+#include "form_encoding.hpp"
 #include "json_members.hpp"
 #include "json_rpc.hpp"
 #include "json_text.hpp"
@@ -105,8 +106,7 @@ std::chrono::milliseconds DaemonSessionLink::execute_wait() const {
 rapidjson::Document DaemonSessionLink::execute(std::string_view request_json,
                                                const PhaseHandler& on_phase) {
   return in_session([&](const std::string& id) {
-    const std::string target =
-        "/v1/sessions/" + kg::cli::percent_encode_segment(id) + "/execute";
+    const std::string target = "/v1/sessions/" + kg::net::percent_encode(id) + "/execute";
     kg::net::HttpRequestOptions options;
     options.timeout = execute_wait();
     options.canceller = &canceller_;
@@ -141,7 +141,7 @@ rapidjson::Document DaemonSessionLink::execute(std::string_view request_json,
 
 rapidjson::Document DaemonSessionLink::package_docs(std::string_view request_json) {
   return in_session([&](const std::string& id) {
-    const std::string target = "/v1/sessions/" + kg::cli::percent_encode_segment(id) + "/docs";
+    const std::string target = "/v1/sessions/" + kg::net::percent_encode(id) + "/docs";
     kg::net::HttpRequestOptions options;
     options.timeout = std::chrono::minutes(5);  // go doc in a sandbox that may still be starting
     options.canceller = &canceller_;
@@ -176,8 +176,7 @@ void DaemonSessionLink::cancel_running_call() noexcept {
     try {
       const kg::cli::DaemonClient client(socket_path);
       const rapidjson::Document answer = client.post(
-          "/v1/sessions/" + kg::cli::percent_encode_segment(id) + "/cancel", "",
-          std::chrono::seconds(10));
+          "/v1/sessions/" + kg::net::percent_encode(id) + "/cancel", "", std::chrono::seconds(10));
       const rapidjson::Value* cancelled = find_member(&answer, "cancelled");
       daemon_cancelled = cancelled != nullptr && cancelled->IsBool() && cancelled->GetBool();
     } catch (...) {
@@ -201,7 +200,7 @@ void DaemonSessionLink::close_session() noexcept {
   try {
     kg::net::UnixHttpClient http(connection_->client.socket_path());
     const kg::net::HttpResponse response =
-        http.request("DELETE", "/v1/sessions/" + kg::cli::percent_encode_segment(id), {}, {});
+        http.request("DELETE", "/v1/sessions/" + kg::net::percent_encode(id), {}, {});
     if (response.status < 200 || response.status > 299) {
       throw kg::cli::daemon_error_from_answer(response.status, response.body);
     }

@@ -10,9 +10,11 @@
 
 namespace kg::plugin {
 
-// The ABI is named by the date it last changed (knot-resolver style). Bump it whenever any
-// header in daemon/plugin_api/ changes in a way that alters layout or virtual tables.
-inline constexpr std::uint32_t kAbiVersion = 20261210;
+// A counter, not a date: add one whenever any header in daemon/plugin_api/ changes in a way
+// that alters layout or virtual tables. The loader refuses a plugin whose number differs
+// (docs/architecture.md, "Plugin loading policy"). Its first values looked like dates (20261202
+// to 20261210, nine layouts); 10 is the last of those layouts renumbered as the counter.
+inline constexpr std::uint32_t kAbiVersion = 10;
 
 enum class PluginKind : std::uint32_t {
   runtime = 1,

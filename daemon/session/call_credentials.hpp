@@ -59,7 +59,6 @@ class CallCredentials {
   // Sets where owned sessions' tokens come from (team mode, run_as = user); set once, before
   // the first call.
   void use_owner_credentials(OwnerCredentialSource source) { owner_source_ = std::move(source); }
-  bool uses_owner_credentials() const noexcept { return static_cast<bool>(owner_source_); }
 
  private:
   std::string plugin_name_;

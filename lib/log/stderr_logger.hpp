@@ -13,7 +13,6 @@ class StderrLogger final : public log::Logger {
  public:
   explicit StderrLogger(log::LogLevel threshold) : threshold_(threshold) {}
   void log(log::LogLevel level, std::string_view message) noexcept override;
-  void set_threshold(log::LogLevel threshold) noexcept { threshold_ = threshold; }
 
  private:
   std::mutex mutex_;

@@ -2,11 +2,11 @@
 
 #include <Poco/DigestEngine.h>
 #include <Poco/SHA2Engine.h>
-#include <Poco/URI.h>
 
+#include "form_encoding.hpp"
 #include "json_members.hpp"
-#include "word_list.hpp"
 #include "utc_time.hpp"
+#include "word_list.hpp"
 
 namespace kg::creds_adc {
 namespace {
@@ -127,9 +127,7 @@ std::string AdcCredentials::email_of(const Found& found, const std::string& toke
   std::string email;
   std::string why;
   HttpCall tokeninfo;
-  std::string encoded;
-  Poco::URI::encode(token, "!#$&'()*+,/:;=?@[]% ", encoded);
-  tokeninfo.url = settings_.tokeninfo_url + "?access_token=" + encoded;
+  tokeninfo.url = settings_.tokeninfo_url + "?access_token=" + net::percent_encode(token);
   tokeninfo.what = "Looking up the user's email (tokeninfo)";
   HttpCall userinfo;
   userinfo.url = settings_.userinfo_url;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "credentials_plugin.hpp"
+#include "json_members.hpp"
 #include "json_reader.hpp"
 
 namespace kg::creds_adc {
@@ -30,16 +31,9 @@ std::string read_whole(const std::string& path) {
   return text.str();
 }
 
-std::string member(const rapidjson::Value& object, const char* name) {
-  const auto it = object.FindMember(name);
-  return it != object.MemberEnd() && it->value.IsString()
-             ? std::string(it->value.GetString(), it->value.GetStringLength())
-             : std::string();
-}
-
 std::string required(const rapidjson::Value& object, const char* name, const std::string& type,
                      const std::string& path, const std::string& fix) {
-  std::string value = member(object, name);
+  std::string value = json::string_member(object, name);
   if (value.empty()) {
     throw CredentialsError("The credentials file " + path + " (type " + type + ") has no \"" +
                            name + "\"; " + fix);
@@ -49,19 +43,20 @@ std::string required(const rapidjson::Value& object, const char* name, const std
 
 SourceCredentials source_of(const rapidjson::Value& object, const std::string& path,
                             const std::string& context) {
-  const std::string type = member(object, "type");
+  const std::string type = json::string_member(object, "type");
   if (type == "authorized_user") {
     const std::string fix = "log in again with `gcloud auth application-default login`";
     return AuthorizedUser{required(object, "client_id", type, path, fix),
                           required(object, "client_secret", type, path, fix),
                           required(object, "refresh_token", type, path, fix),
-                          member(object, "token_uri")};
+                          json::string_member(object, "token_uri")};
   }
   if (type == "service_account") {
     const std::string fix = "download a new key file for the service account";
     ServiceAccountKey key{required(object, "client_email", type, path, fix),
                           required(object, "private_key", type, path, fix),
-                          member(object, "private_key_id"), member(object, "token_uri")};
+                          json::string_member(object, "private_key_id"),
+                          json::string_member(object, "token_uri")};
     return key;
   }
   throw CredentialsError("The credentials file " + path + " has " + context + "type \"" + type +
@@ -111,12 +106,12 @@ AdcFile read_adc_file(const AdcLocation& location) {
   if (!doc.IsObject()) {
     throw CredentialsError("The credentials file " + location.path + " is not a JSON object");
   }
-  file.type = member(doc, "type");
+  file.type = json::string_member(doc, "type");
   if (file.type.empty()) {
     throw CredentialsError("The credentials file " + location.path + " has no \"type\"");
   }
-  file.project_id = member(doc, "project_id");
-  file.quota_project_id = member(doc, "quota_project_id");
+  file.project_id = json::string_member(doc, "project_id");
+  file.quota_project_id = json::string_member(doc, "quota_project_id");
   if (file.type == "impersonated_service_account") {
     ImpersonatedServiceAccount impersonated;
     const std::string fix =

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "credentials_plugin.hpp"
+#include "form_encoding.hpp"
 #include "word_list.hpp"
 
 namespace kg::creds_adc {
@@ -62,10 +63,10 @@ google_oauth::MintedToken refresh_user_token(const google_oauth::OAuthHttpClient
   call.url = token_url;
   call.content_type = "application/x-www-form-urlencoded";
   call.what = "Refreshing the user's access token";
-  call.body = google_oauth::form_body({{"grant_type", "refresh_token"},
-                                       {"client_id", user.client_id},
-                                       {"client_secret", user.client_secret},
-                                       {"refresh_token", user.refresh_token}});
+  call.body = net::form_encode({{"grant_type", "refresh_token"},
+                                {"client_id", user.client_id},
+                                {"client_secret", user.client_secret},
+                                {"refresh_token", user.refresh_token}});
   const auto answer = http.send(call);
   if (answer.status == 400 || answer.status == 401) {
     throw CredentialsError(google_oauth::refusal_message(call, answer) +
@@ -85,9 +86,8 @@ google_oauth::MintedToken service_account_token(const google_oauth::OAuthHttpCli
   call.url = token_url;
   call.content_type = "application/x-www-form-urlencoded";
   call.what = "Getting a token for service account " + key.client_email;
-  call.body = google_oauth::form_body(
-      {{"grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"},
-       {"assertion", signed_assertion(token_url, key, scopes, now)}});
+  call.body = net::form_encode({{"grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"},
+                                {"assertion", signed_assertion(token_url, key, scopes, now)}});
   const auto answer = http.send(call);
   if (answer.status == 400 || answer.status == 401) {
     throw CredentialsError(google_oauth::refusal_message(call, answer) +

@@ -1,9 +1,8 @@
 #include "workload_credentials.hpp"
 
-#include <Poco/URI.h>
-
-#include "word_list.hpp"
+#include "form_encoding.hpp"
 #include "utc_time.hpp"
+#include "word_list.hpp"
 
 namespace kg::creds_workload {
 namespace {
@@ -74,9 +73,7 @@ google_oauth::MintedToken WorkloadCredentials::token() {
     HttpCall call;
     call.url = url("instance/service-accounts/" + settings_.service_account + "/token");
     if (!settings_.scopes.empty()) {
-      std::string encoded;
-      Poco::URI::encode(google_oauth::join_words(settings_.scopes, ","), "!#$&'()*+,/:;=?@[]% ", encoded);
-      call.url += "?scopes=" + encoded;
+      call.url += "?scopes=" + net::percent_encode(google_oauth::join_words(settings_.scopes, ","));
     }
     call.what = "Getting the workload's access token from the metadata server";
     call.headers = {{"Metadata-Flavor", "Google"}};

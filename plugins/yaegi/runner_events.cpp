@@ -3,16 +3,11 @@
 #include <rapidjson/document.h>
 
 #include "build_output.hpp"
+#include "json_members.hpp"
 #include "json_reader.hpp"
 
 namespace kg::yaegi {
 namespace {
-
-std::string string_member(const rapidjson::Value& object, const char* name) {
-  const auto it = object.FindMember(name);
-  if (it == object.MemberEnd() || !it->value.IsString()) return {};
-  return {it->value.GetString(), it->value.GetStringLength()};
-}
 
 int int_member(const rapidjson::Value& object, const char* name) {
   const auto it = object.FindMember(name);
@@ -35,14 +30,14 @@ RunnerEvent parse_event(std::string_view json) {
     return unreadable_event("the runner wrote an unreadable event (" + why +
                           "): " + std::string(json.substr(0, 200)));
   }
-  const std::string name = string_member(doc, "event");
+  const std::string name = json::string_member(doc, "event");
   RunnerEvent event;
   if (name == "accepted" || name == "declined") {
     event.kind = name == "accepted" ? RunnerEventKind::accepted : RunnerEventKind::declined;
-    event.text = string_member(doc, "reason");
+    event.text = json::string_member(doc, "reason");
   } else if (name == "limitation" || name == "internal") {
     event.kind = name == "limitation" ? RunnerEventKind::limitation : RunnerEventKind::internal;
-    event.text = string_member(doc, "message");
+    event.text = json::string_member(doc, "message");
   } else if (name == "compiled") {
     event.kind = RunnerEventKind::compiled;
     const auto it = doc.FindMember("elapsed_us");
@@ -56,10 +51,10 @@ RunnerEvent parse_event(std::string_view json) {
       for (const auto& item : it->value.GetArray()) {
         if (!item.IsObject()) continue;
         plugin::Diagnostic d;
-        d.file = go_program::strip_sandbox_paths(string_member(item, "file"));
+        d.file = go_program::strip_sandbox_paths(json::string_member(item, "file"));
         d.line = int_member(item, "line");
         d.col = int_member(item, "col");
-        d.message = go_program::strip_sandbox_paths(string_member(item, "message"));
+        d.message = go_program::strip_sandbox_paths(json::string_member(item, "message"));
         event.diagnostics.push_back(std::move(d));
       }
     }

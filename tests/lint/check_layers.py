@@ -6,7 +6,8 @@ folder's targets may name only the dependencies its layer allows: lib/ uses noth
 project, sandbox/server only lib/, mcp/ only lib/, cli/ only lib/ and mcp/, plugins/ only
 plugin_api/, lib/ and the plugins' own shared libraries. Any other *_dep a meson.build in those
 folders names fails this test, unless KNOWN_EXCEPTIONS lists it; an exception no longer used
-fails it too, so the table shrinks as the layering is finished.
+fails it too, so the table shrinks as the layering is finished. A sandbox provider's dependency
+named under daemon/team/ fails it as well (FORBIDDEN).
 
 Usage: check_layers.py SOURCE_ROOT
 """
@@ -16,11 +17,12 @@ import sys
 
 # Dependencies that are not the project's own folders: system libraries and test frameworks.
 EXTERNAL = {"rapidjson_dep", "poco_dep", "poco_time_dep", "poco_oauth_dep", "poco_ssl_dep",
-            "openssl_dep", "threads_dep", "libarchive_dep", "sqlite_dep", "yaml_dep",
+            "poco_netssl_dep", "openssl_dep", "threads_dep", "libarchive_dep", "sqlite_dep", "yaml_dep",
             "cli11_dep", "doctest_dep", "seccomp_dep", "dl_dep"}
 
 # Layer -> the project dependencies its meson.build files may name (their own included).
-LIB = {"json_dep", "time_dep", "error_dep", "net_dep", "log_dep", "log_interface_dep", "metrics_dep"}
+LIB = {"json_dep", "time_dep", "error_dep", "net_dep", "https_client_dep", "codec_dep", "log_dep",
+       "log_interface_dep", "metrics_dep"}
 ALLOWED = {
     "lib": LIB,
     "sandbox/server": LIB,
@@ -36,6 +38,12 @@ ALLOWED = {
 KNOWN_EXCEPTIONS = {
     ("mcp/meson.build", "config_dep"): "runtime names from config/available_backends.hpp",
     ("cli/meson.build", "config_dep"): "runtime names and the config file reader",
+}
+
+# Folder -> project dependencies its meson.build files must not name. Team mode works with any
+# sandbox provider, so it names none (its address check is lib/net's address policy).
+FORBIDDEN = {
+    "daemon/team": {"local_sandbox_dep", "kubernetes_sandbox_dep"},
 }
 
 DEPENDENCY = re.compile(r"\b([a-z][a-z0-9_]*_dep)\b")
@@ -86,6 +94,12 @@ def main():
     for meson, name in sorted(set(KNOWN_EXCEPTIONS) - exceptions_used):
         problems.append(f"{meson}: the known exception for {name} is no longer needed: remove it "
                         f"from KNOWN_EXCEPTIONS in tests/lint/check_layers.py")
+    for folder, forbidden in FORBIDDEN.items():
+        for meson in sorted((root / folder).rglob("meson.build")):
+            used, _ = names_used(meson.read_text())
+            for name in sorted(used & forbidden):
+                problems.append(f"{meson.relative_to(root)}: {folder}/ may not use {name} "
+                                f"(it names no concrete sandbox provider)")
     if checked < 5:
         sys.exit(f"only {checked} meson.build files under {root}: is that the source root?")
     if problems:

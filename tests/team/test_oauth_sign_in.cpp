@@ -4,25 +4,25 @@
 // allowlist), the client's token exchange, the bearer check, and the user's upstream token for
 // run_as = user, refreshed through the provider. The HTTP layer is left out: the exchanges are
 // handed to the AuthorizationServer as daemon/team/http would.
-#include <doctest/doctest.h>
-#include <rapidjson/document.h>
-
 #include <Poco/Net/HTTPClientSession.h>
 #include <Poco/Net/HTTPRequest.h>
 #include <Poco/Net/HTTPResponse.h>
 #include <Poco/URI.h>
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
 
 #include <chrono>
 #include <mutex>
 
 #include "../support/temp_dir.hpp"
+#include "../support/test_json.hpp"
+#include "../support/test_loggers.hpp"
 #include "authorization_server.hpp"
+#include "form_encoding.hpp"
 #include "mock_oidc_provider.hpp"
 #include "oauth_secrets.hpp"
 #include "pkce.hpp"
 #include "url_form.hpp"
-#include "../support/test_loggers.hpp"
-#include "../support/test_json.hpp"
 
 using namespace kg::team;
 
@@ -117,7 +117,7 @@ class SignInFixture {
         {"resource", std::string(kPublicUrl) + "/mcp"}, {"scope", "mcp"},
         {"login_hint", login_hint}};
     if (send_redirect_uri) fields.emplace_back("redirect_uri", kClientRedirect);
-    const std::string query = kg::team::oauth::form_encode(fields);
+    const std::string query = kg::net::form_encode(fields);
     const HttpReply authorize = server_->handle({"GET", "/oauth/authorize", query, {}, ""});
     INFO(authorize.body);
     REQUIRE(authorize.status == 302);
@@ -157,9 +157,10 @@ class SignInFixture {
     REQUIRE(page.body.find("action=\"/oauth/consent\"") != std::string::npos);
     CHECK(page.body.find("e2e") != std::string::npos);               // the client's name
     CHECK(page.body.find("127.0.0.1:33418") != std::string::npos);   // where the code would go
-    const std::string form = kg::team::oauth::form_encode(
-        {{"consent_id", hidden_field(page.body, "consent_id")},
-         {"csrf", hidden_field(page.body, "csrf")}, {"decision", decision}});
+    const std::string form =
+        kg::net::form_encode({{"consent_id", hidden_field(page.body, "consent_id")},
+                              {"csrf", hidden_field(page.body, "csrf")},
+                              {"decision", decision}});
     return server_->handle({"POST", "/oauth/consent", "",
                             {{"content-type", "application/x-www-form-urlencoded"},
                              {"cookie", cookie.empty() ? last_cookie_ : cookie}},
@@ -181,13 +182,16 @@ class SignInFixture {
     CHECK(answer.get("iss") == kPublicUrl);
     REQUIRE_FALSE(answer.get("code").empty());
     const HttpReply token = server_->handle(
-        {"POST", "/oauth/token", "", {{"content-type", "application/x-www-form-urlencoded"}},
-         kg::team::oauth::form_encode({{"grant_type", "authorization_code"},
-                                       {"code", answer.get("code")},
-                                       {"redirect_uri", send_redirect_uri ? kClientRedirect : ""},
-                                       {"client_id", client_id_},
-                                       {"code_verifier", verifier},
-                                       {"resource", std::string(kPublicUrl) + "/mcp"}})});
+        {"POST",
+         "/oauth/token",
+         "",
+         {{"content-type", "application/x-www-form-urlencoded"}},
+         kg::net::form_encode({{"grant_type", "authorization_code"},
+                               {"code", answer.get("code")},
+                               {"redirect_uri", send_redirect_uri ? kClientRedirect : ""},
+                               {"client_id", client_id_},
+                               {"code_verifier", verifier},
+                               {"resource", std::string(kPublicUrl) + "/mcp"}})});
     INFO(token.body);
     REQUIRE(token.status == 200);
     kg::json::ReadJson json_read = kg::test::read_test_json(token.body);
@@ -238,11 +242,13 @@ TEST_CASE("a user on the allowlist signs in through the provider and reaches /mc
 
   // The client refreshes; the new access token works and the old refresh token is spent.
   auto refresh = [&](const std::string& refresh_token) {
-    return fixture.server().handle(
-        {"POST", "/oauth/token", "", {{"content-type", "application/x-www-form-urlencoded"}},
-         kg::team::oauth::form_encode({{"grant_type", "refresh_token"},
-                                       {"refresh_token", refresh_token},
-                                       {"client_id", fixture.client_id()}})});
+    return fixture.server().handle({"POST",
+                                    "/oauth/token",
+                                    "",
+                                    {{"content-type", "application/x-www-form-urlencoded"}},
+                                    kg::net::form_encode({{"grant_type", "refresh_token"},
+                                                          {"refresh_token", refresh_token},
+                                                          {"client_id", fixture.client_id()}})});
   };
   const HttpReply refreshed = refresh(alice.refresh_token);
   INFO(refreshed.body);
@@ -335,11 +341,13 @@ TEST_CASE("a provider answer is taken once: replaying the callback is refused") 
 
 // Alice's browser at /oauth/authorize for the fixture's client (the redirect to the provider).
 HttpReply authorize_alice(SignInFixture& fixture, const std::string& verifier) {
-  const std::string query = kg::team::oauth::form_encode(
-      {{"response_type", "code"}, {"client_id", fixture.client_id()},
-       {"code_challenge", kg::team::oauth::s256_challenge(verifier)},
-       {"code_challenge_method", "S256"}, {"redirect_uri", kClientRedirect},
-       {"login_hint", "alice@example.com"}});
+  const std::string query =
+      kg::net::form_encode({{"response_type", "code"},
+                            {"client_id", fixture.client_id()},
+                            {"code_challenge", kg::team::oauth::s256_challenge(verifier)},
+                            {"code_challenge_method", "S256"},
+                            {"redirect_uri", kClientRedirect},
+                            {"login_hint", "alice@example.com"}});
   return fixture.server().handle({"GET", "/oauth/authorize", query, {}, ""});
 }
 

@@ -1,8 +1,8 @@
 #include "kube_auth.hpp"
 
 #include <Poco/Base64Encoder.h>
-#include <Poco/Exception.h>
 #include <Poco/Environment.h>
+#include <Poco/Exception.h>
 #include <Poco/Pipe.h>
 #include <Poco/PipeStream.h>
 #include <Poco/Process.h>
@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "json_members.hpp"
 #include "json_reader.hpp"
 #include "utc_time.hpp"
 
@@ -28,11 +29,6 @@ namespace {
 constexpr std::chrono::seconds kExpiryMargin{30};
 // The most of a plugin's output kept for a message.
 constexpr std::size_t kStderrKeep = 4096;
-
-std::string member_text(const rapidjson::Value& object, const char* key) {
-  const auto it = object.FindMember(key);
-  return it != object.MemberEnd() && it->value.IsString() ? it->value.GetString() : std::string();
-}
 
 std::string base64(const std::string& text) {
   std::ostringstream out;
@@ -101,7 +97,7 @@ ExecCredential parse_exec_credential(const std::string& json, const std::string&
   if (!doc.IsObject()) {
     throw KubeConfigError(where + " printed no ExecCredential JSON: " + json.substr(0, 200));
   }
-  const std::string kind = member_text(doc, "kind");
+  const std::string kind = json::string_member(doc, "kind");
   if (kind != "ExecCredential") {
     throw KubeConfigError(where + " printed kind \"" + kind + "\", not ExecCredential");
   }
@@ -110,9 +106,9 @@ ExecCredential parse_exec_credential(const std::string& json, const std::string&
     throw KubeConfigError(where + " printed an ExecCredential without status");
   }
   ExecCredential credential;
-  credential.token = member_text(status->value, "token");
-  credential.client_cert_pem = member_text(status->value, "clientCertificateData");
-  credential.client_key_pem = member_text(status->value, "clientKeyData");
+  credential.token = json::string_member(status->value, "token");
+  credential.client_cert_pem = json::string_member(status->value, "clientCertificateData");
+  credential.client_key_pem = json::string_member(status->value, "clientKeyData");
   if (credential.token.empty() && credential.client_cert_pem.empty()) {
     throw KubeConfigError(where + " printed an ExecCredential with neither status.token nor "
                                   "status.clientCertificateData");
@@ -121,7 +117,8 @@ ExecCredential parse_exec_credential(const std::string& json, const std::string&
     throw KubeConfigError(where + " printed status.clientCertificateData without clientKeyData, "
                                   "or the other way round");
   }
-  if (const std::string expiry = member_text(status->value, "expirationTimestamp"); !expiry.empty()) {
+  if (const std::string expiry = json::string_member(status->value, "expirationTimestamp");
+      !expiry.empty()) {
     const auto parsed = utc::parse_rfc3339(expiry);
     if (!parsed) {
       throw KubeConfigError(where + " printed status.expirationTimestamp \"" + expiry +

@@ -33,8 +33,6 @@ struct ClaimRequest {
 std::string claim_body(const ClaimRequest& request);
 // The merge-patch body that renews a claim's lease to `shutdown_time`.
 std::string lease_patch_body(std::chrono::system_clock::time_point shutdown_time);
-// RFC 3339 in UTC, whole seconds: 2026-12-03T11:00:00Z.
-std::string rfc3339(std::chrono::system_clock::time_point time);
 // The label selector (URL-encoded) of this daemon's claims.
 std::string daemon_claims_selector(std::string_view daemon_id);
 

@@ -4,14 +4,11 @@
 // policy reads (and is tested) in one place; EgressProxy applies it to each connection.
 #pragma once
 
-#include <netinet/in.h>
-
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "egress_policy.hpp"
 #include "host_pattern.hpp"
 
 namespace kg::sandbox {
@@ -27,15 +24,8 @@ struct EgressAllowlist {
   // pattern (net::InvalidHost says why) or a port (outside 1..65535) is malformed.
   static EgressAllowlist parse(const std::vector<std::string>& hosts, const std::vector<int>& ports);
   // Why `host` on `port` is refused, or nullopt when admitted by name. The addresses it resolves
-  // to are checked separately (refused_address).
+  // to are checked separately (net::why_not_public, lib/net/address_policy.hpp).
   std::optional<std::string> refuse(const net::Host& host, int port) const;
 };
-
-// Why connecting to `address` (AF_INET/AF_INET6) is refused: loopback, private, shared,
-// link-local, multicast, reserved, unspecified, a cloud metadata address, or one of the host's
-// own (host_addresses); IPv4 embedded in IPv6 (mapped, NAT64, 6to4) is judged as IPv4. nullopt:
-// a public address.
-std::optional<std::string> refused_address(const sockaddr* address,
-                                           const std::vector<IpPrefix>& host_addresses);
 
 }  // namespace kg::sandbox

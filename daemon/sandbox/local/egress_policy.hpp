@@ -10,17 +10,17 @@
 //                                      the host's resolver address, which may be on the
 //                                      host's loopback (Debian 12's libslirp 4.7 forwards
 //                                      only 53; the rule keeps that true whatever the version)
-//   refuse  private, shared, link-local and metadata ranges (kRefusedDestinations)
+//   refuse  private, shared, link-local and metadata ranges (net::kLocalNetworkRanges,
+//           lib/net/address_policy.hpp)
 //   refuse  each address of the host's own interfaces, because slirp4netns connects from the
 //           host's network namespace, where those addresses reach the host's own services
 // A refused destination fails at once with EACCES ("permission denied"), never a timeout.
 #pragma once
 
-#include <array>
-#include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
+
+#include "address_policy.hpp"
 
 namespace kg::sandbox {
 
@@ -29,17 +29,8 @@ inline constexpr const char* kEgressGatewayAddress = "10.0.2.2";  // the host's 
 inline constexpr const char* kEgressDnsAddress = "10.0.2.3";      // forwards to the host's resolver
 inline constexpr const char* kEgressSandboxAddress = "10.0.2.100";
 
-// An IPv4 or IPv6 network, e.g. 10.0.0.0/8 or fe80::/10.
-struct IpPrefix {
-  int family = 0;                    // AF_INET or AF_INET6
-  std::array<std::uint8_t, 16> bytes{};  // network byte order; IPv4 uses the first 4
-  int length = 0;                    // prefix length in bits
-  std::string text;                  // as written, for messages
-
-  // Throws std::invalid_argument naming the text when it is not an address[/length].
-  static IpPrefix parse(std::string_view text);
-  bool operator==(const IpPrefix& other) const;
-};
+// The address policy's network type (lib/net/address_policy.hpp), which the rules are made of.
+using net::IpPrefix;
 
 struct RouteRule {
   enum class Action { allow, refuse };
@@ -48,25 +39,6 @@ struct RouteRule {
   int ip_protocol = 0;  // IPPROTO_UDP/IPPROTO_TCP, or 0 for any
   int port = 0;         // destination port, or 0 for any
   std::string reason;   // why the rule exists, for messages and logs
-};
-
-// Ranges no sandbox may reach, with the reason for each.
-struct RefusedDestination {
-  const char* prefix;
-  const char* reason;
-};
-inline constexpr RefusedDestination kRefusedDestinations[] = {
-    {"0.0.0.0/8", "this host on this network"},
-    {"10.0.0.0/8", "private network (RFC 1918)"},
-    {"100.64.0.0/10", "carrier-grade NAT space (Alibaba Cloud metadata: 100.100.100.200)"},
-    {"169.254.0.0/16", "link-local (cloud metadata servers: 169.254.169.254)"},
-    {"172.16.0.0/12", "private network (RFC 1918)"},
-    {"192.0.0.0/24", "IETF protocol assignments (Oracle Cloud metadata: 192.0.0.192)"},
-    {"192.168.0.0/16", "private network (RFC 1918)"},
-    {"198.18.0.0/15", "benchmarking networks, often used inside data centres"},
-    {"168.63.129.16/32", "Azure WireServer (host-only platform endpoint)"},
-    {"fc00::/7", "unique local IPv6 (AWS metadata: fd00:ec2::254)"},
-    {"fe80::/10", "link-local IPv6"},
 };
 
 // The rules in the order they must be evaluated (allow before refuse). host_addresses are the

@@ -16,6 +16,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "address_policy.hpp"
+#include "egress_policy.hpp"
 #include "egress_proxy_request.hpp"
 #include "egress_tunnel_check.hpp"
 #include "socket_relay.hpp"
@@ -91,7 +93,7 @@ std::vector<Poco::Net::SocketAddress> checked_addresses(const net::Host& host, i
   std::vector<Poco::Net::SocketAddress> checked;
   for (const auto& address : addresses) {
     const Poco::Net::SocketAddress target(address, static_cast<Poco::UInt16>(port));
-    if (const auto reason = refused_address(target.addr(), host_addresses)) {
+    if (const auto reason = net::why_not_public(target.addr(), host_addresses)) {
       throw EgressRefusal{host.text() + " resolves to " + address.toString() + ": " + *reason};
     }
     checked.push_back(target);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "address_policy.hpp"
 #include "authorization_server.hpp"
 #include "browser_binding.hpp"
 #include "oauth_replies.hpp"
@@ -30,8 +31,9 @@ bool same_redirect_uri(const std::string& registered, const std::string& given) 
   if (registered == given) return true;
   try {
     const Poco::URI a(registered), b(given);
-    return a.getScheme() == "http" && b.getScheme() == "http" && oauth::is_loopback_host(a.getHost()) &&
-           a.getHost() == b.getHost() && a.getPathEtc() == b.getPathEtc();
+    return a.getScheme() == "http" && b.getScheme() == "http" &&
+           net::is_loopback_host(a.getHost()) && a.getHost() == b.getHost() &&
+           a.getPathEtc() == b.getPathEtc();
   } catch (const std::exception&) {
     return false;
   }

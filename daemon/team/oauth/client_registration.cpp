@@ -1,21 +1,20 @@
 // AuthorizationServer: who the clients are. RFC 7591 dynamic registration of public clients
 // (POST /oauth/register), and Client ID Metadata Documents (a client_id that is an https URL
 // naming a JSON document the client publishes), looked up at /oauth/authorize.
-#include <rapidjson/document.h>
-
 #include <Poco/URI.h>
-
 #include <netdb.h>
+#include <rapidjson/document.h>
 #include <sys/socket.h>
 
+#include "address_policy.hpp"
 #include "authorization_server.hpp"
-#include "egress_allowlist.hpp"
 #include "host_name.hpp"
+#include "json_members.hpp"
+#include "json_reader.hpp"
 #include "oauth_replies.hpp"
 #include "oauth_secrets.hpp"
 #include "upstream_http.hpp"
 #include "url_form.hpp"
-#include "json_reader.hpp"
 
 namespace kg::team {
 
@@ -38,7 +37,7 @@ std::optional<std::string> metadata_document_host_problem(const std::string& hos
   }
   std::optional<std::string> problem;
   for (const addrinfo* entry = found; entry != nullptr && !problem; entry = entry->ai_next) {
-    if (auto why = sandbox::refused_address(entry->ai_addr, {})) {
+    if (auto why = net::why_not_public(entry->ai_addr, {})) {
       problem = "its host " + name + " resolves to " + *why;
     }
   }
@@ -52,11 +51,6 @@ namespace {
 
 constexpr std::size_t kMaxRedirectUris = 10, kMaxUriLength = 2000, kMaxNameLength = 200;
 constexpr std::size_t kMaxMetadataDocumentBytes = 5 * 1024;
-
-std::string member_text(const rapidjson::Value& object, const char* name) {
-  const auto found = object.FindMember(name);
-  return found != object.MemberEnd() && found->value.IsString() ? found->value.GetString() : "";
-}
 
 // Every entry a string from `allowed`; absent is fine. "" when acceptable, else why not.
 std::string list_problem(const rapidjson::Value& object, const char* name,
@@ -93,7 +87,7 @@ std::string client_metadata_problem(const rapidjson::Value& document,
     }
     client.redirect_uris.emplace_back(uri.GetString());
   }
-  const std::string method = member_text(document, "token_endpoint_auth_method");
+  const std::string method = json::string_member(document, "token_endpoint_auth_method");
   if (!method.empty() && method != "none") {
     return "token_endpoint_auth_method must be \"none\": this server registers public clients "
            "only (they prove themselves with PKCE)";
@@ -105,7 +99,7 @@ std::string client_metadata_problem(const rapidjson::Value& document,
   if (auto problem = list_problem(document, "response_types", {"code"}); !problem.empty()) {
     return problem;
   }
-  client.client_name = member_text(document, "client_name").substr(0, kMaxNameLength);
+  client.client_name = json::string_member(document, "client_name").substr(0, kMaxNameLength);
   return "";
 }
 
@@ -189,7 +183,7 @@ std::optional<store::OAuthClientRecord> AuthorizationServer::find_client(
   if (answer.status != 200 || answer.body.size() > kMaxMetadataDocumentBytes) return std::nullopt;
   const rapidjson::Document document =
       json::read_json(answer.body, json::kUpstreamReplyLimits).document;
-  if (!document.IsObject() || member_text(document, "client_id") != client_id) {
+  if (!document.IsObject() || json::string_member(document, "client_id") != client_id) {
     return std::nullopt;
   }
   store::OAuthClientRecord client;

@@ -9,17 +9,13 @@
 #include <memory>
 #include <vector>
 
+#include "base64url.hpp"
+#include "json_members.hpp"
 #include "json_reader.hpp"
 #include "oauth_secrets.hpp"
 
 namespace kg::team::oauth {
 namespace {
-
-std::string member_text(const rapidjson::Value& object, const char* name) {
-  if (!object.IsObject()) return "";
-  const auto found = object.FindMember(name);
-  return found != object.MemberEnd() && found->value.IsString() ? found->value.GetString() : "";
-}
 
 // A JWT's three base64url parts (RFC 7519 §7.2): header, payload, signature.
 struct JwtParts {
@@ -39,7 +35,7 @@ JwtParts split_jwt(std::string_view token) {
 
 // One of the JWT's JSON parts, decoded and read like any JSON from outside (lib/json).
 rapidjson::Document jwt_json(std::string_view part, const char* what) {
-  const auto decoded = base64url_decode(part);
+  const auto decoded = codec::base64url_decode(part);
   json::ReadJson read = decoded ? json::read_json(*decoded, json::kFileLimits) : json::ReadJson{};
   if (!decoded || read.refused || !read.document.IsObject()) {
     throw IdTokenError(std::string("the ID token is not a JWT (its ") + what +
@@ -51,7 +47,7 @@ rapidjson::Document jwt_json(std::string_view part, const char* what) {
 using BigNum = std::unique_ptr<BIGNUM, decltype(&BN_free)>;
 
 BigNum bignum_from_base64url(const std::string& text, const char* what) {
-  const auto raw = base64url_decode(text);
+  const auto raw = codec::base64url_decode(text);
   if (!raw || raw->empty()) throw IdTokenError(std::string("a JWKS key has a bad ") + what);
   return BigNum(BN_bin2bn(reinterpret_cast<const unsigned char*>(raw->data()),
                           static_cast<int>(raw->size()), nullptr),
@@ -62,8 +58,8 @@ using PublicKey = std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)>;
 
 // An RSA public key from a JWK's modulus and exponent.
 PublicKey rsa_key_from_jwk(const rapidjson::Value& jwk) {
-  const BigNum n = bignum_from_base64url(member_text(jwk, "n"), "modulus (n)");
-  const BigNum e = bignum_from_base64url(member_text(jwk, "e"), "exponent (e)");
+  const BigNum n = bignum_from_base64url(json::string_member(jwk, "n"), "modulus (n)");
+  const BigNum e = bignum_from_base64url(json::string_member(jwk, "e"), "exponent (e)");
   std::unique_ptr<OSSL_PARAM_BLD, decltype(&OSSL_PARAM_BLD_free)> build(OSSL_PARAM_BLD_new(),
                                                                        &OSSL_PARAM_BLD_free);
   if (!build || OSSL_PARAM_BLD_push_BN(build.get(), OSSL_PKEY_PARAM_RSA_N, n.get()) != 1 ||
@@ -102,10 +98,10 @@ const rapidjson::Value& signing_key(const rapidjson::Document& jwks, const std::
   const rapidjson::Value* only_rsa = nullptr;
   int rsa_keys = 0;
   for (const auto& key : jwks["keys"].GetArray()) {
-    if (member_text(key, "kty") != "RSA") continue;
-    const std::string use = member_text(key, "use");
+    if (json::string_member(key, "kty") != "RSA") continue;
+    const std::string use = json::string_member(key, "use");
     if (!use.empty() && use != "sig") continue;
-    if (!kid.empty() && member_text(key, "kid") == kid) return key;
+    if (!kid.empty() && json::string_member(key, "kid") == kid) return key;
     only_rsa = &key;
     ++rsa_keys;
   }
@@ -137,7 +133,7 @@ std::optional<std::int64_t> numeric_date(const rapidjson::Value& payload, const 
 }
 
 void check_claims(const rapidjson::Value& payload, const IdTokenExpectations& expected) {
-  const std::string issuer = member_text(payload, "iss");
+  const std::string issuer = json::string_member(payload, "iss");
   if (issuer != expected.issuer) {
     throw IdTokenError("the ID token's issuer \"" + issuer + "\" is not the configured "
                        "issuer \"" + expected.issuer + "\"");
@@ -146,7 +142,7 @@ void check_claims(const rapidjson::Value& payload, const IdTokenExpectations& ex
   if (std::find(audience.begin(), audience.end(), expected.client_id) == audience.end()) {
     throw IdTokenError("the ID token is not for this daemon's client_id \"" + expected.client_id + "\"");
   }
-  const std::string azp = member_text(payload, "azp");
+  const std::string azp = json::string_member(payload, "azp");
   if (!azp.empty() && azp != expected.client_id) {
     throw IdTokenError("the ID token was issued to another party (azp \"" + azp + "\")");
   }
@@ -155,11 +151,12 @@ void check_claims(const rapidjson::Value& payload, const IdTokenExpectations& ex
   if (*exp + expected.allowed_clock_skew_s < expected.now) {
     throw IdTokenError("the ID token has expired (is the host's clock right?)");
   }
-  if (member_text(payload, "nonce") != expected.nonce || expected.nonce.empty()) {
+  if (json::string_member(payload, "nonce") != expected.nonce || expected.nonce.empty()) {
     throw IdTokenError("the ID token's nonce does not match the sign-in it answers (a replayed "
                        "or mixed-up sign-in); start the sign-in again");
   }
-  if (member_text(payload, "sub").empty()) throw IdTokenError("the ID token names no subject (sub)");
+  if (json::string_member(payload, "sub").empty())
+    throw IdTokenError("the ID token names no subject (sub)");
 }
 
 }  // namespace
@@ -168,14 +165,15 @@ IdTokenClaims verify_id_token(const std::string& id_token, const std::string& jw
                               const IdTokenExpectations& expected) {
   const JwtParts parts = split_jwt(id_token);
   const rapidjson::Document header = jwt_json(parts.header, "header");
-  if (member_text(header, "alg") != "RS256") {
-    throw IdTokenError("the ID token is signed with \"" + member_text(header, "alg") +
+  if (json::string_member(header, "alg") != "RS256") {
+    throw IdTokenError("the ID token is signed with \"" + json::string_member(header, "alg") +
                        "\"; only RS256 is accepted");
   }
   json::ReadJson jwks = json::read_json(jwks_json, json::kUpstreamReplyLimits);
   if (jwks.refused) throw IdTokenError("the provider's JWKS " + jwks.refused->describe());
-  const PublicKey key = rsa_key_from_jwk(signing_key(jwks.document, member_text(header, "kid")));
-  const auto signature = base64url_decode(parts.signature);
+  const PublicKey key =
+      rsa_key_from_jwk(signing_key(jwks.document, json::string_member(header, "kid")));
+  const auto signature = codec::base64url_decode(parts.signature);
   if (!signature || !rs256_signature_verifies(key.get(), parts.signed_part, *signature)) {
     throw IdTokenError("the ID token's signature does not verify against the provider's JWKS");
   }
@@ -183,9 +181,9 @@ IdTokenClaims verify_id_token(const std::string& id_token, const std::string& jw
   const rapidjson::Document payload = jwt_json(parts.payload, "payload");
   check_claims(payload, expected);
   IdTokenClaims claims;
-  claims.issuer = member_text(payload, "iss");
-  claims.subject = member_text(payload, "sub");
-  claims.email = member_text(payload, "email");
+  claims.issuer = json::string_member(payload, "iss");
+  claims.subject = json::string_member(payload, "sub");
+  claims.email = json::string_member(payload, "email");
   claims.expires_at = *numeric_date(payload, "exp");
   const auto verified = payload.FindMember("email_verified");
   if (verified != payload.MemberEnd()) {

@@ -1,5 +1,6 @@
 #include "pkce.hpp"
 
+#include "base64url.hpp"
 #include "oauth_secrets.hpp"
 
 namespace kg::team::oauth {
@@ -21,11 +22,13 @@ bool is_valid_code_verifier(std::string_view verifier) {
 }
 
 bool is_valid_s256_challenge(std::string_view challenge) {
-  const auto decoded = base64url_decode(challenge);
+  const auto decoded = codec::base64url_decode(challenge);
   return challenge.size() == 43 && decoded && decoded->size() == 32;
 }
 
-std::string s256_challenge(std::string_view verifier) { return base64url_encode(sha256(verifier)); }
+std::string s256_challenge(std::string_view verifier) {
+  return codec::base64url_encode(sha256(verifier));
+}
 
 bool verify_s256(std::string_view verifier, std::string_view challenge) {
   return is_valid_code_verifier(verifier) && constant_time_equals(s256_challenge(verifier), challenge);

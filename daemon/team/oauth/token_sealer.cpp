@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "base64url.hpp"
 #include "oauth_secrets.hpp"
 
 namespace kg::team::oauth {
@@ -108,11 +109,11 @@ std::string TokenSealer::seal(std::string_view plaintext, std::string_view assoc
             EVP_CIPHER_CTX_ctrl(context.get(), EVP_CTRL_GCM_GET_TAG, kTagBytes,
                                 cipher + plaintext.size()) == 1;
   if (!ok) throw SealingError("OpenSSL failed to seal a token with AES-256-GCM");
-  return base64url_encode(out);
+  return codec::base64url_encode(out);
 }
 
 std::string TokenSealer::open(std::string_view sealed, std::string_view associated_data) const {
-  const auto raw = base64url_decode(sealed);
+  const auto raw = codec::base64url_decode(sealed);
   if (!raw || raw->size() < 1 + kNonceBytes + kTagBytes || (*raw)[0] != kVersion) {
     throw SealingError("A sealed token is damaged (not something this daemon sealed)");
   }

@@ -1,7 +1,8 @@
 // The authorization server's HTTP client towards the upstream OpenID Connect provider
-// (discovery, JWKS, token endpoint). https:// is verified against the system CA store and the
-// certificate's name (Poco NetSSL); plain http:// is accepted only for a loopback host (a test
-// provider, a local proxy), never across the network.
+// (discovery, JWKS, token endpoint) and Client ID Metadata Documents: lib/net's HttpsClient
+// (https:// verified against the system CA store and the certificate's name; answers capped at
+// 1 MiB) with plain http:// only to a loopback host (a test provider, a local proxy), never
+// across the network, asking for JSON and naming what each request was for in its errors.
 //
 // Thread-safe: every request has its own session.
 #pragma once
@@ -10,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <Poco/Net/Context.h>
+#include "https_client.hpp"
 
 namespace kg::team::oauth {
 
@@ -19,10 +20,7 @@ class UpstreamError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct UpstreamAnswer {
-  int status = 0;
-  std::string body;
-};
+using UpstreamAnswer = net::HttpsAnswer;
 
 class UpstreamHttp {
  public:
@@ -36,11 +34,9 @@ class UpstreamHttp {
                            const std::string& what) const;
 
  private:
-  UpstreamAnswer send(const std::string& method, const std::string& url, const std::string& body,
-                      const std::string& what) const;
+  UpstreamAnswer send(net::HttpsRequest request, const std::string& what) const;
 
-  std::chrono::milliseconds timeout_;
-  Poco::Net::Context::Ptr tls_;
+  net::HttpsClient client_;
 };
 
 }  // namespace kg::team::oauth

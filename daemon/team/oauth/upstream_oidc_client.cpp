@@ -5,16 +5,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "url_form.hpp"
+#include "form_encoding.hpp"
+#include "json_members.hpp"
 #include "json_reader.hpp"
+#include "url_form.hpp"
 
 namespace kg::team::oauth {
 namespace {
-
-std::string member_text(const rapidjson::Value& object, const char* name) {
-  const auto found = object.FindMember(name);
-  return found != object.MemberEnd() && found->value.IsString() ? found->value.GetString() : "";
-}
 
 rapidjson::Document parse_object(const std::string& body, const std::string& what) {
   json::ReadJson read = json::read_json(body, json::kUpstreamReplyLimits);
@@ -51,14 +48,15 @@ ProviderEndpoints UpstreamOidcClient::endpoints() {
                         std::to_string(answer.status) + "; check [oauth] issuer");
   }
   const rapidjson::Document document = parse_object(answer.body, what);
-  std::string named_issuer = member_text(document, "issuer");
+  std::string named_issuer = json::string_member(document, "issuer");
   while (!named_issuer.empty() && named_issuer.back() == '/') named_issuer.pop_back();
   if (named_issuer != issuer_) {
     throw UpstreamError(what + ": its discovery document names issuer \"" + named_issuer +
                         "\"; set [oauth] issuer to exactly that");
   }
-  ProviderEndpoints found{member_text(document, "authorization_endpoint"),
-                          member_text(document, "token_endpoint"), member_text(document, "jwks_uri")};
+  ProviderEndpoints found{json::string_member(document, "authorization_endpoint"),
+                          json::string_member(document, "token_endpoint"),
+                          json::string_member(document, "jwks_uri")};
   if (found.authorization_endpoint.empty() || found.token_endpoint.empty() || found.jwks_uri.empty()) {
     throw UpstreamError(what + ": its discovery document lacks authorization_endpoint, "
                         "token_endpoint or jwks_uri");
@@ -105,13 +103,15 @@ UpstreamTokens UpstreamOidcClient::token_request(
   fields.emplace_back("client_id", client_id_);
   const std::string secret = client_secret();
   if (!secret.empty()) fields.emplace_back("client_secret", secret);
-  const UpstreamAnswer answer = http_.post_form(endpoints().token_endpoint, form_encode(fields), what);
+  const UpstreamAnswer answer =
+      http_.post_form(endpoints().token_endpoint, net::form_encode(fields), what);
   const rapidjson::Document document =
       json::read_json(answer.body, json::kUpstreamReplyLimits).document;
   const bool is_object = document.IsObject();
   if (answer.status != 200) {
-    const std::string error = is_object ? member_text(document, "error") : "";
-    const std::string description = is_object ? member_text(document, "error_description") : "";
+    const std::string error = is_object ? json::string_member(document, "error") : "";
+    const std::string description =
+        is_object ? json::string_member(document, "error_description") : "";
     throw UpstreamError(what + ": the provider's token endpoint answered HTTP " +
                         std::to_string(answer.status) +
                         (error.empty() ? "" : " " + error) +
@@ -119,10 +119,10 @@ UpstreamTokens UpstreamOidcClient::token_request(
   }
   if (!is_object) throw UpstreamError(what + ": the provider's token answer is not a JSON object");
   UpstreamTokens tokens;
-  tokens.access_token = member_text(document, "access_token");
-  tokens.refresh_token = member_text(document, "refresh_token");
-  tokens.id_token = member_text(document, "id_token");
-  tokens.scope = member_text(document, "scope");
+  tokens.access_token = json::string_member(document, "access_token");
+  tokens.refresh_token = json::string_member(document, "refresh_token");
+  tokens.id_token = json::string_member(document, "id_token");
+  tokens.scope = json::string_member(document, "scope");
   const auto expires = document.FindMember("expires_in");
   if (expires != document.MemberEnd() && expires->value.IsNumber()) {
     tokens.expires_in_s = static_cast<std::int64_t>(expires->value.GetDouble());

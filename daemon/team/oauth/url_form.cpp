@@ -1,12 +1,12 @@
 #include "url_form.hpp"
 
 #include <Poco/Exception.h>
-#include <Poco/Net/IPAddress.h>
 #include <Poco/URI.h>
 
 #include <stdexcept>
 
-#include "host_name.hpp"
+#include "address_policy.hpp"
+#include "form_encoding.hpp"
 
 namespace kg::team::oauth {
 namespace {
@@ -22,12 +22,6 @@ std::string decode_component(std::string_view text) {
   } catch (const Poco::Exception& e) {
     throw std::invalid_argument("bad percent-encoding in \"" + std::string(text) + "\"");
   }
-  return out;
-}
-
-std::string encode_component(const std::string& text) {
-  std::string out;
-  Poco::URI::encode(text, "!#$&'()*+,/:;=?@[]% \"<>\\^`{|}", out);
   return out;
 }
 
@@ -55,33 +49,12 @@ FormFields parse_form(std::string_view text) {
   return fields;
 }
 
-std::string form_encode(const std::vector<std::pair<std::string, std::string>>& fields) {
-  std::string out;
-  for (const auto& [name, value] : fields) {
-    if (!out.empty()) out += '&';
-    out += encode_component(name) + "=" + encode_component(value);
-  }
-  return out;
-}
-
 std::string with_query(const std::string& url,
                        const std::vector<std::pair<std::string, std::string>>& fields) {
   const std::size_t fragment = url.find('#');
   const std::string base = url.substr(0, fragment);
   const char separator = base.find('?') == std::string::npos ? '?' : '&';
-  return base + separator + form_encode(fields);
-}
-
-bool is_loopback_host(const std::string& host) {
-  if (host == "localhost") return true;
-  // A literal address only (net::Host): "127.0.0.1.evil.example" is a name, resolved anywhere,
-  // and "127.0.0.1\0.x" or "127.1" are neither.
-  try {
-    const net::Host parsed = net::Host::parse(host);
-    return parsed.ip() != nullptr && Poco::Net::IPAddress(parsed.ip()->text()).isLoopback();
-  } catch (const net::InvalidHost&) {
-    return false;
-  }
+  return base + separator + net::form_encode(fields);
 }
 
 std::string redirect_uri_problem(const std::string& uri) {
@@ -92,7 +65,7 @@ std::string redirect_uri_problem(const std::string& uri) {
     }
     if (parsed.getHost().empty()) return "a redirect URI must be an absolute URL with a host";
     if (parsed.getScheme() == "https") return "";
-    if (parsed.getScheme() == "http" && is_loopback_host(parsed.getHost())) return "";
+    if (parsed.getScheme() == "http" && net::is_loopback_host(parsed.getHost())) return "";
     return "a redirect URI must be https, or http on a loopback address (127.0.0.1, [::1], "
            "localhost)";
   } catch (const Poco::Exception&) {

@@ -1,6 +1,6 @@
-// application/x-www-form-urlencoded in both directions (query strings, /oauth/token bodies), and
-// the URL checks OAuth needs: which redirect URIs a client may register, and what counts as
-// loopback. Pure functions on Poco::URI.
+// application/x-www-form-urlencoded reading (query strings, /oauth/token bodies; writing is
+// lib/net/form_encoding.hpp's net::form_encode), and the URL check OAuth needs: which redirect
+// URIs a client may register. Pure functions on Poco::URI.
 #pragma once
 
 #include <map>
@@ -22,13 +22,12 @@ struct FormFields {
 
 // Decodes "a=1&b=x%20y" ('+' is a space). Throws std::invalid_argument on bad escapes.
 FormFields parse_form(std::string_view text);
-std::string form_encode(const std::vector<std::pair<std::string, std::string>>& fields);
-// `url` with the fields appended to its query (after '?' or '&').
+// `url` with the fields appended to its query (after '?' or '&'), encoded by net::form_encode.
 std::string with_query(const std::string& url,
                        const std::vector<std::pair<std::string, std::string>>& fields);
 
-bool is_loopback_host(const std::string& host);
-// RFC 8252 / OAuth 2.1: https anywhere, or http on a loopback host; no fragment.
+// RFC 8252 / OAuth 2.1: https anywhere, or http on a loopback host (net::is_loopback_host);
+// no fragment.
 // Returns "" when acceptable, else why not.
 std::string redirect_uri_problem(const std::string& uri);
 

@@ -1,4 +1,4 @@
-// A runtime plugin built against an older plugin ABI.
+// A runtime plugin built against another plugin ABI (a number this daemon does not speak).
 #include "fixed_runtime.hpp"
 
 namespace {

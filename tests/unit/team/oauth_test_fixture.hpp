@@ -12,13 +12,14 @@
 #include <vector>
 
 #include "../../support/temp_dir.hpp"
+#include "../../support/test_json.hpp"
+#include "../../support/test_loggers.hpp"
 #include "authorization_server.hpp"
+#include "form_encoding.hpp"
 #include "oauth_secrets.hpp"
 #include "pkce.hpp"
 #include "store.hpp"
 #include "url_form.hpp"
-#include "../../support/test_loggers.hpp"
-#include "../../support/test_json.hpp"
 
 namespace kg::team::test {
 
@@ -114,9 +115,11 @@ class OAuthFixture {
   }
 
   HttpReply token_request(const std::vector<std::pair<std::string, std::string>>& fields) {
-    return server_->handle({"POST", "/oauth/token", "",
+    return server_->handle({"POST",
+                            "/oauth/token",
+                            "",
                             {{"content-type", "application/x-www-form-urlencoded"}},
-                            oauth::form_encode(fields)});
+                            kg::net::form_encode(fields)});
   }
 
   HttpReply redeem(const SeededCode& seeded, const std::string& verifier = "") {

@@ -1,11 +1,11 @@
 // verify_id_token: RS256 against a JWKS built from a real RSA key, and each claim check
 // (iss, aud, azp, exp, nonce), the algorithm and the key choice.
-#include <doctest/doctest.h>
-
 #include <Poco/Crypto/RSAKey.h>
 #include <Poco/JWT/Signer.h>
 #include <Poco/JWT/Token.h>
+#include <doctest/doctest.h>
 
+#include "base64url.hpp"
 #include "id_token_verifier.hpp"
 #include "oauth_secrets.hpp"
 
@@ -23,8 +23,8 @@ std::string jwk_of(const Poco::Crypto::RSAKey& key, const std::string& kid) {
   const auto n = key.modulus();
   const auto e = key.encryptionExponent();
   return R"({"kty":"RSA","use":"sig","alg":"RS256","kid":")" + kid + R"(","n":")" +
-         base64url_encode(std::string(n.begin(), n.end())) + R"(","e":")" +
-         base64url_encode(std::string(e.begin(), e.end())) + R"("})";
+         kg::codec::base64url_encode(std::string(n.begin(), n.end())) + R"(","e":")" +
+         kg::codec::base64url_encode(std::string(e.begin(), e.end())) + R"("})";
 }
 
 struct Claims {

@@ -146,7 +146,8 @@ TEST_CASE("authorize sends errors back to the client with state and iss") {
   OAuthFixture fixture;
   const std::string client = fixture.register_client();
   const std::string challenge = kg::team::oauth::s256_challenge(kg::team::oauth::random_secret(32));
-  const std::string base = "client_id=" + client + "&redirect_uri=" + kg::team::oauth::form_encode({{"", kRedirect}}).substr(1) + "&state=xyz";
+  const std::string base =
+      "client_id=" + client + "&redirect_uri=" + kg::net::percent_encode(kRedirect) + "&state=xyz";
   auto error_of = [&](const std::string& query, const char* error) {
     const HttpReply reply = get(fixture, "/oauth/authorize", base + query);
     INFO(query);
@@ -182,9 +183,10 @@ TEST_CASE("a callback for no known sign-in is a page saying to start again") {
 
 TEST_CASE("a Client ID Metadata Document must be https") {
   OAuthFixture fixture;
-  const HttpReply reply = get(fixture, "/oauth/authorize",
-                              "response_type=code&client_id=http%3A%2F%2F127.0.0.1%3A9%2Fclient.json&redirect_uri=" +
-                                  kg::team::oauth::form_encode({{"", kRedirect}}).substr(1));
+  const HttpReply reply =
+      get(fixture, "/oauth/authorize",
+          "response_type=code&client_id=http%3A%2F%2F127.0.0.1%3A9%2Fclient.json&redirect_uri=" +
+              kg::net::percent_encode(kRedirect));
   CHECK(reply.status == 400);
   CHECK(header_of(reply, "Location").empty());
 }
@@ -202,19 +204,11 @@ TEST_CASE("a Client ID Metadata Document is never fetched from this host, its ne
         "contains a NUL byte");
 }
 
-TEST_CASE("loopback means a loopback address or localhost, not a name that starts like one") {
-  using kg::team::oauth::is_loopback_host;
+// Which hosts are loopback is lib/net's (tests/unit/net/test_address_policy.cpp).
+TEST_CASE(
+    "an http redirect URI must be on a loopback address or localhost, not a name that starts like "
+    "one") {
   using kg::team::oauth::redirect_uri_problem;
-  CHECK(is_loopback_host("127.0.0.1"));
-  CHECK(is_loopback_host("127.1.2.3"));
-  CHECK(is_loopback_host("::1"));
-  CHECK(is_loopback_host("[::1]"));
-  CHECK(is_loopback_host("localhost"));
-  CHECK_FALSE(is_loopback_host("127.0.0.1.evil.example"));
-  CHECK_FALSE(is_loopback_host("10.0.0.1"));
-  CHECK_FALSE(is_loopback_host("localhost.evil.example"));
-  CHECK_FALSE(is_loopback_host(std::string("127.0.0.1\0.evil.example", 22)));
-  CHECK_FALSE(is_loopback_host("127.1"));
   CHECK(redirect_uri_problem("http://[::1]:8080/cb").empty());
   CHECK_FALSE(redirect_uri_problem("http://127.0.0.1.evil.example/cb").empty());
   CHECK(redirect_uri_problem("https://app.example/cb?x=1").empty());

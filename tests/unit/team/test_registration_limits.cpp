@@ -17,10 +17,13 @@ HttpReply register_from(OAuthFixture& fixture, const std::string& address) {
 }
 
 HttpReply authorize(OAuthFixture& fixture, const std::string& client_id) {
-  const std::string query = oauth::form_encode(
-      {{"response_type", "code"}, {"client_id", client_id}, {"redirect_uri", kRedirect},
+  const std::string query = kg::net::form_encode(
+      {{"response_type", "code"},
+       {"client_id", client_id},
+       {"redirect_uri", kRedirect},
        {"code_challenge", oauth::s256_challenge("a-verifier-of-enough-length-for-pkce-0123456789")},
-       {"code_challenge_method", "S256"}, {"state", "s"}});
+       {"code_challenge_method", "S256"},
+       {"state", "s"}});
   return fixture.server().handle({"GET", "/oauth/authorize", query, {}, ""});
 }
 

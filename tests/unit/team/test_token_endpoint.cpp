@@ -193,8 +193,14 @@ TEST_CASE("a user taken off the allowlist is refused at once and cannot refresh"
   CHECK(removed.status == 401);
   CHECK(removed.www_authenticate.find("error=\"invalid_token\"") != std::string::npos);
   CHECK(removed.message.find("not allowed") != std::string::npos);
-  const HttpReply refused = stricter.handle({"POST", "/oauth/token", "", {{"content-type", "application/x-www-form-urlencoded"}},
-                                             kg::team::oauth::form_encode({{"grant_type", "refresh_token"}, {"refresh_token", carol.refresh_token}, {"client_id", client}})});
+  const HttpReply refused =
+      stricter.handle({"POST",
+                       "/oauth/token",
+                       "",
+                       {{"content-type", "application/x-www-form-urlencoded"}},
+                       kg::net::form_encode({{"grant_type", "refresh_token"},
+                                             {"refresh_token", carol.refresh_token},
+                                             {"client_id", client}})});
   CHECK(oauth_error_of(refused) == "invalid_grant");
 }
 

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "../../support/temp_dir.hpp"
+#include "base64url.hpp"
 #include "oauth_secrets.hpp"
 #include "token_sealer.hpp"
 
@@ -41,12 +42,13 @@ TEST_CASE("a tampered, misplaced or foreign sealed token does not open") {
   kg::test::TempDir dir;
   TokenSealer sealer(dir / "a");
   const std::string sealed = sealer.seal("secret refresh token", "user#1 refresh");
-  const std::string raw = *kg::team::oauth::base64url_decode(sealed);
+  const std::string raw = *kg::codec::base64url_decode(sealed);
   for (std::size_t i = 0; i < raw.size(); ++i) {
     std::string flipped = raw;
     flipped[i] = static_cast<char>(flipped[i] ^ 0x01);
     CAPTURE(i);
-    CHECK_THROWS_AS(sealer.open(kg::team::oauth::base64url_encode(flipped), "user#1 refresh"), SealingError);
+    CHECK_THROWS_AS(sealer.open(kg::codec::base64url_encode(flipped), "user#1 refresh"),
+                    SealingError);
   }
   CHECK_THROWS_AS(sealer.open(sealed.substr(0, sealed.size() - 2), "user#1 refresh"), SealingError);
   CHECK_THROWS_WITH(sealer.open(sealed, "user#2 refresh"),

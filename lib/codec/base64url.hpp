@@ -1,0 +1,19 @@
+// base64url (RFC 4648 §5) without padding: the alphabet of tokens, secrets and JWTs, which
+// travel in URLs and form bodies. Team mode's secrets, sealed tokens, PKCE challenges and ID
+// token parts use it; Poco's Base64Encoder/Decoder do the work. Pure functions; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kg::codec {
+
+// `bytes` in base64url, no '=' padding: "\xfb\xff" -> "-_8".
+std::string base64url_encode(std::string_view bytes);
+
+// The bytes `text` encodes; trailing '=' padding is accepted. nullopt when `text` holds anything
+// but base64url characters (whitespace, '+' or '/' included) or has an impossible length.
+std::optional<std::string> base64url_decode(std::string_view text);
+
+}  // namespace kg::codec
