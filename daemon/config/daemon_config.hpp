@@ -1,4 +1,4 @@
-// kode-gopher's configuration: one INI file (Poco::Util::IniFileConfiguration), every key
+// kode-gopher's configuration: one INI file (read by lib/ini, values with their lines), every key
 // optional with a documented default (docs/configuration.md). Loaded once by the daemon at start
 // and by the CLI (to find the socket); `kode-gopher config check` reports every issue.
 //
@@ -123,8 +123,9 @@ struct ConfigIssue {
   std::string file;     // the config file's path
   std::string key;      // "section.key", or empty for file-level problems
   std::string message;  // e.g. "must be an integer from 1 to 1024, got \"0\""
+  int line = 0;         // the line of the value (or malformed line) in `file`; 0: none
 
-  // "<file>: <key>: <message>" (or "<file>: <message>")
+  // "<file>:<line>: <key>: <message>" (without ":<line>" or "<key>: " when there is none)
   std::string to_string() const;
 };
 

@@ -84,7 +84,7 @@ TEST_CASE("warnings alone exit 0; any error exits 1; each issue on its own line"
   const CheckOutcome broken_outcome = check({}, broken);
   CHECK(broken_outcome.exit_code == 1);
   CHECK(broken_outcome.output == expected);
-  CHECK(broken_outcome.output.find("error: " + broken + ": daemon.max_sessions: ") !=
+  CHECK(broken_outcome.output.find("error: " + broken + ":3: daemon.max_sessions: ") !=
         std::string::npos);
 }
 
