@@ -7,11 +7,13 @@
 #include "config/daemon_config.hpp"
 #include "error_chain.hpp"
 #include "instance.hpp"
+#include "plugin_config_check.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"kode-gopherd: runs Go programs for AI agents in sandboxes"};
   kg::InstanceOptions options;
   std::string config_path, socket_path, http_listen, log_level;
+  std::string check_config;
   bool prewarm = false;
   app.add_option("--config", config_path, "config file (default: $KODE_GOPHER_CONFIG or "
                                           "$XDG_CONFIG_HOME/kode-gopher/kode-gopher.ini)");
@@ -23,8 +25,13 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"error", "warn", "info", "debug"}))
       ->type_name("LEVEL");
   app.add_flag("--prewarm", prewarm, "build the prewarmed Go build cache if needed, then exit");
+  app.add_option("--check-config", check_config,
+                 "report every problem in a config file, plugin sections checked against the "
+                 "plugins this daemon would load (what `kode-gopher config check` runs), then exit")
+      ->type_name("FILE");
   app.set_version_flag("--version", kg::kVersion);
   CLI11_PARSE(app, argc, argv);
+  if (!check_config.empty()) return kg::check_config_with_plugins(check_config, std::cout);
   if (!config_path.empty()) options.config_path = config_path;
   if (!socket_path.empty()) options.socket_override = socket_path;
   if (!http_listen.empty()) options.http_listen_override = http_listen;

@@ -40,37 +40,12 @@ bool is_key_section(std::string_view section) {
   return std::find(names.begin(), names.end(), section) != names.end();
 }
 
-const PluginSectionSpec* find_plugin_section(std::string_view section) {
-  for (const auto& plugin : plugin_section_specs()) {
-    if (plugin.name == section) return &plugin;
-  }
-  return nullptr;
-}
-
 std::string known_keys_in(std::string_view section) {
   std::string out;
   for (const auto& spec : config_key_specs()) {
     if (spec.section != section) continue;
     if (!out.empty()) out += ", ";
     out.append(spec.name);
-  }
-  return out;
-}
-
-std::string known_sections() {
-  std::string out = "known sections: ";
-  bool first = true;
-  for (const auto section : config_section_names()) {
-    if (!first) out += ", ";
-    out.append(section);
-    first = false;
-  }
-  out += "; plugin sections: ";
-  first = true;
-  for (const auto& plugin : plugin_section_specs()) {
-    if (!first) out += ", ";
-    out.append(plugin.name);
-    first = false;
   }
   return out;
 }
@@ -92,12 +67,12 @@ ConfigIssue warning_at(const IniDocument& ini, const IniEntry& entry, std::strin
   return {Severity::warning, ini.path, "", std::move(message), entry.line};
 }
 
-// Warns about names the daemon does not know (in plugin sections too, where the plugin lists
-// its keys) and copies plugin sections through for the plugins to read. A name repeated in the
-// file (in any spelling) is reported once, at its first line; its last value is the one used.
+// Warns about names the daemon does not know in its own sections, and copies every other
+// section through for the plugin of that name (checked once the plugins are known:
+// plugin_section_check.hpp). A name repeated in the file (in any spelling) is reported once, at
+// its first line; its last value is the one used.
 void check_names(const IniDocument& ini, DaemonConfig& config, std::vector<ConfigIssue>& issues) {
   std::set<std::pair<std::string, std::string>> seen;
-  std::set<std::string> unknown_sections;
   for (const IniEntry& entry : ini.entries) {
     const auto section = lowercase(entry.section);
     const auto key = lowercase(entry.key);
@@ -110,22 +85,10 @@ void check_names(const IniDocument& ini, DaemonConfig& config, std::vector<Confi
                                   "unknown key \"" + entry.section + "." + entry.key +
                                       "\" (known keys in [" + section +
                                       "]: " + known_keys_in(section) + ")"));
-    } else if (const PluginSectionSpec* plugin = find_plugin_section(section)) {
+    } else {
       config.plugin_sections[section][key] = ini.find(section, key)->value;
-      if (plugin->keys.empty() ||
-          std::find(plugin->keys.begin(), plugin->keys.end(), key) != plugin->keys.end()) {
-        continue;
-      }
-      std::string known;
-      for (const auto known_key : plugin->keys) {
-        known += (known.empty() ? "" : ", ") + std::string(known_key);
-      }
-      issues.push_back(warning_at(ini, entry,
-                                  "unknown key \"" + entry.section + "." + entry.key +
-                                      "\" (known keys in [" + section + "]: " + known + ")"));
-    } else if (unknown_sections.insert(section).second) {
-      issues.push_back(warning_at(
-          ini, entry, "unknown section [" + entry.section + "] (" + known_sections() + ")"));
+      config.plugin_section_lines[section][key] = entry.line;
+      config.plugin_section_lines[section].emplace("", entry.line);
     }
   }
 }

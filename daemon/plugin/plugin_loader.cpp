@@ -123,7 +123,7 @@ void copy_declarations(const plugin::PluginDescriptor& descriptor, const std::st
 
 }  // namespace
 
-LoadedPlugin PluginLoader::load(std::string_view name, plugin::HostServices& host) const {
+LoadedPlugin PluginLoader::read_declarations(std::string_view name) const {
   const ResolvedFile file = resolve(name);
   const std::string name_text(name);
   const std::string where = "Plugin '" + name_text + "' at '" + file.path + "'";
@@ -149,9 +149,19 @@ LoadedPlugin PluginLoader::load(std::string_view name, plugin::HostServices& hos
   loaded.description = descriptor->description != nullptr ? descriptor->description : "";
   loaded.kind = descriptor->kind;
   copy_declarations(*descriptor, where, loaded);
-  // From here on the plugin may have made objects, threads or callbacks that point into its
-  // code, even when create fails, so the library stays mapped for good.
+  // From here on the plugin may make objects, threads or callbacks that point into its code,
+  // even when create fails, so the library stays mapped for good.
   loaded.handle = handle.release();
+  return loaded;
+}
+
+LoadedPlugin PluginLoader::load(std::string_view name, plugin::HostServices& host) const {
+  LoadedPlugin loaded = read_declarations(name);
+  const std::string where = "Plugin '" + loaded.name + "' at '" + loaded.path + "'";
+  // Read again from the still-mapped library: the descriptor is static data of the plugin.
+  const auto entry =
+      reinterpret_cast<KgPluginEntryFn>(dlsym(loaded.handle, KG_PLUGIN_ENTRY_SYMBOL));
+  const plugin::PluginDescriptor* descriptor = entry();
 
   try {
     if (loaded.kind == plugin::PluginKind::runtime) {

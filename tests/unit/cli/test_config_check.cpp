@@ -118,3 +118,14 @@ TEST_CASE("a file named by KODE_GOPHER_CONFIG must exist") {
   CHECK(outcome.exit_code == 1);
   CHECK(outcome.output == "error: " + missing + ": does not exist\n");
 }
+
+TEST_CASE("plugin sections are checked by the daemon binary, against the plugins it loads") {
+  ScratchDir scratch;
+  const std::string file =
+      scratch.write("kg.ini", "[compiled-go]\nfast_path = false\nwarm_pool = 2\n").string();
+  const CheckOutcome outcome = check({}, file);
+  CHECK(outcome.exit_code == 0);
+  CHECK(outcome.output == "warning: " + file +
+                              ":3: unknown key \"compiled-go.warm_pool\" (known keys in "
+                              "[compiled-go]: fast_path)\n");
+}
