@@ -18,6 +18,19 @@ std::vector<config::PluginSection> plugin_sections_of(const plugin_host::PluginR
   return sections;
 }
 
+void read_plugin_declarations(const std::vector<std::string>& dirs,
+                              plugin_host::PluginRegistry& plugins,
+                              std::vector<std::string>& unreadable) {
+  const plugin_host::PluginLoader loader(dirs);
+  for (const std::string& name : loader.discover()) {
+    try {
+      plugins.add(loader.read_declarations(name));
+    } catch (const plugin_host::PluginLoadError& error) {
+      unreadable.emplace_back(error.what());
+    }
+  }
+}
+
 int check_config_with_plugins(const std::string& file, std::ostream& out) {
   using Severity = config::ConfigIssue::Severity;
   std::vector<config::ConfigIssue> issues = config::check_config_file(file);
@@ -32,15 +45,11 @@ int check_config_with_plugins(const std::string& file, std::ostream& out) {
       // check_config_file found no error, so load_config finds none either.
     }
     plugin_host::PluginRegistry plugins;
-    const plugin_host::PluginLoader loader(resolve_plugin_dirs(config));
-    for (const std::string& name : loader.discover()) {
-      try {
-        plugins.add(loader.read_declarations(name));
-      } catch (const plugin_host::PluginLoadError& error) {
-        issues.push_back({Severity::warning, file, "",
-                          std::string("plugin not loaded, its section is not checked: ") +
-                              error.what()});
-      }
+    std::vector<std::string> unreadable;
+    read_plugin_declarations(resolve_plugin_dirs(config), plugins, unreadable);
+    for (const auto& message : unreadable) {
+      issues.push_back({Severity::warning, file, "",
+                        "plugin not loaded, its section is not checked: " + message});
     }
     for (auto& issue : config::plugin_section_issues(config, plugin_sections_of(plugins))) {
       issues.push_back(std::move(issue));

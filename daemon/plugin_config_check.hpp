@@ -17,6 +17,12 @@ namespace kg {
 // One section per registered plugin, with the keys its descriptor declares.
 std::vector<config::PluginSection> plugin_sections_of(const plugin_host::PluginRegistry& plugins);
 
+// Reads (without creating) every plugin in `dirs` into `plugins`; the message of each one that
+// cannot be read goes to `unreadable`.
+void read_plugin_declarations(const std::vector<std::string>& dirs,
+                              plugin_host::PluginRegistry& plugins,
+                              std::vector<std::string>& unreadable);
+
 // `kode-gopherd --check-config FILE`: every issue in FILE, plugin sections checked against the
 // descriptors of the plugins the daemon would load ([plugins] dirs), which are read but not
 // created. Prints "error: ..." / "warning: ..." lines (or "FILE: OK") to `out`, and a plugin
