@@ -1,10 +1,14 @@
-// `kode-gopher config check [FILE]`: every issue in a config file, without a daemon.
+// `kode-gopher config check [FILE]`: every issue in a config file, without a running daemon:
+// the daemon binary's checker (`kode-gopherd --check-config`) reports it, plugin sections
+// included, as the plugins it would load declare them.
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
 #include "commands.hpp"
+#include "daemon_binary_locator.hpp"
 #include "daemon_config.hpp"
+#include "daemon_config_checker.hpp"
 #include "exit_codes.hpp"
 
 namespace kg::cli {
@@ -27,15 +31,9 @@ int run_config_check(const GlobalOptions& globals, const std::string& file, std:
     out << path << ": not present; every key has its default\n";
     return to_int(ExitCode::ok);
   }
-  bool has_errors = false;
-  const std::vector<kg::config::ConfigIssue> issues = kg::config::check_config_file(path);
-  for (const kg::config::ConfigIssue& issue : issues) {
-    const bool is_error = issue.severity == kg::config::ConfigIssue::Severity::error;
-    has_errors = has_errors || is_error;
-    out << (is_error ? "error: " : "warning: ") << issue.to_string() << '\n';
-  }
-  if (issues.empty()) out << path << ": OK\n";
-  return to_int(exit_code_for_config_check(has_errors));
+  const int status =
+      run_daemon_config_check(find_daemon_binary(current_daemon_search_places()), path, out);
+  return to_int(exit_code_for_config_check(status != 0));
 }
 
 void add_config_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action) {

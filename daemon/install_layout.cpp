@@ -74,23 +74,27 @@ std::pair<std::string, std::string> go_env(const std::string& go_binary) {
 
 }  // namespace
 
+std::vector<std::string> resolve_plugin_dirs(const config::DaemonConfig& config) {
+  if (!config.plugin_dirs.empty()) return config.plugin_dirs;
+  const fs::path bin = own_directory();
+  std::vector<std::string> dirs;
+  const fs::path installed = bin / kPluginDirFromBindir;
+  if (fs::is_directory(installed)) {
+    dirs.push_back(installed.lexically_normal().string());
+  } else {
+    // Build tree: each plugin is built in its own folder under build/plugins/.
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(bin / ".." / "plugins", ec)) {
+      if (entry.is_directory()) dirs.push_back(entry.path().lexically_normal().string());
+    }
+  }
+  return dirs;
+}
+
 InstallLayout resolve_install_layout(const config::DaemonConfig& config) {
   const fs::path bin = own_directory();
   InstallLayout layout;
-  if (!config.plugin_dirs.empty()) {
-    layout.plugin_dirs = config.plugin_dirs;
-  } else {
-    const fs::path installed = bin / kPluginDirFromBindir;
-    if (fs::is_directory(installed)) {
-      layout.plugin_dirs.push_back(installed.lexically_normal().string());
-    } else {
-      // Build tree: each plugin is built in its own folder under build/plugins/.
-      std::error_code ec;
-      for (const auto& entry : fs::directory_iterator(bin / ".." / "plugins", ec)) {
-        if (entry.is_directory()) layout.plugin_dirs.push_back(entry.path().lexically_normal().string());
-      }
-    }
-  }
+  layout.plugin_dirs = resolve_plugin_dirs(config);
   layout.sandbox_server_binary =
       !config.sandbox_server_binary.empty()
           ? config.sandbox_server_binary

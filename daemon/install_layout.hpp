@@ -33,4 +33,8 @@ struct InstallLayout {
 // Throws std::runtime_error saying what is missing, where it looked, and which config key sets it.
 InstallLayout resolve_install_layout(const config::DaemonConfig& config);
 
+// [plugins] dirs, else the installed plugin directory, else (a build tree) every folder under
+// build/plugins/. Never throws; a missing directory is left for the loader to skip.
+std::vector<std::string> resolve_plugin_dirs(const config::DaemonConfig& config);
+
 }  // namespace kg

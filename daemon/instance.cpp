@@ -24,6 +24,7 @@
 #include "error_chain.hpp"
 #include "install_layout.hpp"
 #include "load_all_plugins.hpp"
+#include "plugin_config_check.hpp"
 #include "kubernetes_sandbox_provider.hpp"
 #include "local_sandbox_provider.hpp"
 #include "plugin_loader.hpp"
@@ -301,6 +302,10 @@ int Instance::run() {
   p.plugins = std::make_unique<plugin_host::PluginRegistry>();
   plugin_host::PluginLoader loader(p.layout.plugin_dirs);
   const auto ready = plugin_host::load_all(loader, *p.plugins, *p.host, logger_);
+  // Plugin sections are checked against what the loaded plugins declare (docs/configuration.md).
+  for (const auto& issue : config::plugin_section_issues(config_, plugin_sections_of(*p.plugins))) {
+    logger_.log(plugin::LogLevel::warn, issue.to_string());
+  }
   if (ready == 0) {
     logger_.log(plugin::LogLevel::warn, "No runtime plugin is ready; every call will fail. "
                                         "Plugin directories: " + [&] {

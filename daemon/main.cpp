@@ -7,12 +7,15 @@
 #include "config/daemon_config.hpp"
 #include "error_chain.hpp"
 #include "instance.hpp"
+#include "plugin_config_check.hpp"
+#include "plugin_config_reference.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"kode-gopherd: runs Go programs for AI agents in sandboxes"};
   kg::InstanceOptions options;
   std::string config_path, socket_path, http_listen, log_level;
-  bool prewarm = false;
+  std::string check_config;
+  bool prewarm = false, describe_config = false;
   app.add_option("--config", config_path, "config file (default: $KODE_GOPHER_CONFIG or "
                                           "$XDG_CONFIG_HOME/kode-gopher/kode-gopher.ini)");
   app.add_option("--socket", socket_path, "Unix socket to serve on (overrides [daemon] socket)");
@@ -23,12 +26,21 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"error", "warn", "info", "debug"}))
       ->type_name("LEVEL");
   app.add_flag("--prewarm", prewarm, "build the prewarmed Go build cache if needed, then exit");
+  app.add_option("--check-config", check_config,
+                 "report every problem in a config file, plugin sections checked against the "
+                 "plugins this daemon would load (what `kode-gopher config check` runs), then exit")
+      ->type_name("FILE");
+  app.add_flag("--describe-config", describe_config,
+               "print the Markdown reference of the plugin sections, from what the plugins this "
+               "daemon would load declare ([plugins] dirs of --config), then exit");
   app.set_version_flag("--version", kg::kVersion);
   CLI11_PARSE(app, argc, argv);
+  if (!check_config.empty()) return kg::check_config_with_plugins(check_config, std::cout);
   if (!config_path.empty()) options.config_path = config_path;
   if (!socket_path.empty()) options.socket_override = socket_path;
   if (!http_listen.empty()) options.http_listen_override = http_listen;
   if (!log_level.empty()) options.log_level_override = log_level;
+  if (describe_config) return kg::describe_plugin_config(options.config_path, std::cout, std::cerr);
   try {
     kg::Instance instance(options);
     return prewarm ? instance.prewarm() : instance.run();

@@ -328,24 +328,6 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .current = [](const DaemonConfig& c) { return std::to_string(c.limits.disk_bytes); }},
 };
 
-// The keys plugins/compiled-go, plugins/creds-adc/creds_adc_plugin.cpp and plugins/creds-workload/ read.
-constexpr std::string_view kCompiledGoKeys[] = {"fast_path"};
-constexpr std::string_view kCredsAdcKeys[] = {
-    "adc_file", "impersonate_service_account", "scopes", "project", "quota_project",
-    "copy_adc_file", "token_url", "iam_credentials_url", "tokeninfo_url", "userinfo_url",
-    "timeout_ms"};
-constexpr std::string_view kCredsWorkloadKeys[] = {"metadata_host", "service_account", "scopes",
-                                                   "timeout_ms"};
-
-constexpr PluginSectionSpec kPluginSections[] = {
-    {"compiled-go", "the compiled-go runtime plugin (see plugins/compiled-go)", kCompiledGoKeys},
-    {"yaegi", "the yaegi runtime plugin (see plugins/yaegi)"},
-    {"creds-adc", "the Application Default Credentials plugin (see docs/credentials.md)",
-     kCredsAdcKeys},
-    {"creds-workload", "the in-cluster identity plugin (see docs/credentials.md)",
-     kCredsWorkloadKeys},
-};
-
 std::string join_choices(std::span<const std::string_view> choices, std::string_view quote) {
   std::string out;
   for (const auto choice : choices) {
@@ -379,8 +361,6 @@ std::span<const ConfigKeySpec> config_key_specs() {
   }();
   return all;
 }
-
-std::span<const PluginSectionSpec> plugin_section_specs() { return kPluginSections; }
 
 std::vector<std::string_view> config_section_names() {
   std::vector<std::string_view> names;

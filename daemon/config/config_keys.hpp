@@ -1,7 +1,9 @@
-// The one table of kode-gopher's configuration keys: section, name, kind, allowed values,
-// default and meaning. The loader checks and assigns values through it, its warnings list known
-// keys from it, and docs/configuration.md is generated from it (config_reference_markdown(); a
-// unit test keeps the two in step). Static, immutable data: read it from any thread.
+// The one table of the daemon's own configuration keys: section, name, kind, allowed values,
+// default and meaning. Plugin sections are not here: each plugin declares its keys in its
+// descriptor (plugin_section_check.hpp). The loader checks and assigns values through it, its
+// warnings list known keys from it, and docs/configuration.md is generated from it
+// (config_reference_markdown(); a unit test keeps the two in step). Static, immutable data:
+// read it from any thread.
 #pragma once
 
 #include <cstddef>
@@ -54,17 +56,8 @@ struct ConfigKeySpec {
   std::string full_name() const;  // "daemon.max_sessions"
 };
 
-// A section handed to a plugin unchecked (DaemonConfig::plugin_sections).
-struct PluginSectionSpec {
-  std::string_view name;
-  std::string_view help;
-  // The keys the plugin reads; another key in its section is a warning. Empty: unchecked.
-  std::span<const std::string_view> keys = {};
-};
-
 std::span<const ConfigKeySpec> config_key_specs();
 bool default_is_description(ValueKind kind);
-std::span<const PluginSectionSpec> plugin_section_specs();
 
 // The sections that hold keys of config_key_specs(), in table order, each once.
 std::vector<std::string_view> config_section_names();

@@ -1,63 +1,32 @@
 // load_config and check_config_file: one pass over the file (checked_config_file) that both
 // share, so `kode-gopher config check` reports exactly what the daemon would refuse or ignore.
-#include <Poco/Util/AbstractConfiguration.h>
-
+// The file is read once, by lib/ini, and every issue names the line of the value it is about.
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
+#include <utility>
 
 #include "config_default_paths.hpp"
 #include "config_keys.hpp"
 #include "config_value_parser.hpp"
 #include "daemon_config.hpp"
-#include "ini_file_reader.hpp"
+#include "ini_document.hpp"
 #include "team_settings.hpp"
 
 namespace kg::config {
 namespace {
 
-using Poco::Util::AbstractConfiguration;
+using ini::IniDocument;
+using ini::IniEntry;
+using ini::lowercase;
 using Severity = ConfigIssue::Severity;
 
 struct CheckedFile {
   DaemonConfig config;
   std::vector<ConfigIssue> issues;
 };
-
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-// Poco matches names case-insensitively but lists each spelling; keep the first of each.
-std::vector<std::string> child_names(const AbstractConfiguration& values,
-                                     const std::string& prefix) {
-  AbstractConfiguration::Keys names;
-  values.keys(prefix, names);
-  std::vector<std::string> unique;
-  std::set<std::string> seen;
-  for (const auto& name : names) {
-    if (seen.insert(lowercase(name)).second) unique.push_back(name);
-  }
-  return unique;
-}
-
-// Names (relative to `prefix`) of every key with a value under it. A key with a dot in its
-// name ("a.b = 1" in [daemon]) is a subtree to Poco, so walk down.
-void collect_keys(const AbstractConfiguration& values, const std::string& prefix,
-                  const std::string& relative, std::vector<std::string>& out) {
-  for (const auto& child : child_names(values, prefix)) {
-    const std::string full = prefix + "." + child;
-    const std::string name = relative.empty() ? child : relative + "." + child;
-    if (values.hasProperty(full)) out.push_back(name);
-    collect_keys(values, full, name, out);
-  }
-}
 
 const ConfigKeySpec* find_spec(std::string_view section, std::string_view key) {
   for (const auto& spec : config_key_specs()) {
@@ -71,37 +40,12 @@ bool is_key_section(std::string_view section) {
   return std::find(names.begin(), names.end(), section) != names.end();
 }
 
-const PluginSectionSpec* find_plugin_section(std::string_view section) {
-  for (const auto& plugin : plugin_section_specs()) {
-    if (plugin.name == section) return &plugin;
-  }
-  return nullptr;
-}
-
 std::string known_keys_in(std::string_view section) {
   std::string out;
   for (const auto& spec : config_key_specs()) {
     if (spec.section != section) continue;
     if (!out.empty()) out += ", ";
     out.append(spec.name);
-  }
-  return out;
-}
-
-std::string known_sections() {
-  std::string out = "known sections: ";
-  bool first = true;
-  for (const auto section : config_section_names()) {
-    if (!first) out += ", ";
-    out.append(section);
-    first = false;
-  }
-  out += "; plugin sections: ";
-  first = true;
-  for (const auto& plugin : plugin_section_specs()) {
-    if (!first) out += ", ";
-    out.append(plugin.name);
-    first = false;
   }
   return out;
 }
@@ -119,58 +63,62 @@ std::string outside_section_warning(const std::string& name) {
   return message + "keys belong under a section such as [daemon])";
 }
 
-// Warns about names the daemon does not know (in plugin sections too, where the plugin lists
-// its keys) and copies plugin sections through for the plugins to read.
-void check_names(const AbstractConfiguration& values, const std::string& path,
-                 DaemonConfig& config, std::vector<ConfigIssue>& issues) {
-  for (const auto& name : child_names(values, "")) {
-    if (values.hasProperty(name)) {
-      issues.push_back({Severity::warning, path, "", outside_section_warning(name)});
-    }
-    std::vector<std::string> keys;
-    collect_keys(values, name, "", keys);
-    if (keys.empty()) continue;
-    const auto section = lowercase(name);
-    if (is_key_section(section)) {
-      for (const auto& key : keys) {
-        if (find_spec(section, lowercase(key)) != nullptr) continue;
-        issues.push_back({Severity::warning, path, "",
-                          "unknown key \"" + name + "." + key + "\" (known keys in [" + section +
-                              "]: " + known_keys_in(section) + ")"});
-      }
-    } else if (const PluginSectionSpec* plugin = find_plugin_section(section)) {
-      auto& plugin_keys = config.plugin_sections[section];
-      for (const auto& key : keys) {
-        const auto lower = lowercase(key);
-        plugin_keys[lower] = values.getRawString(name + "." + key);
-        if (plugin->keys.empty() ||
-            std::find(plugin->keys.begin(), plugin->keys.end(), lower) != plugin->keys.end()) {
-          continue;
-        }
-        std::string known;
-        for (const auto known_key : plugin->keys) known += (known.empty() ? "" : ", ") + std::string(known_key);
-        issues.push_back({Severity::warning, path, "",
-                          "unknown key \"" + name + "." + key + "\" (known keys in [" + section +
-                              "]: " + known + ")"});
-      }
+ConfigIssue warning_at(const IniDocument& ini, const IniEntry& entry, std::string message) {
+  return {Severity::warning, ini.path, "", std::move(message), entry.line};
+}
+
+// Warns about names the daemon does not know in its own sections, and copies every other
+// section through for the plugin of that name (checked once the plugins are known:
+// plugin_section_check.hpp). A name repeated in the file (in any spelling) is reported once, at
+// its first line; its last value is the one used.
+void check_names(const IniDocument& ini, DaemonConfig& config, std::vector<ConfigIssue>& issues) {
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const IniEntry& entry : ini.entries) {
+    const auto section = lowercase(entry.section);
+    const auto key = lowercase(entry.key);
+    if (!seen.insert({section, key}).second) continue;
+    if (entry.section.empty()) {
+      issues.push_back(warning_at(ini, entry, outside_section_warning(entry.key)));
+    } else if (is_key_section(section)) {
+      if (find_spec(section, key) != nullptr) continue;
+      issues.push_back(warning_at(ini, entry,
+                                  "unknown key \"" + entry.section + "." + entry.key +
+                                      "\" (known keys in [" + section +
+                                      "]: " + known_keys_in(section) + ")"));
     } else {
-      issues.push_back({Severity::warning, path, "",
-                        "unknown section [" + name + "] (" + known_sections() + ")"});
+      config.plugin_sections[section][key] = ini.find(section, key)->value;
+      config.plugin_section_lines[section][key] = entry.line;
+      config.plugin_section_lines[section].emplace("", entry.line);
     }
   }
 }
 
-void read_known_keys(const AbstractConfiguration& values, const std::string& path,
-                     DaemonConfig& config, std::vector<ConfigIssue>& issues) {
+void read_known_keys(const IniDocument& ini, DaemonConfig& config,
+                     std::vector<ConfigIssue>& issues) {
   for (const auto& spec : config_key_specs()) {
-    const auto key = spec.full_name();
-    if (!values.hasProperty(key)) continue;
-    // Raw: Poco's getString would expand ${...} references, which this format does not promise.
-    const auto raw = values.getRawString(key);
+    const IniEntry* entry = ini.find(spec.section, spec.name);
+    if (entry == nullptr) continue;
     try {
-      spec.assign(config, parse_config_value(spec, raw));
+      spec.assign(config, parse_config_value(spec, entry->value));
     } catch (const InvalidConfigValue& error) {
-      issues.push_back({Severity::error, path, key, error.what()});
+      issues.push_back({Severity::error, ini.path, spec.full_name(), error.what(), entry->line});
+    }
+  }
+}
+
+bool sets(const IniDocument& ini, const ConfigKeySpec& spec) {
+  return ini.find(spec.section, spec.name) != nullptr;
+}
+
+// Issues made from the values together (team settings, warnings about ignored keys) name a key
+// but no line: give them the line of that key's value in the file.
+void locate_issues(const IniDocument& ini, std::vector<ConfigIssue>& issues) {
+  for (auto& issue : issues) {
+    if (issue.line != 0 || issue.key.empty()) continue;
+    const auto dot = issue.key.find('.');
+    if (dot == std::string::npos) continue;
+    if (const IniEntry* entry = ini.find(issue.key.substr(0, dot), issue.key.substr(dot + 1))) {
+      issue.line = entry->line;
     }
   }
 }
@@ -183,30 +131,31 @@ void resolve_default_paths(DaemonConfig& config) {
 CheckedFile checked_config_file(const std::string& path) {
   CheckedFile checked;
   checked.config.source_path = path;
-  auto ini = read_ini_file(path);
-  checked.issues = std::move(ini.issues);
-  if (ini.values) {
-    check_names(*ini.values, path, checked.config, checked.issues);
-    read_known_keys(*ini.values, path, checked.config, checked.issues);
-    if (ini.values->hasProperty("sandbox.host_uid") && checked.config.sandbox_host_uid == 0) {
-      checked.issues.push_back(
-          {Severity::warning, path, "sandbox.host_uid",
-           "0 runs a root daemon's sandboxes as host root: a sandbox escape would be host root "
-           "(remove the key to run them as uid 65534)"});
-    }
-    for (auto& issue : team_settings_issues(checked.config, path)) {
-      checked.issues.push_back(std::move(issue));
-    }
-    if (checked.config.sandbox_provider != "kubernetes") {
-      for (const auto& spec : config_key_specs()) {
-        if (spec.section == "kubernetes" && ini.values->hasProperty(spec.full_name())) {
-          checked.issues.push_back(
-              {Severity::warning, path, spec.full_name(),
-               "ignored: the [kubernetes] keys are read only with [sandbox] provider = kubernetes"});
-        }
+  const IniDocument ini = ini::read_ini_file(path);
+  for (const auto& problem : ini.problems) {
+    checked.issues.push_back({Severity::error, path, "", problem.message, problem.line});
+  }
+  check_names(ini, checked.config, checked.issues);
+  read_known_keys(ini, checked.config, checked.issues);
+  if (ini.find("sandbox", "host_uid") != nullptr && checked.config.sandbox_host_uid == 0) {
+    checked.issues.push_back(
+        {Severity::warning, path, "sandbox.host_uid",
+         "0 runs a root daemon's sandboxes as host root: a sandbox escape would be host root "
+         "(remove the key to run them as uid 65534)"});
+  }
+  for (auto& issue : team_settings_issues(checked.config, path)) {
+    checked.issues.push_back(std::move(issue));
+  }
+  if (checked.config.sandbox_provider != "kubernetes") {
+    for (const auto& spec : config_key_specs()) {
+      if (spec.section == "kubernetes" && sets(ini, spec)) {
+        checked.issues.push_back(
+            {Severity::warning, path, spec.full_name(),
+             "ignored: the [kubernetes] keys are read only with [sandbox] provider = kubernetes"});
       }
     }
   }
+  locate_issues(ini, checked.issues);
   resolve_default_paths(checked.config);
   return checked;
 }
@@ -221,8 +170,9 @@ bool file_exists(const std::string& path) {
 }  // namespace
 
 std::string ConfigIssue::to_string() const {
-  if (key.empty()) return file + ": " + message;
-  return file + ": " + key + ": " + message;
+  std::string out = ini::SourceLocation{file, line}.to_string() + ": ";
+  if (!key.empty()) out += key + ": ";
+  return out + message;
 }
 
 LoadedConfig load_config(const std::optional<std::string>& path) {

@@ -1,4 +1,4 @@
-// kode-gopher's configuration: one INI file (Poco::Util::IniFileConfiguration), every key
+// kode-gopher's configuration: one INI file (read by lib/ini, values with their lines), every key
 // optional with a documented default (docs/configuration.md). Loaded once by the daemon at start
 // and by the CLI (to find the socket); `kode-gopher config check` reports every issue.
 //
@@ -113,8 +113,11 @@ struct DaemonConfig {
   HttpConfig http;
   OAuthConfig oauth;
   TeamConfig team;
-  // Sections named after plugins ([compiled-go], ...): key -> value, handed to that plugin.
+  // Every other section ([compiled-go], ...; names lowercased): key -> value, handed to the plugin
+  // of that name. Checked against the loaded plugins' declared keys (plugin_section_check.hpp).
   std::map<std::string, std::map<std::string, std::string>> plugin_sections;
+  // The line of each of those keys in the file, and of a section's first key under "".
+  std::map<std::string, std::map<std::string, int>> plugin_section_lines;
 };
 
 struct ConfigIssue {
@@ -123,8 +126,9 @@ struct ConfigIssue {
   std::string file;     // the config file's path
   std::string key;      // "section.key", or empty for file-level problems
   std::string message;  // e.g. "must be an integer from 1 to 1024, got \"0\""
+  int line = 0;         // the line of the value (or malformed line) in `file`; 0: none
 
-  // "<file>: <key>: <message>" (or "<file>: <message>")
+  // "<file>:<line>: <key>: <message>" (without ":<line>" or "<key>: " when there is none)
   std::string to_string() const;
 };
 
@@ -141,7 +145,7 @@ class ConfigError : public std::runtime_error {
 
 struct LoadedConfig {
   DaemonConfig config;
-  std::vector<ConfigIssue> warnings;  // unknown sections/keys
+  std::vector<ConfigIssue> warnings;  // unknown keys of the daemon's sections, ignored keys
 };
 
 // $KODE_GOPHER_CONFIG, else $XDG_CONFIG_HOME/kode-gopher/kode-gopher.ini,
@@ -152,7 +156,8 @@ std::string default_config_path();
 // defaults; a missing explicitly named file is an error. Throws ConfigError.
 LoadedConfig load_config(const std::optional<std::string>& path);
 
-// Every issue in the file (warnings and errors), for `kode-gopher config check`. Never throws.
+// Every issue in the file (warnings and errors) but those of plugin sections, which need the
+// plugins (plugin_section_check.hpp; `kode-gopherd --check-config` adds them). Never throws.
 std::vector<ConfigIssue> check_config_file(const std::string& path);
 
 }  // namespace kg::config

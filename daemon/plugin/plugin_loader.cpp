@@ -1,6 +1,7 @@
 // PluginLoader, part 2: dlopen, the descriptor checks, create and the availability check.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <string>
@@ -66,9 +67,63 @@ void check_descriptor(const plugin::PluginDescriptor* descriptor, const std::str
   }
 }
 
+bool is_known(plugin::ConfigKeyType type) {
+  return type >= plugin::ConfigKeyType::text && type <= plugin::ConfigKeyType::absolute_path;
+}
+
+// The runtime names and config keys the descriptor declares, copied out of the plugin's static
+// storage. A runtime plugin must offer at least one runtime and a credentials plugin none; every
+// name is a plugin-style name (lowercase letters, digits and '-'; keys also '_'), so it can be a
+// `[runtime] default` value, a JSON Schema enum member and a config key as it is.
+void copy_declarations(const plugin::PluginDescriptor& descriptor, const std::string& where,
+                       LoadedPlugin& loaded) {
+  if (descriptor.runtime_name_count > 0 && descriptor.runtime_names == nullptr) {
+    throw PluginLoadError(where + " declares runtime names but gives none");
+  }
+  for (std::uint32_t i = 0; i < descriptor.runtime_name_count; ++i) {
+    const char* name = descriptor.runtime_names[i];
+    if (name == nullptr || !is_valid_plugin_name(name)) {
+      throw PluginLoadError(where + " declares an invalid runtime name '" +
+                            std::string(name != nullptr ? name : "") +
+                            "': use lowercase letters, digits and '-'");
+    }
+    loaded.runtime_names.emplace_back(name);
+  }
+  if (descriptor.kind == plugin::PluginKind::runtime && loaded.runtime_names.empty()) {
+    throw PluginLoadError(where + " is a runtime plugin but declares no runtime name");
+  }
+  if (descriptor.kind != plugin::PluginKind::runtime && !loaded.runtime_names.empty()) {
+    throw PluginLoadError(where + " declares runtime names but is not a runtime plugin");
+  }
+  if (descriptor.config_key_count > 0 && descriptor.config_keys == nullptr) {
+    throw PluginLoadError(where + " declares config keys but gives none");
+  }
+  for (std::uint32_t i = 0; i < descriptor.config_key_count; ++i) {
+    const plugin::PluginConfigKey& key = descriptor.config_keys[i];
+    const std::string name = key.name != nullptr ? key.name : "";
+    const bool valid_name = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    });
+    if (!valid_name) {
+      throw PluginLoadError(where + " declares an invalid config key '" + name +
+                            "': use lowercase letters, digits, '_' and '-'");
+    }
+    if (!is_known(key.type)) {
+      throw PluginLoadError(where + " declares config key '" + name + "' of unknown type " +
+                            std::to_string(static_cast<std::uint32_t>(key.type)));
+    }
+    DeclaredConfigKey declared{name, key.type, key.default_text != nullptr ? key.default_text : "",
+                               key.help != nullptr ? key.help : "", {}, key.min, key.max};
+    for (std::uint32_t c = 0; key.choices != nullptr && c < key.choice_count; ++c) {
+      if (key.choices[c] != nullptr) declared.choices.emplace_back(key.choices[c]);
+    }
+    loaded.config_keys.push_back(std::move(declared));
+  }
+}
+
 }  // namespace
 
-LoadedPlugin PluginLoader::load(std::string_view name, plugin::HostServices& host) const {
+LoadedPlugin PluginLoader::read_declarations(std::string_view name) const {
   const ResolvedFile file = resolve(name);
   const std::string name_text(name);
   const std::string where = "Plugin '" + name_text + "' at '" + file.path + "'";
@@ -93,9 +148,20 @@ LoadedPlugin PluginLoader::load(std::string_view name, plugin::HostServices& hos
   loaded.version = descriptor->version != nullptr ? descriptor->version : "";
   loaded.description = descriptor->description != nullptr ? descriptor->description : "";
   loaded.kind = descriptor->kind;
-  // From here on the plugin may have made objects, threads or callbacks that point into its
-  // code, even when create fails, so the library stays mapped for good.
+  copy_declarations(*descriptor, where, loaded);
+  // From here on the plugin may make objects, threads or callbacks that point into its code,
+  // even when create fails, so the library stays mapped for good.
   loaded.handle = handle.release();
+  return loaded;
+}
+
+LoadedPlugin PluginLoader::load(std::string_view name, plugin::HostServices& host) const {
+  LoadedPlugin loaded = read_declarations(name);
+  const std::string where = "Plugin '" + loaded.name + "' at '" + loaded.path + "'";
+  // Read again from the still-mapped library: the descriptor is static data of the plugin.
+  const auto entry =
+      reinterpret_cast<KgPluginEntryFn>(dlsym(loaded.handle, KG_PLUGIN_ENTRY_SYMBOL));
+  const plugin::PluginDescriptor* descriptor = entry();
 
   try {
     if (loaded.kind == plugin::PluginKind::runtime) {

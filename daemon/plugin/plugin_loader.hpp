@@ -37,6 +37,12 @@ class PluginLoader {
   // failure, with a message naming the plugin, the file and the reason.
   LoadedPlugin load(std::string_view name, plugin::HostServices& host) const;
 
+  // Only what plugin `name` declares (name, version, kind, runtime names, config keys), without
+  // creating it: for `kode-gopherd --check-config`, which checks the config's plugin sections
+  // against the plugins it would load. The library stays mapped, as after load(). Throws
+  // PluginLoadError like load() does up to the create call.
+  LoadedPlugin read_declarations(std::string_view name) const;
+
   const std::vector<std::string>& dirs() const noexcept { return dirs_; }
 
  private:

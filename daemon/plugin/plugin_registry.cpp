@@ -10,6 +10,13 @@ void PluginRegistry::add(LoadedPlugin plugin) {
                           "' is already loaded from '" + existing->path +
                           "': remove one of the two files");
   }
+  for (const std::string& runtime : plugin.runtime_names) {
+    if (const LoadedPlugin* offering = find_runtime(runtime)) {
+      throw PluginLoadError("Plugin '" + plugin.name + "' from '" + plugin.path +
+                            "' offers runtime '" + runtime + "', which plugin '" +
+                            offering->name + "' already offers: remove one of the two");
+    }
+  }
   std::string name = plugin.name;
   plugins_.emplace(std::move(name), std::move(plugin));
 }
@@ -19,8 +26,25 @@ const LoadedPlugin* PluginRegistry::find(std::string_view name) const noexcept {
   return it != plugins_.end() ? &it->second : nullptr;
 }
 
+const LoadedPlugin* PluginRegistry::find_runtime(std::string_view name) const noexcept {
+  for (const auto& [plugin_name, plugin] : plugins_) {
+    for (const std::string& runtime : plugin.runtime_names) {
+      if (runtime == name) return &plugin;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> PluginRegistry::runtime_names() const {
+  std::vector<std::string> names;
+  for (const auto& [plugin_name, plugin] : plugins_) {
+    names.insert(names.end(), plugin.runtime_names.begin(), plugin.runtime_names.end());
+  }
+  return names;
+}
+
 plugin::RuntimePlugin* PluginRegistry::runtime(std::string_view name) const noexcept {
-  const LoadedPlugin* plugin = find(name);
+  const LoadedPlugin* plugin = find_runtime(name);
   if (plugin == nullptr || plugin->state != PluginState::ready) return nullptr;
   return plugin->runtime.get();
 }

@@ -37,12 +37,18 @@ class PluginRegistry {
   PluginRegistry(const PluginRegistry&) = delete;
   PluginRegistry& operator=(const PluginRegistry&) = delete;
 
-  // Takes ownership. Throws PluginLoadError when a plugin of that name is already registered.
+  // Takes ownership. Throws PluginLoadError when a plugin of that name is already registered,
+  // or another plugin already offers one of its runtime names.
   void add(LoadedPlugin plugin);
 
-  // The runtime plugin `name`; nullptr when there is none, it is a credentials plugin, or it
-  // is unavailable.
+  // The runtime plugin that offers runtime `name` (its descriptor's runtime_names); nullptr
+  // when none does or it is unavailable.
   plugin::RuntimePlugin* runtime(std::string_view name) const noexcept;
+  // The plugin that offers runtime `name`, ready or not; nullptr when none does.
+  const LoadedPlugin* find_runtime(std::string_view name) const noexcept;
+  // Every runtime name the registered runtime plugins offer, ready or not, sorted by plugin
+  // name: what a call and `[runtime] default` may name (besides auto).
+  std::vector<std::string> runtime_names() const;
   // The credentials plugin `name`; nullptr when there is none or it is a runtime plugin.
   plugin::CredentialsPlugin* credentials(std::string_view name) const noexcept;
   // Any registered plugin, ready or not; nullptr when absent.

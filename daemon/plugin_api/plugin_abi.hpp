@@ -8,13 +8,16 @@
 
 #include <cstdint>
 
+#include "plugin_config_key.hpp"
+
 namespace kg::plugin {
 
 // A counter, not a date: add one whenever any header in daemon/plugin_api/ changes in a way
 // that alters layout or virtual tables. The loader refuses a plugin whose number differs
 // (docs/architecture.md, "Plugin loading policy"). Its first values looked like dates (20261202
 // to 20261210, nine layouts); 10 is the last of those layouts renumbered as the counter.
-inline constexpr std::uint32_t kAbiVersion = 10;
+// 11: the descriptor declares its runtime names and config keys.
+inline constexpr std::uint32_t kAbiVersion = 11;
 
 enum class PluginKind : std::uint32_t {
   runtime = 1,
@@ -27,6 +30,7 @@ class CredentialsPlugin;
 
 // create_* may throw (the loader catches and reports it); exactly the one matching `kind` is set.
 // The returned object is owned by the daemon and destroyed through its virtual destructor.
+// The arrays live in the plugin's static storage; the loader copies them before create.
 struct PluginDescriptor {
   std::uint32_t abi_version;
   PluginKind kind;
@@ -35,6 +39,14 @@ struct PluginDescriptor {
   const char* description;  // one line for `kode-gopher plugins`
   RuntimePlugin* (*create_runtime)(HostServices& host);
   CredentialsPlugin* (*create_credentials)(HostServices& host);
+  // A runtime plugin: the runtime names a call, `[runtime] default` or `[runtime] auto_order`
+  // may name to run code with it (at least one; today each plugin offers its own name). The
+  // daemon offers exactly the names of the plugins it loaded. A credentials plugin: none.
+  const char* const* runtime_names = nullptr;
+  std::uint32_t runtime_name_count = 0;
+  // The keys of the plugin's config section; another key there is a warning.
+  const PluginConfigKey* config_keys = nullptr;
+  std::uint32_t config_key_count = 0;
 };
 
 }  // namespace kg::plugin

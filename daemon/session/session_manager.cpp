@@ -56,7 +56,7 @@ plugin::RuntimePlugin& SessionManager::plugin_for(const std::string& name,
   const std::string what = requested == name
                                ? "Runtime '" + name + "'"
                                : "Runtime '" + requested + "' needs runtime '" + name + "', which";
-  const auto* loaded = plugins_.find(name);
+  const auto* loaded = plugins_.find_runtime(name);
   if (loaded) throw RuntimeUnavailableError(what + " is disabled: " + loaded->reason);
   throw RuntimeUnavailableError(what +
                                 " is not loaded; `kode-gopher plugins` lists the loaded ones");

@@ -329,9 +329,26 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
 
 plugin::RuntimePlugin* create(plugin::HostServices& host) { return new CompiledGoRuntime(host); }
 
+constexpr const char* kRuntimeNames[] = {"compiled-go"};
+constexpr plugin::PluginConfigKey kConfigKeys[] = {
+    {.name = "fast_path", .type = plugin::ConfigKeyType::boolean, .default_text = "true",
+     .help = "true: build programs on the curated lockfile with kode-gopher-fastbuild (the "
+             "compiler per package and the linker once; docs/runtimes.md), falling back to go "
+             "build with a warning; false: every build is go build."},
+};
+
 constexpr plugin::PluginDescriptor kDescriptor{
-    plugin::kAbiVersion, plugin::PluginKind::runtime, "compiled-go", "0.2.0",
-    "Builds the program with go build in the sandbox and runs the binary", &create, nullptr};
+    .abi_version = plugin::kAbiVersion,
+    .kind = plugin::PluginKind::runtime,
+    .name = "compiled-go",
+    .version = "0.2.0",
+    .description = "Builds the program with go build in the sandbox and runs the binary",
+    .create_runtime = &create,
+    .create_credentials = nullptr,
+    .runtime_names = kRuntimeNames,
+    .runtime_name_count = 1,
+    .config_keys = kConfigKeys,
+    .config_key_count = 1};
 
 }  // namespace
 }  // namespace kg::compiled_go

@@ -37,14 +37,52 @@ kg::plugin::CredentialsPlugin* create(kg::plugin::HostServices& host) {
                                            host.logger());
 }
 
+using kg::plugin::ConfigKeyType;
+constexpr kg::plugin::PluginConfigKey kConfigKeys[] = {
+    {.name = "adc_file", .type = ConfigKeyType::absolute_path,
+     .default_text = "GOOGLE_APPLICATION_CREDENTIALS, else gcloud's well-known file",
+     .help = "The ADC file; set it when the daemon runs as root or under another HOME than the "
+             "user who logged in."},
+    {.name = "impersonate_service_account", .type = ConfigKeyType::text, .default_text = "none",
+     .help = "Runs get this service account's tokens on top of the ADC; a comma-separated chain "
+             "names delegates first, the target last."},
+    {.name = "scopes", .type = ConfigKeyType::text,
+     .default_text = "https://www.googleapis.com/auth/cloud-platform",
+     .help = "OAuth scopes of the tokens, separated by commas or spaces."},
+    {.name = "project", .type = ConfigKeyType::text,
+     .default_text = "GOOGLE_CLOUD_PROJECT, the file's, gcloud's config",
+     .help = "The project programs see."},
+    {.name = "quota_project", .type = ConfigKeyType::text,
+     .default_text = "GOOGLE_CLOUD_QUOTA_PROJECT, the file's",
+     .help = "The project billed for quota."},
+    {.name = "copy_adc_file", .type = ConfigKeyType::boolean, .default_text = "false",
+     .help = "true: also copy the ADC file itself into the sandbox (its refresh token or key is "
+             "then readable there)."},
+    {.name = "token_url", .type = ConfigKeyType::text, .default_text = "the file's token_uri",
+     .help = "The OAuth token endpoint."},
+    {.name = "iam_credentials_url", .type = ConfigKeyType::text,
+     .default_text = "https://iamcredentials.googleapis.com",
+     .help = "The IAM Credentials API, for impersonation."},
+    {.name = "tokeninfo_url", .type = ConfigKeyType::text,
+     .default_text = "https://oauth2.googleapis.com/tokeninfo",
+     .help = "Where the identity behind a token is looked up."},
+    {.name = "userinfo_url", .type = ConfigKeyType::text,
+     .default_text = "https://openidconnect.googleapis.com/v1/userinfo",
+     .help = "Where a user's email is looked up."},
+    {.name = "timeout_ms", .type = ConfigKeyType::integer, .default_text = "10000",
+     .help = "Timeout of each request to those endpoints.", .min = 100, .max = 120000},
+};
+
 const kg::plugin::PluginDescriptor kDescriptor = {
-    kg::plugin::kAbiVersion,
-    kg::plugin::PluginKind::credentials,
-    "creds-adc",
-    "0.1.0",
-    "Application Default Credentials: short-lived access tokens minted on the host",
-    nullptr,
-    &create,
+    .abi_version = kg::plugin::kAbiVersion,
+    .kind = kg::plugin::PluginKind::credentials,
+    .name = "creds-adc",
+    .version = "0.1.0",
+    .description = "Application Default Credentials: short-lived access tokens minted on the host",
+    .create_runtime = nullptr,
+    .create_credentials = &create,
+    .config_keys = kConfigKeys,
+    .config_key_count = sizeof kConfigKeys / sizeof kConfigKeys[0],
 };
 
 }  // namespace

@@ -29,14 +29,30 @@ kg::plugin::CredentialsPlugin* create(kg::plugin::HostServices& host) {
   return new kg::creds_workload::WorkloadCredentials(std::move(settings), host.logger());
 }
 
+using kg::plugin::ConfigKeyType;
+constexpr kg::plugin::PluginConfigKey kConfigKeys[] = {
+    {.name = "metadata_host", .type = ConfigKeyType::text, .default_text = "169.254.169.254",
+     .help = "host[:port] of the metadata server; GCE_METADATA_HOST in the daemon's "
+             "environment wins, as in the Google libraries."},
+    {.name = "service_account", .type = ConfigKeyType::text, .default_text = "default",
+     .help = "The account whose tokens programs get: default, or the email of another account "
+             "the metadata server serves."},
+    {.name = "scopes", .type = ConfigKeyType::text, .default_text = "the account's own scopes",
+     .help = "Comma-separated OAuth scopes of the tokens."},
+    {.name = "timeout_ms", .type = ConfigKeyType::integer, .default_text = "3000",
+     .help = "Timeout of each request to the metadata server.", .min = 100, .max = 120000},
+};
+
 const kg::plugin::PluginDescriptor kDescriptor = {
-    kg::plugin::kAbiVersion,
-    kg::plugin::PluginKind::credentials,
-    "creds-workload",
-    "0.1.0",
-    "Workload identity from the metadata server the daemon runs under",
-    nullptr,
-    &create,
+    .abi_version = kg::plugin::kAbiVersion,
+    .kind = kg::plugin::PluginKind::credentials,
+    .name = "creds-workload",
+    .version = "0.1.0",
+    .description = "Workload identity from the metadata server the daemon runs under",
+    .create_runtime = nullptr,
+    .create_credentials = &create,
+    .config_keys = kConfigKeys,
+    .config_key_count = sizeof kConfigKeys / sizeof kConfigKeys[0],
 };
 
 }  // namespace

@@ -116,11 +116,20 @@ class YaegiRuntime final : public plugin::RuntimePlugin {
 
 plugin::RuntimePlugin* create(plugin::HostServices& host) { return new YaegiRuntime(host); }
 
+constexpr const char* kRuntimeNames[] = {"yaegi"};
+
+// No config keys of its own: the runner's path is [sandbox] yaegi_runner_binary.
 constexpr plugin::PluginDescriptor kDescriptor{
-    plugin::kAbiVersion, plugin::PluginKind::runtime, "yaegi", "0.1.0",
-    "Interprets the program with Yaegi in the sandbox (no go build); auto uses it where it is "
-    "safe",
-    &create, nullptr};
+    .abi_version = plugin::kAbiVersion,
+    .kind = plugin::PluginKind::runtime,
+    .name = "yaegi",
+    .version = "0.1.0",
+    .description = "Interprets the program with Yaegi in the sandbox (no go build); auto uses "
+                   "it where it is safe",
+    .create_runtime = &create,
+    .create_credentials = nullptr,
+    .runtime_names = kRuntimeNames,
+    .runtime_name_count = 1};
 
 }  // namespace
 }  // namespace kg::yaegi

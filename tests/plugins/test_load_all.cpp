@@ -35,7 +35,7 @@ TEST_CASE("load_all loads the good plugins, disables the unavailable one, logs t
   RecordingLogger log;
   PluginRegistry registry;
   const std::size_t ready = load_all(PluginLoader({mock_dir()}), registry, host, log);
-  CHECK(ready == 2);
+  CHECK(ready == 3);
 
   const std::string abi = std::to_string(kg::plugin::kAbiVersion);
   const std::vector<RecordingLogger::Entry> expected{
@@ -57,9 +57,13 @@ TEST_CASE("load_all loads the good plugins, disables the unavailable one, logs t
        not_loaded("missing-create", at("missing-create") +
                                         " declares kind runtime but has no create function for it")},
       {LogLevel::warn,
+       not_loaded("no-runtime-name",
+                  at("no-runtime-name") + " is a runtime plugin but declares no runtime name")},
+      {LogLevel::warn,
        not_loaded("no-symbol", at("no-symbol") + " does not export kode_gopher_plugin_descriptor")},
       {LogLevel::warn,
        not_loaded("null-descriptor", at("null-descriptor") + " returned no descriptor")},
+      {LogLevel::info, "Plugin 'open-runtime' 0.0.1 loaded from " + mock_path("open-runtime")},
       {LogLevel::warn,
        not_loaded("throws-in-create",
                   at("throws-in-create") +
@@ -85,11 +89,14 @@ TEST_CASE("load_all loads the good plugins, disables the unavailable one, logs t
 
   // The unavailable plugin is registered (so it is listed) but not handed out.
   const auto listed = registry.list();
-  REQUIRE(listed.size() == 3);
+  REQUIRE(listed.size() == 4);
   CHECK(listed[0].name == "good-credentials");
   CHECK(listed[1].name == "good-runtime");
-  CHECK(listed[2].name == "unavailable-runtime");
-  CHECK(listed[2].state == "unavailable");
+  CHECK(listed[2].name == "open-runtime");
+  CHECK(listed[3].name == "unavailable-runtime");
+  CHECK(listed[3].state == "unavailable");
+  CHECK(registry.runtime_names() ==
+        std::vector<std::string>{"good-runtime", "echo", "unavailable-runtime"});
   CHECK(registry.runtime("good-runtime") != nullptr);
   CHECK(registry.runtime("unavailable-runtime") == nullptr);
   CHECK(registry.credentials("good-credentials") != nullptr);

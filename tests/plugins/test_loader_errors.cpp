@@ -128,6 +128,8 @@ TEST_CASE("each defective mock plugin is refused with its own message") {
         at("missing-create") + " declares kind runtime but has no create function for it");
   CHECK(load_error(loader, "misnamed") ==
         "Plugin file '" + mock_path("misnamed") + "' declares the name 'other-name'");
+  CHECK(load_error(loader, "no-runtime-name") ==
+        at("no-runtime-name") + " is a runtime plugin but declares no runtime name");
 }
 
 TEST_CASE("what create throws is reported with its whole chain") {

@@ -138,7 +138,8 @@ TEST_CASE("discover lists the *.so names of all directories, sorted and unique")
 TEST_CASE("discover finds exactly the mock plugins in the mock directory") {
   CHECK(PluginLoader({mock_dir()}).discover() ==
         std::vector<std::string>{"availability-throws", "create-returns-null", "good-credentials",
-                                 "good-runtime", "misnamed", "missing-create", "no-symbol",
-                                 "null-descriptor", "throws-in-create", "throws-non-std",
+                                 "good-runtime", "misnamed", "missing-create", "no-runtime-name",
+                                 "no-symbol", "null-descriptor", "open-runtime",
+                                 "throws-in-create", "throws-non-std",
                                  "unavailable-runtime", "wrong-abi", "wrong-kind"});
 }

@@ -95,3 +95,47 @@ TEST_CASE("an empty registry has nothing") {
   CHECK(registry.runtime("good-runtime") == nullptr);
   CHECK(registry.find("good-runtime") == nullptr);
 }
+
+TEST_CASE("a plugin brings its own runtime name and config keys: the set is open") {
+  TestHost host;
+  const PluginLoader loader({mock_dir()});
+  LoadedPlugin open = loader.load("open-runtime", host);
+  CHECK(open.runtime_names == std::vector<std::string>{"echo"});
+  REQUIRE(open.config_keys.size() == 3);
+  CHECK(open.config_keys[0].name == "greeting");
+  CHECK(open.config_keys[0].type == kg::plugin::ConfigKeyType::text);
+  CHECK(open.config_keys[0].default_text == "hello");
+  CHECK(open.config_keys[0].help == "What the echo runtime says first.");
+  CHECK(open.config_keys[1].choices == std::vector<std::string>{"quiet", "loud"});
+  CHECK(open.config_keys[2].min == 1);
+  CHECK(open.config_keys[2].max == 3);
+
+  PluginRegistry registry;
+  registry.add(loader.load("good-runtime", host));
+  registry.add(std::move(open));
+  registry.add(loader.load("good-credentials", host));
+  // Runtimes are found by the names the descriptors offer, not by plugin name.
+  CHECK(registry.runtime_names() == std::vector<std::string>{"good-runtime", "echo"});
+  REQUIRE(registry.runtime("echo") != nullptr);
+  CHECK(registry.runtime("open-runtime") == nullptr);
+  REQUIRE(registry.find_runtime("echo") != nullptr);
+  CHECK(registry.find_runtime("echo")->name == "open-runtime");
+  UnusedSandbox sandbox;
+  RecordingProgress progress;
+  CHECK(registry.runtime("echo")->execute({}, sandbox, progress).stdout_text == "mock\n");
+}
+
+TEST_CASE("two plugins offering the same runtime name: the second is refused") {
+  TestHost host;
+  PluginRegistry registry;
+  registry.add(PluginLoader({mock_dir()}).load("open-runtime", host));
+  LoadedPlugin rival;
+  rival.name = "rival";
+  rival.path = "/plugins/rival.so";
+  rival.runtime_names = {"echo"};
+  CHECK_THROWS_WITH_AS(registry.add(std::move(rival)),
+                       ("Plugin 'rival' from '/plugins/rival.so' offers runtime 'echo', which "
+                        "plugin 'open-runtime' already offers: remove one of the two"),
+                       PluginLoadError);
+  CHECK(registry.find("rival") == nullptr);
+}

@@ -19,9 +19,10 @@ class CrashingProbe final : public kg::plugin::RuntimePlugin {
 
 kg::plugin::RuntimePlugin* create(kg::plugin::HostServices&) { return new CrashingProbe; }
 
+constexpr const char* kRuntimeNames[] = {"availability-throws"};
 const kg::plugin::PluginDescriptor descriptor{
     kg::plugin::kAbiVersion, kg::plugin::PluginKind::runtime, "availability-throws", "1.0.0",
-    "Mock runtime whose availability check throws", &create, nullptr};
+    "Mock runtime whose availability check throws", &create, nullptr, kRuntimeNames, 1};
 
 }  // namespace
 

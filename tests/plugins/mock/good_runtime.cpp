@@ -9,9 +9,10 @@ kg::plugin::RuntimePlugin* create(kg::plugin::HostServices& host) {
   return new kg::mock::FixedRuntime(kg::plugin::Availability{true, ""});
 }
 
+constexpr const char* kRuntimeNames[] = {"good-runtime"};
 const kg::plugin::PluginDescriptor descriptor{
     kg::plugin::kAbiVersion, kg::plugin::PluginKind::runtime, "good-runtime", "1.2.3",
-    "Mock runtime that always prints mock", &create, nullptr};
+    "Mock runtime that always prints mock", &create, nullptr, kRuntimeNames, 1};
 
 }  // namespace
 

@@ -3,9 +3,10 @@
 
 namespace {
 
+constexpr const char* kRuntimeNames[] = {"other-name"};
 const kg::plugin::PluginDescriptor descriptor{
     kg::plugin::kAbiVersion, kg::plugin::PluginKind::runtime, "other-name", "1.0.0",
-    "Mock runtime in the wrong file", &kg::mock::create_available_runtime, nullptr};
+    "Mock runtime in the wrong file", &kg::mock::create_available_runtime, nullptr, kRuntimeNames, 1};
 
 }  // namespace
 

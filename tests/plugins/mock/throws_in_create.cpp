@@ -14,9 +14,10 @@ kg::plugin::RuntimePlugin* create(kg::plugin::HostServices&) {
   }
 }
 
+constexpr const char* kRuntimeNames[] = {"throws-in-create"};
 const kg::plugin::PluginDescriptor descriptor{
     kg::plugin::kAbiVersion, kg::plugin::PluginKind::runtime, "throws-in-create", "1.0.0",
-    "Mock runtime that cannot start", &create, nullptr};
+    "Mock runtime that cannot start", &create, nullptr, kRuntimeNames, 1};
 
 }  // namespace
 

@@ -84,7 +84,7 @@ TEST_CASE("warnings alone exit 0; any error exits 1; each issue on its own line"
   const CheckOutcome broken_outcome = check({}, broken);
   CHECK(broken_outcome.exit_code == 1);
   CHECK(broken_outcome.output == expected);
-  CHECK(broken_outcome.output.find("error: " + broken + ": daemon.max_sessions: ") !=
+  CHECK(broken_outcome.output.find("error: " + broken + ":3: daemon.max_sessions: ") !=
         std::string::npos);
 }
 
@@ -117,4 +117,15 @@ TEST_CASE("a file named by KODE_GOPHER_CONFIG must exist") {
   const CheckOutcome outcome = check({}, "");
   CHECK(outcome.exit_code == 1);
   CHECK(outcome.output == "error: " + missing + ": does not exist\n");
+}
+
+TEST_CASE("plugin sections are checked by the daemon binary, against the plugins it loads") {
+  ScratchDir scratch;
+  const std::string file =
+      scratch.write("kg.ini", "[compiled-go]\nfast_path = false\nwarm_pool = 2\n").string();
+  const CheckOutcome outcome = check({}, file);
+  CHECK(outcome.exit_code == 0);
+  CHECK(outcome.output == "warning: " + file +
+                              ":3: unknown key \"compiled-go.warm_pool\" (known keys in "
+                              "[compiled-go]: fast_path)\n");
 }

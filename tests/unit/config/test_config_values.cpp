@@ -205,7 +205,7 @@ TEST_CASE("section and key names are case-insensitive") {
 TEST_CASE("integers must be plain decimal within their range") {
   TempDir dir;
   auto env = isolated_env(dir.path());
-  const std::string prefix = "<file>: daemon.max_sessions: must be an integer from 1 to 1024, got ";
+  const std::string prefix = "<file>:2: daemon.max_sessions: must be an integer from 1 to 1024, got ";
   CHECK(one_issue(dir, "daemon", "max_sessions", "0") == prefix + "\"0\"");
   CHECK(one_issue(dir, "daemon", "max_sessions", "1025") == prefix + "\"1025\"");
   CHECK(one_issue(dir, "daemon", "max_sessions", "12abc") == prefix + "\"12abc\"");
@@ -217,22 +217,22 @@ TEST_CASE("integers must be plain decimal within their range") {
   CHECK(one_issue(dir, "daemon", "max_sessions", "18446744073709551616") ==
         prefix + "\"18446744073709551616\"");
   CHECK(one_issue(dir, "limits", "output_bytes", "1023") ==
-        "<file>: limits.output_bytes: must be an integer from 1024 to 67108864, got \"1023\"");
+        "<file>:2: limits.output_bytes: must be an integer from 1024 to 67108864, got \"1023\"");
   CHECK(one_issue(dir, "limits", "run_timeout_ms", "99") ==
-        "<file>: limits.run_timeout_ms: must be an integer from 100 to 3600000, got \"99\"");
+        "<file>:2: limits.run_timeout_ms: must be an integer from 100 to 3600000, got \"99\"");
   CHECK(one_issue(dir, "limits", "build_timeout_ms", "3600001") ==
-        "<file>: limits.build_timeout_ms: must be an integer from 1000 to 3600000, got "
+        "<file>:2: limits.build_timeout_ms: must be an integer from 1000 to 3600000, got "
         "\"3600001\"");
   CHECK(one_issue(dir, "daemon", "max_queued", "4097") ==
-        "<file>: daemon.max_queued: must be an integer from 0 to 4096, got \"4097\"");
+        "<file>:2: daemon.max_queued: must be an integer from 0 to 4096, got \"4097\"");
   CHECK(one_issue(dir, "daemon", "queue_timeout_ms", "99") ==
-        "<file>: daemon.queue_timeout_ms: must be an integer from 100 to 3600000, got \"99\"");
+        "<file>:2: daemon.queue_timeout_ms: must be an integer from 100 to 3600000, got \"99\"");
   // The tidy module cache needs room for at least a module or two; 0 does not turn it off.
   CHECK(one_issue(dir, "cache", "tidy_modules_max_bytes", "0") ==
-        "<file>: cache.tidy_modules_max_bytes: must be an integer from 1048576 to 1099511627776, "
+        "<file>:2: cache.tidy_modules_max_bytes: must be an integer from 1048576 to 1099511627776, "
         "got \"0\"");
   CHECK(one_issue(dir, "daemon", "max_request_bytes", "1073741825") ==
-        "<file>: daemon.max_request_bytes: must be an integer from 1024 to 1073741824, got "
+        "<file>:2: daemon.max_request_bytes: must be an integer from 1024 to 1073741824, got "
         "\"1073741825\"");
 }
 
@@ -240,18 +240,18 @@ TEST_CASE("choices must be one of the allowed values, exactly") {
   TempDir dir;
   auto env = isolated_env(dir.path());
   CHECK(one_issue(dir, "daemon", "log_level", "verbose") ==
-        "<file>: daemon.log_level: must be one of error, warn, info, debug, got \"verbose\"");
+        "<file>:2: daemon.log_level: must be one of error, warn, info, debug, got \"verbose\"");
   CHECK(one_issue(dir, "runtime", "default", "Compiled-Go") ==
-        "<file>: runtime.default: must be one of compiled-go, yaegi, auto, got \"Compiled-Go\"");
+        "<file>:2: runtime.default: must be one of compiled-go, yaegi, auto, got \"Compiled-Go\"");
   CHECK(one_issue(dir, "sandbox", "provider", "k8s") ==
-        "<file>: sandbox.provider: must be one of local, kubernetes, got \"k8s\"");
+        "<file>:2: sandbox.provider: must be one of local, kubernetes, got \"k8s\"");
 }
 
 TEST_CASE("allowed hosts and ports are comma-separated lists of valid items") {
   TempDir dir;
   auto env = isolated_env(dir.path());
   CHECK(one_issue(dir, "sandbox", "allowed_hosts", "*.googleapis.com, http://x.example") ==
-        "<file>: sandbox.allowed_hosts: must be ','-separated host names, IP addresses and "
+        "<file>:2: sandbox.allowed_hosts: must be ','-separated host names, IP addresses and "
         "`*.suffix` patterns, got \"*.googleapis.com, http://x.example\" (\"http://x.example\" is "
         "not a host name: it contains ':' (only letters, digits, '-' and '.' are allowed))");
   // The proxy's own reading (net::HostPattern): what it would never match is refused here.
@@ -262,30 +262,30 @@ TEST_CASE("allowed hosts and ports are comma-separated lists of valid items") {
         "(\"*.8\" is not a \"*.suffix\" pattern: \"8\" is not a host name: it is an IPv4 address "
         "in a form only resolvers read)"));
   CHECK(one_issue(dir, "sandbox", "allowed_hosts", "a.example,,b.example") ==
-        "<file>: sandbox.allowed_hosts: must be ','-separated host names, IP addresses and "
+        "<file>:2: sandbox.allowed_hosts: must be ','-separated host names, IP addresses and "
         "`*.suffix` patterns, got \"a.example,,b.example\" (an empty item)");
   CHECK(one_issue(dir, "sandbox", "allowed_ports", "443, 70000") ==
-        "<file>: sandbox.allowed_ports: must be ','-separated ports from 1 to 65535, got \"443, "
+        "<file>:2: sandbox.allowed_ports: must be ','-separated ports from 1 to 65535, got \"443, "
         "70000\" (\"70000\")");
   CHECK(one_issue(dir, "sandbox", "network", "open") ==
-        "<file>: sandbox.network: must be one of auto, none, allowlist, egress, host, got \"open\"");
+        "<file>:2: sandbox.network: must be one of auto, none, allowlist, egress, host, got \"open\"");
   CHECK(one_kubernetes_issue(dir, "namespace", "Kode_Gopher") ==
-        "<file>: kubernetes.namespace: must be a Kubernetes name (lowercase letters, digits and "
+        "<file>:4: kubernetes.namespace: must be a Kubernetes name (lowercase letters, digits and "
         "'-', at most 63 characters), got \"Kode_Gopher\"");
   CHECK(one_kubernetes_issue(dir, "daemon_id", "-team") ==
-        "<file>: kubernetes.daemon_id: must be a Kubernetes name (lowercase letters, digits and "
+        "<file>:4: kubernetes.daemon_id: must be a Kubernetes name (lowercase letters, digits and "
         "'-', at most 63 characters), got \"-team\"");
   CHECK(one_kubernetes_issue(dir, "router", "sandbox-router-svc") ==
-        "<file>: kubernetes.router: must be host:port (or http://host:port), got "
+        "<file>:4: kubernetes.router: must be host:port (or http://host:port), got "
         "\"sandbox-router-svc\" (no port)");
   CHECK(one_kubernetes_issue(dir, "router", "https://router:8443") ==
-        "<file>: kubernetes.router: must be host:port (or http://host:port), got "
+        "<file>:4: kubernetes.router: must be host:port (or http://host:port), got "
         "\"https://router:8443\" (the sandbox-router speaks plain HTTP)");
   CHECK(one_kubernetes_issue(dir, "router", "router:0") ==
-        "<file>: kubernetes.router: must be host:port (or http://host:port), got \"router:0\" "
+        "<file>:4: kubernetes.router: must be host:port (or http://host:port), got \"router:0\" "
         "(the port must be from 1 to 65535)");
   CHECK(one_kubernetes_issue(dir, "lease_s", "30") ==
-        "<file>: kubernetes.lease_s: must be an integer from 60 to 86400, got \"30\"");
+        "<file>:4: kubernetes.lease_s: must be an integer from 60 to 86400, got \"30\"");
 }
 
 TEST_CASE("[kubernetes] keys without provider = kubernetes are flagged as ignored") {
@@ -295,7 +295,7 @@ TEST_CASE("[kubernetes] keys without provider = kubernetes are flagged as ignore
   const auto loaded = load_config(file);
   REQUIRE(loaded.warnings.size() == 1);
   CHECK(loaded.warnings[0].to_string() ==
-        file + ": kubernetes.warm_pool: ignored: the [kubernetes] keys are read only with "
+        file + ":2: kubernetes.warm_pool: ignored: the [kubernetes] keys are read only with "
                "[sandbox] provider = kubernetes");
   const auto with_provider =
       write_file(dir / "kg2.ini", "[sandbox]\nprovider = kubernetes\n[kubernetes]\nwarm_pool = go-pool\n");
@@ -307,9 +307,9 @@ TEST_CASE("runtimes and providers that are not built are refused, naming what is
   TempDir dir;
   auto env = isolated_env(dir.path());
   CHECK(one_issue(dir, "runtime", "default", "tinygo") ==
-        "<file>: runtime.default: must be one of compiled-go, yaegi, auto, got \"tinygo\"");
+        "<file>:2: runtime.default: must be one of compiled-go, yaegi, auto, got \"tinygo\"");
   CHECK(one_issue(dir, "sandbox", "provider", "docker") ==
-        "<file>: sandbox.provider: must be one of local, kubernetes, got \"docker\"");
+        "<file>:2: sandbox.provider: must be one of local, kubernetes, got \"docker\"");
   // They are errors, so the daemon does not start with them.
   const auto file = write_file(dir / "kg.ini", "[runtime]\ndefault = tinygo\n");
   CHECK_THROWS_AS(load_config(file), ConfigError);
@@ -328,28 +328,28 @@ TEST_CASE("paths must be absolute") {
   TempDir dir;
   auto env = isolated_env("/home/tester");
   CHECK(one_issue(dir, "daemon", "state_dir", "state") ==
-        "<file>: daemon.state_dir: must be an absolute path, got \"state\"");
+        "<file>:2: daemon.state_dir: must be an absolute path, got \"state\"");
   CHECK(one_issue(dir, "sandbox", "go_root", "~tester/go") ==
-        "<file>: sandbox.go_root: must be an absolute path, got \"~tester/go\"");
+        "<file>:2: sandbox.go_root: must be an absolute path, got \"~tester/go\"");
   CHECK(one_issue(dir, "daemon", "socket", "run/d.sock") ==
-        "<file>: daemon.socket: must be an absolute path of at most 107 bytes, got "
+        "<file>:2: daemon.socket: must be an absolute path of at most 107 bytes, got "
         "\"run/d.sock\"");
   const std::string long_socket = "/" + std::string(107, 's');
   CHECK(one_issue(dir, "daemon", "socket", long_socket) ==
-        "<file>: daemon.socket: must be an absolute path of at most 107 bytes, got \"" +
+        "<file>:2: daemon.socket: must be an absolute path of at most 107 bytes, got \"" +
             long_socket + "\" (108 bytes)");
   CHECK(issues_for(dir, "[daemon]\nsocket = /" + std::string(106, 's') + "\n").empty());
   CHECK(one_issue(dir, "sandbox", "bwrap", "bin/bwrap") ==
-        "<file>: sandbox.bwrap: must be an absolute path or a program name looked up in PATH, "
+        "<file>:2: sandbox.bwrap: must be an absolute path or a program name looked up in PATH, "
         "got \"bin/bwrap\"");
   CHECK(one_issue(dir, "sandbox", "bwrap", "") ==
-        "<file>: sandbox.bwrap: must be an absolute path or a program name looked up in PATH, "
+        "<file>:2: sandbox.bwrap: must be an absolute path or a program name looked up in PATH, "
         "got \"\"");
   CHECK(one_issue(dir, "plugins", "dirs", "/opt/kg:plugins") ==
-        "<file>: plugins.dirs: must be ':'-separated absolute paths, got \"/opt/kg:plugins\" "
+        "<file>:2: plugins.dirs: must be ':'-separated absolute paths, got \"/opt/kg:plugins\" "
         "(\"plugins\" is not absolute)");
   CHECK(one_issue(dir, "plugins", "dirs", "plugins") ==
-        "<file>: plugins.dirs: must be ':'-separated absolute paths, got \"plugins\"");
+        "<file>:2: plugins.dirs: must be ':'-separated absolute paths, got \"plugins\"");
 }
 
 TEST_CASE("~/ expands to HOME, and needs HOME") {
@@ -367,7 +367,7 @@ TEST_CASE("~/ expands to HOME, and needs HOME") {
 
   ScopedEnv no_home{{"HOME", std::nullopt}};
   CHECK(one_issue(dir, "sandbox", "go_root", "~/go") ==
-        "<file>: sandbox.go_root: must be an absolute path, got \"~/go\" (\"~/\" needs HOME, "
+        "<file>:2: sandbox.go_root: must be an absolute path, got \"~/go\" (\"~/\" needs HOME, "
         "which is not set)");
 }
 
@@ -398,18 +398,19 @@ TEST_CASE("load_config reports every error at once, one per line") {
     FAIL("load_config accepted bad values");
   } catch (const ConfigError& error) {
     const std::string expected = "Invalid configuration in " + file + ":\n  " + file +
-                                 ": daemon.log_level: must be one of error, warn, info, debug, "
+                                 ":5: daemon.log_level: must be one of error, warn, info, debug, "
                                  "got \"loud\"\n  " +
                                  file +
-                                 ": daemon.max_sessions: must be an integer from 1 to 1024, "
+                                 ":4: daemon.max_sessions: must be an integer from 1 to 1024, "
                                  "got \"0\"\n  " +
                                  file +
-                                 ": limits.output_bytes: must be an integer from 1024 to "
+                                 ":2: limits.output_bytes: must be an integer from 1024 to "
                                  "67108864, got \"1\"";
     CHECK(std::string(error.what()) == expected);
     REQUIRE(error.issues().size() == 3);
     CHECK(error.issues()[0].key == "daemon.log_level");
     CHECK(error.issues()[0].file == file);
+    CHECK(error.issues()[0].line == 5);
     CHECK(error.issues()[0].message == "must be one of error, warn, info, debug, got \"loud\"");
     CHECK(error.issues()[2].key == "limits.output_bytes");
   }
