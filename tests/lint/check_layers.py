@@ -19,7 +19,8 @@ EXTERNAL = {"rapidjson_dep", "poco_dep", "poco_time_dep", "poco_oauth_dep", "poc
 
 # Layer -> the project dependencies its meson.build files may name (their own included).
 ALLOWED = {
-    "lib": {"json_dep", "time_dep", "error_dep", "net_dep"},
+    "lib": {"json_dep", "time_dep", "error_dep", "net_dep", "sandbox_api_wire_dep",
+            "daemon_api_wire_dep"},
     "plugins": {"plugin_api_dep", "json_dep", "time_dep", "error_dep", "net_dep", "go_program_core_dep",
                 "google_oauth_dep", "creds_adc_core_dep", "creds_workload_core_dep",
                 "yaegi_core_dep", "compiled_go_core_dep"},
