@@ -1,18 +1,10 @@
 #include "execute_request.hpp"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
+#include "json_fields.hpp"
 #include "malformed_message.hpp"
 
 namespace kg::wire::daemon_api {
 namespace {
-
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
-
-void write_bytes(JsonWriter& writer, std::string_view bytes) {
-  writer.String(bytes.data(), static_cast<rapidjson::SizeType>(bytes.size()));
-}
 
 bool any_limit(const ExecuteLimits& limits) { return limits != ExecuteLimits{}; }
 
@@ -31,17 +23,6 @@ void write_limits(JsonWriter& writer, const ExecuteLimits& limits) {
   write("open_files", limits.open_files);
   write("output_bytes", limits.output_bytes);
   writer.EndObject();
-}
-
-std::string string_of(const rapidjson::Value& value) {
-  return {value.GetString(), value.GetStringLength()};
-}
-
-// A member that is absent or null counts as not given.
-const rapidjson::Value* given(const rapidjson::Value& object, const char* name) {
-  const auto member = object.FindMember(name);
-  if (member == object.MemberEnd() || member->value.IsNull()) return nullptr;
-  return &member->value;
 }
 
 std::optional<std::string> optional_string(const rapidjson::Value& object, const char* name) {

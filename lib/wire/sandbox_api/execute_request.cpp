@@ -57,13 +57,6 @@ void write_credentials(JsonWriter& writer, const ExecuteCredentials& credentials
 
 MalformedMessage bad(const std::string& message) { return MalformedMessage(message); }
 
-// A member that is absent or null counts as not given.
-const rapidjson::Value* given(const rapidjson::Value& object, const char* name) {
-  const auto member = object.FindMember(name);
-  if (member == object.MemberEnd() || member->value.IsNull()) return nullptr;
-  return &member->value;
-}
-
 std::int64_t integer_member(const rapidjson::Value& object, const char* name,
                             std::int64_t fallback, std::int64_t low, std::int64_t high) {
   const rapidjson::Value* value = given(object, name);

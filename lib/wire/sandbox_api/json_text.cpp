@@ -9,17 +9,9 @@ std::string text_of(const rapidjson::StringBuffer& buffer) {
   return {buffer.GetString(), buffer.GetSize()};
 }
 
-void write_bytes(JsonWriter& writer, std::string_view bytes) {
-  writer.String(bytes.data(), static_cast<rapidjson::SizeType>(bytes.size()));
-}
-
 void write_text(JsonWriter& writer, std::string_view text) {
   const std::string valid = json::to_valid_utf8(text);
   writer.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
-}
-
-std::string string_of(const rapidjson::Value& value) {
-  return {value.GetString(), value.GetStringLength()};
 }
 
 rapidjson::Document read_answer_object(std::string_view text) {

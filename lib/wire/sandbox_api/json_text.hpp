@@ -1,6 +1,6 @@
-// The small pieces every codec of this folder shares: the writer type, writing strings (as they
-// are, or repaired to UTF-8), and reading a message's text as one JSON object with lib/json's
-// bounded reader (docs/security.md, "JSON from outside"). Pure functions; any thread.
+// The small pieces the sandbox API's codecs share beyond json_fields.hpp: writing text repaired to
+// UTF-8, and reading an answer's text as one JSON object with lib/json's bounded reader
+// (docs/security.md, "JSON from outside"). Pure functions; any thread.
 #pragma once
 
 #include <rapidjson/document.h>
@@ -10,24 +10,17 @@
 #include <string>
 #include <string_view>
 
+#include "json_fields.hpp"
 #include "json_reader.hpp"
 
 namespace kg::wire::sandbox_api {
 
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
-
 // The writer's text.
 std::string text_of(const rapidjson::StringBuffer& buffer);
 
-// `bytes` as a JSON string, exactly (a request's command and env; a receiver that wants UTF-8
-// refuses the message).
-void write_bytes(JsonWriter& writer, std::string_view bytes);
 // `text` as a JSON string with each byte that is not valid UTF-8 replaced by U+FFFD (command
 // output and file names are arbitrary bytes; JSON must be UTF-8).
 void write_text(JsonWriter& writer, std::string_view text);
-
-// A JSON string value's bytes, NULs included.
-std::string string_of(const rapidjson::Value& value);
 
 // An answer of the sandbox read within kSandboxOutputLimits. Throws MalformedMessage "the
 // sandbox's answer <why>" when it is not JSON or not an object.
