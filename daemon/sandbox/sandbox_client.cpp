@@ -3,10 +3,10 @@
 #include <Poco/URI.h>
 
 #include "error_chain.hpp"
+#include "malformed_message.hpp"
 #include "sandbox_api/error_answer.hpp"
 #include "sandbox_api/execute_answer.hpp"
 #include "sandbox_api/execute_request.hpp"
-#include "malformed_message.hpp"
 #include "sandbox_api/workdir_answers.hpp"
 #include "tar_builder.hpp"
 #include "utf8_text.hpp"

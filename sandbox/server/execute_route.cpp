@@ -12,10 +12,10 @@
 #include "command_runner.hpp"
 #include "command_state.hpp"
 #include "file_after_command.hpp"
+#include "malformed_message.hpp"
 #include "metadata_emulator.hpp"
 #include "sandbox_api/execute_answer.hpp"
 #include "sandbox_api/execute_request.hpp"
-#include "malformed_message.hpp"
 #include "sandbox_routes.hpp"
 
 namespace kg::sandbox {

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "sandbox_api/execute_request.hpp"
 #include "malformed_message.hpp"
+#include "sandbox_api/execute_request.hpp"
 
 using namespace kg::wire::sandbox_api;
 using kg::wire::MalformedMessage;

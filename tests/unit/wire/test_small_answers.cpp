@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "malformed_message.hpp"
 #include "sandbox_api/error_answer.hpp"
 #include "sandbox_api/file_answers.hpp"
-#include "malformed_message.hpp"
 #include "sandbox_api/workdir_answers.hpp"
 
 using namespace kg::wire::sandbox_api;
