@@ -1,13 +1,11 @@
 // `kode-gopher exec FILE|DIR|-`: send a program to the daemon, print its result, exit with the
 // code the result means (exit_codes.hpp).
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <iostream>
 #include <string>
 
 #include "available_backends.hpp"
 #include "commands.hpp"
+#include "daemon_api/execute_request.hpp"
 #include "daemon_connection.hpp"
 #include "exit_codes.hpp"
 #include "form_encoding.hpp"
@@ -44,30 +42,12 @@ int run_exec(const GlobalOptions& globals, const ExecOptions& options) {
 }  // namespace
 
 std::string execute_request_body(const ProgramFiles& files, const ExecOptions& options) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  writer.StartObject();
-  writer.Key("files");
-  writer.StartObject();
-  for (const auto& [path, content] : files) {
-    writer.Key(path.data(), static_cast<rapidjson::SizeType>(path.size()));
-    writer.String(content.data(), static_cast<rapidjson::SizeType>(content.size()));
-  }
-  writer.EndObject();
-  if (!options.runtime.empty()) {
-    writer.Key("runtime");
-    writer.String(options.runtime.data(), static_cast<rapidjson::SizeType>(options.runtime.size()));
-  }
-  if (options.timeout_ms) {
-    writer.Key("timeout_ms");
-    writer.Uint(*options.timeout_ms);
-  }
-  if (options.session_id.empty()) {
-    writer.Key("client");
-    writer.String("cli");
-  }
-  writer.EndObject();
-  return {buffer.GetString(), buffer.GetSize()};
+  wire::daemon_api::ExecuteRequest request;
+  request.files.assign(files.begin(), files.end());
+  if (!options.runtime.empty()) request.runtime = options.runtime;
+  request.timeout_ms = options.timeout_ms;
+  if (options.session_id.empty()) request.client = "cli";
+  return wire::daemon_api::encode_execute_request(request);
 }
 
 std::string execute_target(const ExecOptions& options) {

@@ -1,9 +1,7 @@
 #include "execute_go_code_tool.hpp"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include "available_backends.hpp"
+#include "daemon_api/execute_request.hpp"
 #include "execute_result_schema.hpp"
 #include "json_rpc.hpp"
 #include "result_renderer.hpp"
@@ -41,11 +39,6 @@ constexpr std::string_view kAnnotations = R"json({
   "openWorldHint": true
 })json";
 
-template <typename Writer>
-void write_text(Writer& writer, std::string_view text) {
-  writer.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
-}
-
 }  // namespace
 
 std::string execute_request_for(const rapidjson::Value* arguments) {
@@ -67,28 +60,18 @@ std::string execute_request_for(const rapidjson::Value* arguments) {
     throw ToolArgumentError(std::string(kTool) + ": " + config::unavailable_runtime_message(*runtime));
   }
 
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  writer.StartObject();
-  if (code) {
-    writer.Key("code");
-    write_text(writer, *code);
-  } else {
-    writer.Key("files");
-    files->Accept(writer);
+  wire::daemon_api::ExecuteRequest request;
+  request.code = code;
+  if (files != nullptr) {
+    for (const auto& member : files->GetObject()) {
+      request.files.emplace_back(
+          std::string(member.name.GetString(), member.name.GetStringLength()),
+          std::string(member.value.GetString(), member.value.GetStringLength()));
+    }
   }
-  if (extra_imports) {
-    writer.Key("extra_imports");
-    writer.StartArray();
-    for (const std::string& path : *extra_imports) write_text(writer, path);
-    writer.EndArray();
-  }
-  if (runtime) {
-    writer.Key("runtime");
-    write_text(writer, *runtime);
-  }
-  writer.EndObject();
-  return {buffer.GetString(), buffer.GetSize()};
+  request.extra_imports = extra_imports;
+  request.runtime = runtime;
+  return wire::daemon_api::encode_execute_request(request);
 }
 
 rapidjson::Document ExecuteGoCodeTool::definition(const ProtocolFeatures& features) const {

@@ -1,91 +1,72 @@
 #include "sandbox_client.hpp"
 
-#include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
-#include <Poco/Base64Decoder.h>
-#include <Poco/Exception.h>
 #include <Poco/URI.h>
 
-#include <sstream>
-
-#include "json_reader.hpp"
 #include "error_chain.hpp"
+#include "malformed_message.hpp"
+#include "sandbox_api/error_answer.hpp"
+#include "sandbox_api/execute_answer.hpp"
+#include "sandbox_api/execute_request.hpp"
+#include "sandbox_api/workdir_answers.hpp"
 #include "tar_builder.hpp"
 #include "utf8_text.hpp"
 
 namespace kg::sandbox {
 namespace {
 
+namespace wire = kg::wire::sandbox_api;
 using plugin::SandboxError;
 
-// Whatever a sandbox answers is hostile: its JSON is read without recursion and within the
-// depth bound, and every string taken from it is valid UTF-8 (lib/json).
+// Whatever a sandbox answers is hostile: the codecs (lib/wire/sandbox_api) read it with lib/json,
+// without recursion and within the depth bound, and every string taken from it is valid UTF-8.
 
-// The sandbox answers errors as {"detail": ...} (ours) or {"message": ...} (other runtimes).
+// The sandbox's error answer, or the start of whatever else it sent.
 std::string error_text(const net::HttpResponse& response) {
-  const auto parsed = json::read_json(response.body, json::kSandboxOutputLimits);
-  const auto& doc = parsed.document;
-  if (doc.IsObject()) {
-    for (const char* key : {"detail", "message"}) {
-      auto it = doc.FindMember(key);
-      if (it != doc.MemberEnd() && it->value.IsString()) {
-        return {it->value.GetString(), it->value.GetStringLength()};
-      }
-    }
-  }
+  if (auto detail = wire::decode_error_answer(response.body)) return std::move(*detail);
   const std::string_view body = response.body;
   const auto shown = body.substr(0, json::utf8_boundary_before(body, 200));
   return "HTTP " + std::to_string(response.status) + ": " + json::to_valid_utf8(shown);
 }
 
-rapidjson::Document parse_json(const net::HttpResponse& response, std::string_view what) {
-  auto parsed = json::read_json(response.body, json::kSandboxOutputLimits);
-  if (parsed.refused) {
-    throw SandboxError(std::string(what) + ": the sandbox's answer " + parsed.refused->describe());
+wire::ExecuteRequest execute_request_of(const plugin::CommandSpec& spec) {
+  wire::ExecuteRequest request;
+  request.command = spec.command;
+  request.env = spec.env;
+  request.timeout_ms = spec.timeout_ms;
+  request.output_limit_bytes = spec.output_limit_bytes;
+  request.limits = wire::ExecuteLimits{spec.resources.cpu_seconds,
+                                       spec.resources.file_size_bytes, spec.resources.open_files};
+  if (spec.read_file_after) {
+    request.read_file = wire::ReadFileRequest{spec.read_file_after->path,
+                                              spec.read_file_after->max_bytes};
   }
-  if (!parsed.document.IsObject()) {
-    throw SandboxError(std::string(what) + ": the sandbox's answer is not a JSON object");
+  request.clean_state = spec.clean_state;
+  if (spec.credentials) {
+    const plugin::CommandCredentials& credentials = *spec.credentials;
+    request.credentials =
+        wire::ExecuteCredentials{credentials.access_token, credentials.expiry_rfc3339,
+                                 credentials.email, credentials.project, credentials.quota_project};
   }
-  return std::move(parsed.document);
+  return request;
 }
 
-std::string decode_base64(const std::string& text) {
-  std::istringstream in(text);
-  Poco::Base64Decoder decoder(in);
-  std::string bytes;
-  try {
-    bytes.assign(std::istreambuf_iterator<char>(decoder), std::istreambuf_iterator<char>());
-  } catch (const Poco::Exception& e) {
-    throw SandboxError("the sandbox sent it as invalid base64: " + e.displayText());
+plugin::CommandOutcome outcome_of(wire::ExecuteAnswer answer) {
+  plugin::CommandOutcome outcome;
+  outcome.stdout_text = std::move(answer.stdout_text);
+  outcome.stderr_text = std::move(answer.stderr_text);
+  outcome.exit_code = answer.exit_code;
+  outcome.signal = answer.signal;
+  outcome.timed_out = answer.timed_out;
+  outcome.cpu_limit_exceeded = answer.cpu_limit_exceeded;
+  outcome.stdout_truncated = answer.stdout_truncated;
+  outcome.stderr_truncated = answer.stderr_truncated;
+  outcome.duration_ms = answer.duration_ms;
+  if (answer.file) {
+    outcome.file_after = plugin::FileAfterCommand{answer.file->exists,
+                                                  std::move(answer.file->content),
+                                                  std::move(answer.file->error)};
   }
-  return bytes;
-}
-
-// The "file" member of an /execute answer: the file read_file asked for, as the command left it.
-std::optional<plugin::FileAfterCommand> file_after(const rapidjson::Value& answer) {
-  const auto member = answer.FindMember("file");
-  if (member == answer.MemberEnd() || !member->value.IsObject()) return std::nullopt;
-  const auto& file = member->value;
-  plugin::FileAfterCommand read;
-  auto exists = file.FindMember("exists");
-  read.exists = exists != file.MemberEnd() && exists->value.IsBool() && exists->value.GetBool();
-  auto error = file.FindMember("error");
-  if (error != file.MemberEnd() && error->value.IsString()) {
-    read.error.assign(error->value.GetString(), error->value.GetStringLength());
-  }
-  auto content = file.FindMember("content_base64");
-  if (content != file.MemberEnd() && content->value.IsString()) {
-    // A bad file is this file's problem, reported with it; the command's outcome stands.
-    try {
-      read.content = decode_base64(std::string(content->value.GetString(), content->value.GetStringLength()));
-    } catch (const SandboxError& e) {
-      read.error = e.what();
-    }
-  }
-  return read;
+  return outcome;
 }
 
 std::string encode_path(std::string_view path) {
@@ -97,32 +78,6 @@ std::string encode_path(std::string_view path) {
   return out;
 }
 
-void write_string(rapidjson::Writer<rapidjson::StringBuffer>& writer, const std::string& text) {
-  writer.String(text.c_str(), static_cast<rapidjson::SizeType>(text.size()));
-}
-
-// docs/contracts.md §1: "credentials": {"access_token", "expiry" (RFC 3339), "email"?, "project"?,
-// "quota_project"?}; unknown members are left out rather than sent empty.
-void write_credentials(rapidjson::Writer<rapidjson::StringBuffer>& writer,
-                       const plugin::CommandCredentials& credentials) {
-  writer.Key("credentials");
-  writer.StartObject();
-  writer.Key("access_token");
-  write_string(writer, credentials.access_token);
-  writer.Key("expiry");
-  write_string(writer, credentials.expiry_rfc3339);
-  const std::pair<const char*, const std::string*> optional_members[] = {
-      {"email", &credentials.email},
-      {"project", &credentials.project},
-      {"quota_project", &credentials.quota_project}};
-  for (const auto& [key, value] : optional_members) {
-    if (value->empty()) continue;
-    writer.Key(key);
-    write_string(writer, *value);
-  }
-  writer.EndObject();
-}
-
 }  // namespace
 
 bool SandboxClient::healthy(std::chrono::milliseconds timeout) const noexcept {
@@ -130,7 +85,7 @@ bool SandboxClient::healthy(std::chrono::milliseconds timeout) const noexcept {
     net::HttpRequestOptions options;
     options.timeout = timeout;
     const auto response = http_->request("GET", "/", {}, options);
-    return response.status == 200 && response.body.find("\"ok\"") != std::string::npos;
+    return response.status == 200 && wire::decode_status_answer(response.body).status == "ok";
   } catch (...) {
     return false;
   }
@@ -169,48 +124,6 @@ void SandboxClient::upload_files(std::span<const plugin::SourceFile> files) {
 
 plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spec,
                                                   net::RequestCanceller* canceller) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  writer.StartObject();
-  writer.Key("command");
-  writer.String(spec.command.c_str(), static_cast<rapidjson::SizeType>(spec.command.size()));
-  writer.Key("timeout_ms");
-  writer.Uint(spec.timeout_ms);
-  writer.Key("output_limit_bytes");
-  writer.Uint64(spec.output_limit_bytes);
-  if (spec.clean_state) {
-    writer.Key("clean_state");
-    writer.Bool(true);
-  }
-  writer.Key("limits");
-  writer.StartObject();
-  writer.Key("cpu_seconds");
-  writer.Uint(spec.resources.cpu_seconds);
-  writer.Key("file_size_bytes");
-  writer.Uint64(spec.resources.file_size_bytes);
-  writer.Key("open_files");
-  writer.Uint(spec.resources.open_files);
-  writer.EndObject();
-  if (spec.read_file_after) {
-    writer.Key("read_file");
-    writer.StartObject();
-    writer.Key("path");
-    writer.String(spec.read_file_after->path.c_str(),
-                  static_cast<rapidjson::SizeType>(spec.read_file_after->path.size()));
-    writer.Key("max_bytes");
-    writer.Uint64(spec.read_file_after->max_bytes);
-    writer.EndObject();
-  }
-  if (spec.credentials) write_credentials(writer, *spec.credentials);
-  writer.Key("env");
-  writer.StartObject();
-  for (const auto& [name, value] : spec.env) {
-    writer.Key(name.c_str(), static_cast<rapidjson::SizeType>(name.size()));
-    writer.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
-  }
-  writer.EndObject();
-  writer.EndObject();
-
   net::HttpRequestOptions options;
   // Headers arrive only when the command ends: wait for the command's own limit plus slack.
   options.timeout = std::chrono::milliseconds(spec.timeout_ms) + std::chrono::seconds(30);
@@ -219,39 +132,22 @@ plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spe
   // The file comes as base64: 4 bytes for every 3.
   if (spec.read_file_after) options.max_response_bytes += spec.read_file_after->max_bytes / 3 * 4 + 4;
   options.canceller = canceller;
-  const auto response = call("POST", "/execute", buffer.GetString(), options, "Running a command");
+  const auto response = call("POST", "/execute", wire::encode_execute_request(execute_request_of(spec)),
+                             options, "Running a command");
   if (response.status != 200) {
     throw SandboxError("Running a command failed: " + error_text(response));
   }
-  const auto doc = parse_json(response, "Running a command");
   plugin::CommandOutcome outcome;
-  auto text = [&](const char* key) {
-    auto it = doc.FindMember(key);
-    return (it != doc.MemberEnd() && it->value.IsString())
-               ? std::string(it->value.GetString(), it->value.GetStringLength())
-               : std::string();
-  };
-  auto integer = [&](const char* key) {
-    auto it = doc.FindMember(key);
-    return (it != doc.MemberEnd() && it->value.IsInt64()) ? it->value.GetInt64() : 0;
-  };
-  auto flag = [&](const char* key) {
-    auto it = doc.FindMember(key);
-    return it != doc.MemberEnd() && it->value.IsBool() && it->value.GetBool();
-  };
-  outcome.stdout_text = text("stdout");
-  outcome.stderr_text = text("stderr");
-  outcome.exit_code = static_cast<int>(integer("exit_code"));
-  outcome.signal = static_cast<int>(integer("signal"));
-  outcome.timed_out = flag("timed_out");
-  outcome.cpu_limit_exceeded = flag("cpu_limit_exceeded");
-  outcome.stdout_truncated = flag("stdout_truncated");
-  outcome.stderr_truncated = flag("stderr_truncated");
-  outcome.duration_ms = static_cast<std::uint64_t>(integer("duration_ms"));
-  if (spec.read_file_after) {
-    outcome.file_after = file_after(doc);
+  try {
+    outcome = outcome_of(wire::decode_execute_answer(response.body));
+  } catch (const kg::wire::MalformedMessage& e) {
+    throw SandboxError(std::string("Running a command: ") + e.what());
+  }
+  if (!spec.read_file_after) {
+    outcome.file_after.reset();  // set exactly when asked for (plugin_api/sandbox_handle.hpp)
+  } else if (!outcome.file_after) {
     // A sandbox without the read_file extension: one more round trip.
-    if (!outcome.file_after) outcome.file_after = read_file_separately(*spec.read_file_after);
+    outcome.file_after = read_file_separately(*spec.read_file_after);
   }
   return outcome;
 }

@@ -1,7 +1,8 @@
 // The daemon's side of the sandbox runtime API (docs/contracts.md §1 plus our /upload-tar, with
 // replace, and /execute, with read_file, extensions), behind the SandboxHandle a runtime plugin
-// drives. One per sandbox; used by one call thread at a time (the session serializes calls).
-// Throws plugin::SandboxError.
+// drives. Every message is written and read by its codec in lib/wire/sandbox_api, the one the
+// sandbox server uses too. One per sandbox; used by one call thread at a time (the session
+// serializes calls). Throws plugin::SandboxError.
 #pragma once
 
 #include <chrono>

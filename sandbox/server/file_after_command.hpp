@@ -9,18 +9,16 @@
 #include <string_view>
 
 #include "path_confinement.hpp"
+#include "sandbox_api/execute_answer.hpp"
+#include "sandbox_api/execute_request.hpp"
 
 namespace kg::sandbox {
 
 // The largest read_file.max_bytes /execute accepts (the JSON body carries it as base64).
-inline constexpr std::uint64_t kMaxFileAfterCommandBytes = 16ull << 20;
+inline constexpr std::uint64_t kMaxFileAfterCommandBytes = wire::sandbox_api::kMaxReadFileBytes;
 
-struct FileAfterCommand {
-  std::string path;     // as requested
-  bool exists = false;  // false: no such file (content and error empty)
-  std::string content;  // the bytes, when exists and error is empty
-  std::string error;    // why it was not read: outside the workdir, a directory, larger than max
-};
+// What the /execute answer's "file" member carries (lib/wire/sandbox_api).
+using FileAfterCommand = wire::sandbox_api::FileAfterCommand;
 
 // Never throws for the file's sake: every reason it cannot be read is `error`.
 FileAfterCommand read_file_after_command(const WorkdirConfinement& confinement,

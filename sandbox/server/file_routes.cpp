@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "sandbox_api/file_answers.hpp"
 #include "sandbox_routes.hpp"
 
 namespace kg::sandbox {
@@ -25,12 +26,7 @@ HttpError not_found(const std::string& decoded) {
   return HttpError(404, "Nothing at \"" + decoded + "\" in the workdir");
 }
 
-struct ListEntry {
-  std::string name;
-  std::uint64_t size = 0;
-  bool directory = false;
-  double mod_time = 0;
-};
+using wire::sandbox_api::ListEntry;
 
 std::vector<ListEntry> list_directory(const std::filesystem::path& directory) {
   std::vector<ListEntry> entries;
@@ -67,36 +63,14 @@ void serve_list(RouteContext& context, Exchange& exchange) {
   if (!std::filesystem::is_directory(path.confined.real_path)) {
     throw HttpError(400, "\"" + path.decoded + "\" is a file, not a directory: use /download/");
   }
-  rapidjson::StringBuffer buffer;
-  JsonWriter writer(buffer);
-  writer.StartArray();
-  for (const ListEntry& entry : list_directory(path.confined.real_path)) {
-    writer.StartObject();
-    writer.Key("name");
-    write_text(writer, entry.name);
-    writer.Key("size");
-    writer.Uint64(entry.size);
-    writer.Key("type");
-    writer.String(entry.directory ? "directory" : "file");
-    writer.Key("mod_time");
-    writer.Double(entry.mod_time);
-    writer.EndObject();
-  }
-  writer.EndArray();
-  send_json(exchange.response, buffer);
+  send_json(exchange.response, 200,
+            wire::sandbox_api::encode_list_answer(list_directory(path.confined.real_path)));
 }
 
 void serve_exists(RouteContext& context, Exchange& exchange) {
   const RequestedPath path = requested_path(context, exchange);
-  rapidjson::StringBuffer buffer;
-  JsonWriter writer(buffer);
-  writer.StartObject();
-  writer.Key("path");
-  write_text(writer, path.decoded);
-  writer.Key("exists");
-  writer.Bool(path.confined.exists);
-  writer.EndObject();
-  send_json(exchange.response, buffer);
+  send_json(exchange.response, 200,
+            wire::sandbox_api::encode_exists_answer({path.decoded, path.confined.exists}));
 }
 
 }  // namespace kg::sandbox

@@ -2,7 +2,7 @@
 
 #include <istream>
 
-#include "utf8_text.hpp"
+#include "sandbox_api/error_answer.hpp"
 
 namespace kg::sandbox {
 
@@ -12,26 +12,10 @@ void send_json(Poco::Net::HTTPServerResponse& response, int status, std::string_
   response.sendBuffer(json.data(), json.size());
 }
 
-void send_json(Poco::Net::HTTPServerResponse& response, const rapidjson::StringBuffer& json) {
-  send_json(response, Poco::Net::HTTPResponse::HTTP_OK,
-            std::string_view(json.GetString(), json.GetSize()));
-}
-
 void send_json_error(Poco::Net::HTTPServerResponse& response, int status,
                      std::string_view message) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter writer(buffer);
-  writer.StartObject();
-  writer.Key("detail");
-  write_text(writer, message);
-  writer.EndObject();
   response.setKeepAlive(false);
-  send_json(response, status, std::string_view(buffer.GetString(), buffer.GetSize()));
-}
-
-void write_text(JsonWriter& writer, std::string_view text) {
-  const std::string valid = json::to_valid_utf8(text);
-  writer.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+  send_json(response, status, wire::sandbox_api::encode_error_answer(message));
 }
 
 bool has_body(const Poco::Net::HTTPServerRequest& request) {

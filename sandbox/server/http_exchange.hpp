@@ -1,13 +1,12 @@
 // The pieces every route uses to read a request and answer it: the HttpError a route throws for
-// an HTTP-level refusal, JSON answers, and bounded body reading.
+// an HTTP-level refusal, sending JSON answers (written by the codecs in lib/wire/sandbox_api),
+// and bounded body reading.
 //
 // Called by the route functions on the thread serving the request.
 #pragma once
 
 #include <Poco/Net/HTTPServerRequest.h>
 #include <Poco/Net/HTTPServerResponse.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <cstdint>
 #include <stdexcept>
@@ -26,8 +25,6 @@ class HttpError : public std::runtime_error {
   int status_;
 };
 
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
-
 // One request as a route sees it: the path part after the route's prefix is still
 // percent-encoded; the query string comes without its '?'.
 struct Exchange {
@@ -38,14 +35,9 @@ struct Exchange {
 };
 
 void send_json(Poco::Net::HTTPServerResponse& response, int status, std::string_view json);
-void send_json(Poco::Net::HTTPServerResponse& response, const rapidjson::StringBuffer& json);
 // {"detail": message}; closes the connection afterwards, since the body may be half read.
 void send_json_error(Poco::Net::HTTPServerResponse& response, int status,
                      std::string_view message);
-
-// Writes `text` as a JSON string, replacing bytes that are not valid UTF-8 with U+FFFD (command
-// output and file names are arbitrary bytes; JSON must be UTF-8).
-void write_text(JsonWriter& writer, std::string_view text);
 
 // Whether the request announces a body (Content-Length or chunked). Without either an HTTP/1.1
 // request has none, but Poco would read its stream until the client closes the connection.

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <istream>
 
+#include "sandbox_api/workdir_answers.hpp"
 #include "sandbox_routes.hpp"
 #include "unique_fd.hpp"
 
@@ -129,15 +130,8 @@ void serve_upload(RouteContext& context, Exchange& exchange) {
                              : "The form has no file part named \"file\"");
   }
   discard_rest_of_body(exchange);
-  rapidjson::StringBuffer buffer;
-  JsonWriter writer(buffer);
-  writer.StartObject();
-  writer.Key("filename");
-  write_text(writer, part.filename());
-  writer.Key("size");
-  writer.Uint64(part.size());
-  writer.EndObject();
-  send_json(exchange.response, buffer);
+  send_json(exchange.response, 200,
+            wire::sandbox_api::encode_upload_answer({part.filename(), part.size()}));
 }
 
 }  // namespace kg::sandbox

@@ -6,6 +6,7 @@
 
 #include <istream>
 
+#include "sandbox_api/workdir_answers.hpp"
 #include "sandbox_routes.hpp"
 #include "tar_extractor.hpp"
 #include "workdir_reset.hpp"
@@ -76,15 +77,8 @@ void serve_upload_tar(RouteContext& context, Exchange& exchange) {
   const TarExtractionSummary summary = extract_tar(
       source, destination, TarLimits{context.options.max_upload_bytes, kMaxTarEntries});
   discard_rest_of_body(exchange);
-  rapidjson::StringBuffer buffer;
-  JsonWriter writer(buffer);
-  writer.StartObject();
-  writer.Key("files");
-  writer.Uint64(summary.files);
-  writer.Key("bytes");
-  writer.Uint64(summary.bytes);
-  writer.EndObject();
-  send_json(exchange.response, buffer);
+  send_json(exchange.response, 200,
+            wire::sandbox_api::encode_upload_tar_answer({summary.files, summary.bytes}));
 }
 
 }  // namespace kg::sandbox

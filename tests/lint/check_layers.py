@@ -22,7 +22,7 @@ EXTERNAL = {"rapidjson_dep", "poco_dep", "poco_time_dep", "poco_oauth_dep", "poc
 
 # Layer -> the project dependencies its meson.build files may name (their own included).
 LIB = {"json_dep", "time_dep", "error_dep", "net_dep", "https_client_dep", "codec_dep", "log_dep",
-       "log_interface_dep", "metrics_dep", "ini_dep"}
+       "log_interface_dep", "metrics_dep", "ini_dep", "sandbox_api_wire_dep", "daemon_api_wire_dep"}
 ALLOWED = {
     "lib": LIB,
     "sandbox/server": LIB,

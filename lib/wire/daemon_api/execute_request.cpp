@@ -1,0 +1,171 @@
+#include "execute_request.hpp"
+
+#include "json_fields.hpp"
+#include "malformed_message.hpp"
+
+namespace kg::wire::daemon_api {
+namespace {
+
+bool any_limit(const ExecuteLimits& limits) { return limits != ExecuteLimits{}; }
+
+void write_limits(JsonWriter& writer, const ExecuteLimits& limits) {
+  writer.Key("limits");
+  writer.StartObject();
+  const auto write = [&](const char* name, const auto& value) {
+    if (!value) return;
+    writer.Key(name);
+    writer.Uint64(*value);
+  };
+  write("memory_bytes", limits.memory_bytes);
+  write("pids", limits.pids);
+  write("cpu_seconds", limits.cpu_seconds);
+  write("file_size_bytes", limits.file_size_bytes);
+  write("open_files", limits.open_files);
+  write("output_bytes", limits.output_bytes);
+  writer.EndObject();
+}
+
+std::optional<std::string> optional_string(const rapidjson::Value& object, const char* name) {
+  const rapidjson::Value* value = given(object, name);
+  if (value == nullptr) return std::nullopt;
+  if (!value->IsString()) throw MalformedMessage(std::string("\"") + name + "\" must be a string");
+  return string_of(*value);
+}
+
+void read_program(const rapidjson::Value& object, ExecuteRequest& request) {
+  const rapidjson::Value* code = given(object, "code");
+  const rapidjson::Value* files = given(object, "files");
+  if ((code == nullptr) == (files == nullptr)) {
+    throw MalformedMessage("send exactly one of \"code\" (a string) or \"files\" (an object)");
+  }
+  if (code != nullptr) {
+    if (!code->IsString()) throw MalformedMessage("\"code\" must be a string");
+    request.code = string_of(*code);
+    return;
+  }
+  if (!files->IsObject()) {
+    throw MalformedMessage("\"files\" must be an object mapping paths to sources");
+  }
+  if (files->MemberCount() == 0) throw MalformedMessage("\"files\" is empty");
+  for (const auto& member : files->GetObject()) {
+    std::string path = string_of(member.name);
+    if (!member.value.IsString()) {
+      throw MalformedMessage("\"files\"[\"" + path + "\"] must be a string");
+    }
+    request.files.emplace_back(std::move(path), string_of(member.value));
+  }
+}
+
+std::optional<std::vector<std::string>> read_extra_imports(const rapidjson::Value& object) {
+  const rapidjson::Value* value = given(object, "extra_imports");
+  if (value == nullptr) return std::nullopt;
+  constexpr const char* kShape = "\"extra_imports\" must be an array of strings";
+  if (!value->IsArray()) throw MalformedMessage(kShape);
+  std::vector<std::string> paths;
+  for (const auto& item : value->GetArray()) {
+    if (!item.IsString()) throw MalformedMessage(kShape);
+    paths.push_back(string_of(item));
+  }
+  return paths;
+}
+
+std::optional<std::uint32_t> read_timeout(const rapidjson::Value& object) {
+  const rapidjson::Value* value = given(object, "timeout_ms");
+  if (value == nullptr) return std::nullopt;
+  if (!value->IsUint()) throw MalformedMessage("\"timeout_ms\" must be a positive integer");
+  return value->GetUint();
+}
+
+// Each a positive integer; pids, cpu_seconds and open_files fit in 32 bits.
+ExecuteLimits read_limits(const rapidjson::Value& object) {
+  ExecuteLimits limits;
+  const rapidjson::Value* value = given(object, "limits");
+  if (value == nullptr) return limits;
+  if (!value->IsObject()) {
+    throw MalformedMessage(R"("limits" must be an object such as {"memory_bytes": 268435456})");
+  }
+  for (const auto& member : value->GetObject()) {
+    const std::string name = string_of(member.name);
+    if (!member.value.IsUint64()) {
+      throw MalformedMessage("\"limits\".\"" + name + "\" must be a positive integer");
+    }
+    const std::uint64_t number = member.value.GetUint64();
+    const auto small = [&]() -> std::uint32_t {
+      if (number > 0xffffffffu) throw MalformedMessage("\"limits\".\"" + name + "\" is too large");
+      return static_cast<std::uint32_t>(number);
+    };
+    if (name == "memory_bytes") {
+      limits.memory_bytes = number;
+    } else if (name == "pids") {
+      limits.pids = small();
+    } else if (name == "cpu_seconds") {
+      limits.cpu_seconds = small();
+    } else if (name == "file_size_bytes") {
+      limits.file_size_bytes = number;
+    } else if (name == "open_files") {
+      limits.open_files = small();
+    } else if (name == "output_bytes") {
+      limits.output_bytes = number;
+    } else {
+      throw MalformedMessage("\"limits\" has the unknown key \"" + name +
+                             "\"; known: memory_bytes, pids, cpu_seconds, file_size_bytes, "
+                             "open_files, output_bytes (and timeout_ms at the top level)");
+    }
+  }
+  return limits;
+}
+
+}  // namespace
+
+std::string encode_execute_request(const ExecuteRequest& request) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter writer(buffer);
+  writer.StartObject();
+  if (request.code) {
+    writer.Key("code");
+    write_bytes(writer, *request.code);
+  } else {
+    writer.Key("files");
+    writer.StartObject();
+    for (const auto& [path, content] : request.files) {
+      writer.Key(path.data(), static_cast<rapidjson::SizeType>(path.size()));
+      write_bytes(writer, content);
+    }
+    writer.EndObject();
+  }
+  if (request.extra_imports) {
+    writer.Key("extra_imports");
+    writer.StartArray();
+    for (const std::string& path : *request.extra_imports) write_bytes(writer, path);
+    writer.EndArray();
+  }
+  if (request.runtime) {
+    writer.Key("runtime");
+    write_bytes(writer, *request.runtime);
+  }
+  if (request.timeout_ms) {
+    writer.Key("timeout_ms");
+    writer.Uint(*request.timeout_ms);
+  }
+  if (any_limit(request.limits)) write_limits(writer, request.limits);
+  if (request.client) {
+    writer.Key("client");
+    write_bytes(writer, *request.client);
+  }
+  writer.EndObject();
+  return {buffer.GetString(), buffer.GetSize()};
+}
+
+ExecuteRequest decode_execute_request(const rapidjson::Value& object) {
+  if (!object.IsObject()) throw MalformedMessage("the request body must be a JSON object");
+  ExecuteRequest request;
+  read_program(object, request);
+  request.extra_imports = read_extra_imports(object);
+  request.timeout_ms = read_timeout(object);
+  request.limits = read_limits(object);
+  request.runtime = optional_string(object, "runtime");
+  request.client = optional_string(object, "client");
+  return request;
+}
+
+}  // namespace kg::wire::daemon_api
