@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "go_host_services.hpp"
+
 namespace kg::plugin {
 
 enum class LogLevel { error = 0, warn = 1, info = 2, debug = 3 };
@@ -44,6 +46,11 @@ class HostServices {
   // asked for as "<plugin-name>.<key>"; nullopt when not set.
   virtual std::optional<std::string> config_value(std::string_view key) const = 0;
   virtual const ToolchainInfo& toolchain() const noexcept = 0;
+  // The Go side's services (go_host_services.hpp). Null when this daemon does not offer it: the
+  // binary cache and tidy need a sandbox that can receive host folders, which the kubernetes
+  // provider's pods cannot (docs/architecture.md, "The Go side").
+  virtual BinaryCacheService* binary_cache() noexcept = 0;
+  virtual ModuleTidyService* module_tidy() noexcept = 0;
 };
 
 }  // namespace kg::plugin

@@ -12,7 +12,7 @@ namespace kg::plugin {
 
 // The ABI is named by the date it last changed (knot-resolver style). Bump it whenever any
 // header in daemon/plugin_api/ changes in a way that alters layout or virtual tables.
-inline constexpr std::uint32_t kAbiVersion = 20261210;
+inline constexpr std::uint32_t kAbiVersion = 20261211;
 
 enum class PluginKind : std::uint32_t {
   runtime = 1,
