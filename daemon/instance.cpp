@@ -16,8 +16,11 @@
 #include "api_server.hpp"
 #include "base_cache.hpp"
 #include "binary_cache.hpp"
+#include "binary_cache_host_service.hpp"
 #include "curated_packages.hpp"
+#include "go_host_folders.hpp"
 #include "module_tidier.hpp"
+#include "module_tidy_host_service.hpp"
 #include "tidy_module_cache.hpp"
 #include "build_paths.hpp"
 #include "daemon_host_services.hpp"
@@ -85,6 +88,10 @@ struct Instance::Parts {
   std::unique_ptr<sandbox::BinaryCache> binary_cache;
   std::unique_ptr<sandbox::TidyModuleCache> tidy_modules;  // outlives tidier, which fills it
   std::unique_ptr<sandbox::ModuleTidier> tidier;
+  // The Go side's host services over the two above; null when the provider gives no host
+  // folders. They outlive the plugins, which hold them.
+  std::unique_ptr<sandbox::BinaryCacheHostService> binary_cache_service;
+  std::unique_ptr<sandbox::ModuleTidyHostService> tidy_service;
   std::unique_ptr<DaemonHostServices> host;
   std::unique_ptr<plugin_host::PluginRegistry> plugins;
   std::unique_ptr<session::CallCredentials> credentials;
@@ -102,6 +109,7 @@ Instance::~Instance() {
   // Reverse order of start: stop taking requests, stop sandboxes, then the rest.
   if (parts_->team) parts_->team->stop();
   if (parts_->api_server) parts_->api_server->stop_accepting();
+  if (parts_->tidier) parts_->tidier->stop();  // a tidy under way fails its call at once
   if (parts_->sessions) parts_->sessions->close_all("daemon stopped");
   if (parts_->api_server) parts_->api_server->wait_for_requests();
   parts_->team.reset();
@@ -174,6 +182,8 @@ void Instance::start_parts() {
       config_.sandbox_network == "allowlist" ||
       (config_.sandbox_network == "auto" && config_.credentials_plugin != "none");
   sandbox_layout.disk_bytes = config_.limits.disk_bytes;
+  // The folders the Go side fills with each sandbox's owner's cache entries (go_host_folders.hpp).
+  sandbox_layout.host_folders = sandbox::go_host_folders();
   p.tidy_modules = std::make_unique<sandbox::TidyModuleCache>(
       config_.state_dir + "/gomodcache-extra", config_.tidy_modules_max_bytes, logger_);
   p.tidier = std::make_unique<sandbox::ModuleTidier>(
@@ -223,6 +233,18 @@ void Instance::start_parts() {
   if (const int orphans = p.provider->reap_orphans(); orphans > 0) {
     logger_.log(plugin::LogLevel::warn,
                 "Removed " + std::to_string(orphans) + " sandbox(es) left by a previous daemon");
+  }
+  // The binary cache and go mod tidy reach a sandbox through its host folders: said once here
+  // when the provider has none, instead of by every sandbox's handle.
+  if (p.provider->gives_host_folders()) {
+    p.binary_cache_service =
+        std::make_unique<sandbox::BinaryCacheHostService>(*p.binary_cache, logger_);
+    p.tidy_service = std::make_unique<sandbox::ModuleTidyHostService>(*p.tidier);
+  } else {
+    logger_.log(plugin::LogLevel::info,
+                "No binary cache and no go mod tidy with the " + std::string(p.provider->name()) +
+                    " provider: its sandboxes cannot receive host folders (every build runs in "
+                    "the sandbox; imports must come from the curated lockfile)");
   }
   // Kubernetes sandboxes bring their own prewarmed build cache (the image carries it).
   if (local == nullptr) return;
@@ -290,7 +312,7 @@ int Instance::run() {
   start_parts();
   auto& p = *parts_;
   p.host = std::make_unique<DaemonHostServices>(
-      logger_, config_.plugin_sections,
+      logger_, config_.plugin_sections, p.binary_cache_service.get(), p.tidy_service.get(),
       plugin::ToolchainInfo{p.layout.go_version, p.layout.go_root,
                             sandbox::lockfile_digest_of(p.layout.lockfile_dir),
                             sandbox::lockfile_text(p.layout.lockfile_dir, "go.mod"),
@@ -324,7 +346,7 @@ int Instance::run() {
   options.limits = config_.limits;
   options.curated_packages = sandbox::read_curated_packages(p.layout.lockfile_dir);
   p.sessions = std::make_unique<session::SessionManager>(
-      options, *p.provider, p.base_cache.get(), p.binary_cache.get(), *p.tidier, *p.plugins,
+      options, *p.provider, p.base_cache.get(), *p.plugins,
       *p.credentials, *p.store, logger_);
   p.api_context = std::make_unique<api::ApiContext>(api::ApiContext{
       *p.sessions, *p.plugins, *p.credentials, *p.store, logger_, kVersion, config_.socket_path,
@@ -374,6 +396,7 @@ int Instance::run() {
   // every session is closed in the database and its sandbox killed and removed.
   if (p.team) p.team->stop();
   p.api_server->stop_accepting();
+  p.tidier->stop();  // a tidy under way fails its call at once (shutting_down)
   p.sessions->close_all("daemon stopped");
   p.api_server->wait_for_requests();
   // Nothing may outlive the daemon, not even a sandbox whose start was under way.

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "go_host_services.hpp"
 #include "logger.hpp"
 
 namespace kg::plugin {
@@ -41,6 +42,11 @@ class HostServices {
   // asked for as "<plugin-name>.<key>"; nullopt when not set.
   virtual std::optional<std::string> config_value(std::string_view key) const = 0;
   virtual const ToolchainInfo& toolchain() const noexcept = 0;
+  // The Go side's services (go_host_services.hpp). Null when this daemon does not offer it: the
+  // binary cache and tidy need a sandbox that can receive host folders, which the kubernetes
+  // provider's pods cannot (docs/architecture.md, "The Go side").
+  virtual BinaryCacheService* binary_cache() noexcept = 0;
+  virtual ModuleTidyService* module_tidy() noexcept = 0;
 };
 
 }  // namespace kg::plugin

@@ -70,7 +70,7 @@ struct CommandSpec {
   // A build whose output may go to the binary cache: the sandbox first kills every process and
   // empties every writable folder but /app (home, /tmp, /dev/shm), and hides the session's
   // persist folder, so the build reads only what this call uploaded and the read-only base.
-  // store_binary() keeps only what such a command built.
+  // The binary cache (go_host_services.hpp) keeps only what such a command built.
   bool clean_state = false;
   // Set only on the command that runs the user's program of a credentialed call, never on a
   // build: the sandbox serves this token to that command alone.
@@ -91,15 +91,6 @@ struct CommandOutcome {
   std::optional<FileAfterCommand> file_after;  // set exactly when the spec's read_file_after is
 };
 
-// What `go mod tidy` made of a program that imports packages outside the curated lockfile.
-struct TidyOutcome {
-  bool ok = false;
-  std::string go_mod;  // the tidied go.mod and go.sum, when ok
-  std::string go_sum;
-  std::string output;  // what go mod tidy printed (the reason, when not ok)
-  std::vector<std::string> moved;  // "go mod tidy moved <module> from <v1> to <v2>", per module
-};
-
 class SandboxHandle {
  public:
   virtual ~SandboxHandle() = default;
@@ -111,22 +102,6 @@ class SandboxHandle {
   // Contents of a file under /app, nullopt when it does not exist; throws SandboxError when it
   // is larger than max_bytes.
   virtual std::optional<std::string> read_file(std::string_view path, std::uint64_t max_bytes) = 0;
-
-  // The binary cache (per owner, the session's user; kept by the host across that owner's
-  // sandboxes and sessions, never shown to another owner's sandbox).
-  // cached_binary: the in-sandbox path of the executable cached under `key` (lowercase hex), or
-  // nullopt on a miss. store_binary: keeps the executable at `sandbox_path` (under the sandbox's
-  // home) under `key`, only when the last command succeeded with clean_state; a failure to store
-  // (or a refusal) is logged by the host, never thrown.
-  virtual std::optional<std::string> cached_binary(std::string_view key) = 0;
-  virtual void store_binary(std::string_view key, std::string_view sandbox_path) noexcept = 0;
-
-  // Runs `go mod tidy` for these files against the curated lockfile's go.mod/go.sum, with
-  // network access to the Go module proxy only (sandboxes have none). The modules it fetches are
-  // then readable by the sandbox's builds through GOPROXY=file://<kSandboxExtraModulesProxy>.
-  // Throws SandboxError when tidy cannot be run at all; a failing tidy is an outcome.
-  virtual TidyOutcome tidy_module(std::span<const SourceFile> files,
-                                  std::uint32_t timeout_ms) = 0;
 };
 
 }  // namespace kg::plugin

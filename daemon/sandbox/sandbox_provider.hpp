@@ -4,28 +4,28 @@
 // them, and nothing above them names a concrete one.
 //
 // Every sandbox speaks the runtime API of docs/contracts.md §1 (SandboxClient), so a runtime plugin
-// drives any of them through the same plugin::SandboxHandle.
+// drives any of them through the same plugin::SandboxHandle. What only Go runtimes need (the
+// binary cache, go mod tidy) is not here: the Go side (daemon/gocache) serves it through
+// plugin::HostServices, using the generic host folders and take_file of CallHandle.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "call_handle.hpp"
 #include "host_services.hpp"
 #include "request_canceller.hpp"
-#include "sandbox_handle.hpp"
 
 namespace kg::sandbox {
 
-class BinaryCache;   // gocache/binary_cache.hpp
-class ModuleTidier;  // gocache/module_tidier.hpp
-
-// What a call spent waiting on its sandbox: the runtime API requests (and go mod tidy, the
-// toolchain's work on the host), in microseconds, and how many requests it took. The rest of the
+// What a call spent waiting on its sandbox: the runtime API requests (and the host services' work
+// for the sandbox, such as go mod tidy), in microseconds, and how many requests it took. The rest of the
 // call's time is the daemon's own.
 struct SandboxWait {
   std::uint64_t us = 0;
@@ -52,16 +52,16 @@ class TimedSandboxWait {
   std::chrono::steady_clock::time_point started_;
 };
 
-// What one call's handle may use beside the sandbox; every pointer may be null (no binary cache,
-// no tidy, not cancellable, not tallied).
+// What one call's handle may use beside the sandbox; every pointer may be null (not
+// cancellable, not tallied).
 struct CallServices {
-  BinaryCache* binary_cache = nullptr;
-  ModuleTidier* tidier = nullptr;
   net::RequestCanceller* canceller = nullptr;
   SandboxWait* wait = nullptr;
-  // Whose caches the call uses (SessionOwner::id; empty: the daemon's own user). A sandbox that
-  // got a handle with a cache for one owner refuses one for another (docs/security.md).
-  std::string owner;
+  // Whose call it is (SessionOwner::id; empty: the daemon's own user); nullopt for no one's (the
+  // warm pool's first command). The first handle for an owner makes the sandbox that owner's for
+  // good: a handle for another is refused, so what the host puts in its host folders for one
+  // user never meets another user's code (docs/security.md).
+  std::optional<std::string> owner;
 };
 
 // What a session asks of a new sandbox.
@@ -82,8 +82,9 @@ class Sandbox {
   virtual const std::string& id() const noexcept = 0;
   // False once the sandbox is known to be gone (died, deleted, expired).
   virtual bool alive() = 0;
-  // The handle a runtime plugin drives for one call.
-  virtual std::unique_ptr<plugin::SandboxHandle> call_handle(const CallServices& services) = 0;
+  // The handle a runtime plugin drives for one call. Throws plugin::SandboxError for an owner
+  // the sandbox does not serve (CallServices::owner).
+  virtual std::unique_ptr<CallHandle> call_handle(const CallServices& services) = 0;
   // What the sandbox's egress filter refused since the last call (for that call's warnings);
   // empty where the provider filters egress elsewhere.
   virtual std::vector<std::string> take_egress_refusals() = 0;
@@ -106,6 +107,9 @@ class SandboxProvider {
   virtual std::vector<std::string> isolation_summary() const = 0;
   // Choices in force that weaken isolation, for the log and /v1/health.
   virtual const std::vector<std::string>& warnings() const noexcept = 0;
+  // Whether its sandboxes receive host folders (CallHandle::host_folder) and let the host take
+  // files out (CallHandle::take_file): host services that need them are offered only then.
+  virtual bool gives_host_folders() const noexcept = 0;
 };
 
 }  // namespace kg::sandbox

@@ -8,9 +8,9 @@
 
 #include "call_limits.hpp"
 #include "error_chain.hpp"
-#include "sandbox_paths.hpp"
 #include "sandbox_provider.hpp"
 #include "managed_session.hpp"
+#include "package_docs_lookup.hpp"
 #include "session_errors.hpp"
 #include "session_manager.hpp"
 
@@ -44,24 +44,6 @@ class RunStartWatch final : public plugin::ProgressSink {
   plugin::ProgressSink& next_;
 };
 
-// Name, or Type.Method: Go identifiers joined by dots.
-bool is_symbol_path(const std::string& symbol) {
-  bool at_start = true;
-  for (char c : symbol) {
-    const bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-    const bool digit = c >= '0' && c <= '9';
-    if (c == '.') {
-      if (at_start) return false;
-      at_start = true;
-    } else if (letter || (digit && !at_start)) {
-      at_start = false;
-    } else {
-      return false;
-    }
-  }
-  return !at_start;
-}
-
 // Identifies a program by content: sorted paths and sources (the request keeps caller order).
 std::string code_sha256(const plugin::ExecuteRequest& request, std::uint64_t& bytes) {
   std::vector<const plugin::SourceFile*> files;
@@ -83,34 +65,15 @@ std::string code_sha256(const plugin::ExecuteRequest& request, std::uint64_t& by
 
 std::string SessionManager::package_docs(const std::string& session_id,
                                         const std::string& package, const std::string& symbol) {
-  const auto& curated = options_.curated_packages;
-  if (std::find(curated.begin(), curated.end(), package) == curated.end()) {
-    std::string list;
-    for (const auto& p : curated) list += (list.empty() ? "" : ", ") + p;
-    throw plugin::InvalidInputError("package \"" + package +
-                                    "\" is not a curated package; curated packages: " + list);
-  }
-  if (!symbol.empty() && !is_symbol_path(symbol)) {
-    throw plugin::InvalidInputError("symbol \"" + symbol +
-                                    "\" must look like Name or Type.Method (letters, digits, '_')");
-  }
+  const sandbox::PackageDocsLookup lookup(options_.curated_packages, package, symbol);
   auto session = find_open(session_id);
   std::lock_guard call_lock(session->call_mutex);
   if (session->closed) throw SessionClosedError("Session '" + session_id + "' is closed");
   NullProgress progress;
   ensure_sandbox(*session, progress);
-  plugin::CommandSpec spec;
-  // Both are checked above to hold only import-path or identifier characters.
-  spec.command = "cd " + std::string(sandbox::kSandboxLockfilePath) + " && exec go doc " + package +
-                 (symbol.empty() ? "" : " " + symbol);
-  spec.timeout_ms = 60'000;
   // Through a handle like every command: the sandbox's cgroup limits and OOM count stay right.
-  const auto outcome = session->sandbox->call_handle({})->run_command(spec);
-  if (outcome.exit_code != 0) {
-    throw plugin::InvalidInputError("go doc " + package + (symbol.empty() ? "" : " " + symbol) +
-                                    ": " + outcome.stderr_text);
-  }
-  return outcome.stdout_text;
+  const auto handle = session->sandbox->call_handle({.owner = session->record.owner});
+  return lookup.docs(handle->run_command(lookup.command()));
 }
 
 void SessionManager::warm_up(sandbox::Sandbox& sandbox) {
@@ -146,8 +109,7 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
     try {
       sandbox::SandboxWait wait;
       const auto handle = session.sandbox->call_handle(
-          {.binary_cache = binary_cache_, .tidier = &tidier_, .canceller = &session.canceller,
-           .wait = &wait, .owner = session.record.owner});
+          {.canceller = &session.canceller, .wait = &wait, .owner = session.record.owner});
       session.sandbox->take_egress_refusals();  // [egress hook] earlier ones are not this call's
       call.result = runtime.execute(request, *handle, watch);
       // [egress hook] Connections the egress proxy refused during this call (allowlist).

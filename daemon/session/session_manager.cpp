@@ -15,16 +15,12 @@ namespace kg::session {
 SessionManager::SessionManager(SessionManagerOptions options,
                                sandbox::SandboxProvider& provider,
                                sandbox::BaseCache* base_cache,
-                               sandbox::BinaryCache* binary_cache,
-                               sandbox::ModuleTidier& tidier,
                                plugin_host::PluginRegistry& plugins,
                                CallCredentials& credentials, store::Store& store,
                                plugin::Logger& logger)
     : options_(std::move(options)),
       provider_(provider),
       base_cache_(base_cache),
-      binary_cache_(binary_cache),
-      tidier_(tidier),
       plugins_(plugins),
       credentials_(credentials),
       store_(store),
@@ -181,9 +177,9 @@ bool SessionManager::cancel(const std::string& session_id) {
 
 void SessionManager::close_all(const std::string& reason) noexcept {
   shutting_down_ = true;
-  // A prewarm or tidy under way is killed: callers waiting on them end with shutting_down.
+  // A prewarm under way is killed: callers waiting on it end with shutting_down. (Instance
+  // stops a go mod tidy under way first.)
   if (base_cache_ != nullptr) base_cache_->stop();
-  tidier_.stop();
   warm_pool_->stop();
   slots_.shut_down();
   std::vector<std::string> ids;

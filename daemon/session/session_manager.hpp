@@ -18,13 +18,9 @@
 #include <vector>
 
 #include "base_cache.hpp"
-#include "binary_cache.hpp"
-#include "module_tidier.hpp"
 #include "config/daemon_config.hpp"
 #include "call_credentials.hpp"
 #include "call_limits.hpp"
-#include "module_tidier.hpp"
-#include "binary_cache.hpp"
 #include "sandbox_provider.hpp"
 #include "warm_sandbox_pool.hpp"
 #include "plugin_registry.hpp"
@@ -85,9 +81,7 @@ class SessionManager {
   // base_cache: the host's prewarmed Go build cache the provider's sandboxes read, made before a
   // first sandbox starts; null when the provider's sandboxes bring their own (Kubernetes image).
   SessionManager(SessionManagerOptions options, sandbox::SandboxProvider& provider,
-                 sandbox::BaseCache* base_cache, sandbox::BinaryCache* binary_cache,
-                 sandbox::ModuleTidier& tidier,
-                 plugin_host::PluginRegistry& plugins, CallCredentials& credentials,
+                 sandbox::BaseCache* base_cache, plugin_host::PluginRegistry& plugins, CallCredentials& credentials,
                  store::Store& store, plugin::Logger& logger);
   ~SessionManager();
 
@@ -122,9 +116,10 @@ class SessionManager {
   // line. Returns whether there was such a call. Throws SessionNotFoundError.
   bool cancel(const std::string& session_id);
 
-  // `go doc <package> [<symbol>]` against the curated lockfile, in the session's sandbox, without
-  // touching /app. package must be curated and symbol a Go identifier path (else
-  // plugin::InvalidInputError); an unknown symbol is an InvalidInputError with go doc's message.
+  // `go doc <package> [<symbol>]` against the curated lockfile (sandbox::PackageDocsLookup), in
+  // the session's sandbox, without touching /app. package must be curated and symbol a Go
+  // identifier path (else plugin::InvalidInputError); an unknown symbol is an InvalidInputError
+  // with go doc's message.
   std::string package_docs(const std::string& session_id, const std::string& package,
                            const std::string& symbol);
 
@@ -167,8 +162,6 @@ class SessionManager {
   SessionManagerOptions options_;
   sandbox::SandboxProvider& provider_;
   sandbox::BaseCache* base_cache_;  // null: the provider's sandboxes bring their own
-  sandbox::BinaryCache* binary_cache_;
-  sandbox::ModuleTidier& tidier_;
   plugin_host::PluginRegistry& plugins_;
   CallCredentials& credentials_;
   store::Store& store_;

@@ -16,8 +16,9 @@
 //
 // Flow of one call: normalize the files (program_normalizer: a snippet gets kg_wrapper.go),
 // replace /app with the tree (one tar, one round trip), then either take the binary from the
-// binary cache (same files, lockfile, toolchain and flags) or build it against the prewarmed
-// cache (phase build), and run it (phase run), reading /app/.kode-gopher/result.json in the same
+// host's binary cache (HostServices::binary_cache: same files, lockfile, toolchain and flags) or
+// build it against the prewarmed cache (phase build; an import outside the lockfile goes through
+// the host's go mod tidy, HostServices::module_tidy), and run it (phase run), reading /app/.kode-gopher/result.json in the same
 // round trip. A cache hit is two sandbox requests; a build, three.
 #include <Poco/DigestEngine.h>
 #include <Poco/SHA2Engine.h>
@@ -157,7 +158,9 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     result.phase = plugin::Phase::build;
     const std::string key = binary_cache_key(program, host_.toolchain());
     std::string binary = kBinaryPath;
-    if (auto cached = sandbox.cached_binary(key)) {
+    // The host's binary cache (absent with a provider whose sandboxes cannot receive host folders).
+    plugin::BinaryCacheService* cache = host_.binary_cache();
+    if (auto cached = cache != nullptr ? cache->cached_binary(sandbox, key) : std::nullopt) {
       binary = *cached;
       result.cache_hit = true;
     } else {
@@ -180,7 +183,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
         built = tidy_and_build(program, request.limits, sandbox, progress, result);
       }
       if (!built) return result;
-      sandbox.store_binary(key, kBinaryPath);
+      if (cache != nullptr) cache->store_binary(sandbox, key, kBinaryPath);
     }
     // Credentials files (an opt-in) arrive after the build, so no build ever sees them.
     if (request.credentials && !request.credentials->files.empty()) {
@@ -275,12 +278,20 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
 
   // An import outside the lockfile: one go mod tidy (on the host, the only step with network),
   // then one more build with the tidied go.mod and go.sum.
-  static bool tidy_and_build(const NormalizedProgram& program, const plugin::Limits& limits,
-                             plugin::SandboxHandle& sandbox, plugin::ProgressSink& progress,
-                             plugin::ExecuteResult& result) {
+  bool tidy_and_build(const NormalizedProgram& program, const plugin::Limits& limits,
+                      plugin::SandboxHandle& sandbox, plugin::ProgressSink& progress,
+                      plugin::ExecuteResult& result) const {
+    plugin::ModuleTidyService* tidier = host_.module_tidy();
+    if (tidier == nullptr) {
+      // The caller's to change (its imports), not a failure of the sandbox.
+      throw plugin::InvalidInputError(
+          "Imports outside the curated lockfile need go mod tidy, which this daemon's sandbox "
+          "provider does not offer (its sandboxes cannot receive the host's module cache, and "
+          "have no network): use the curated lockfile's modules, or the local provider");
+    }
     progress.phase_started(plugin::Phase::build, "go mod tidy (an import outside the curated lockfile)");
     const auto started = Clock::now();
-    const auto tidy = sandbox.tidy_module(program.files, limits.build_timeout_ms);
+    const auto tidy = tidier->tidy_module(sandbox, program.files, limits.build_timeout_ms);
     result.build_us += us_since(started);
     result.tidied = true;
     if (!tidy.ok) {

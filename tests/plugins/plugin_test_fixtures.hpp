@@ -58,6 +58,9 @@ class TestHost final : public plugin::HostServices {
   plugin::Logger& logger() noexcept override { return logger_; }
   std::optional<std::string> config_value(std::string_view) const override { return {}; }
   const plugin::ToolchainInfo& toolchain() const noexcept override { return toolchain_; }
+  // The mock plugins use neither; the real ones get the daemon's (daemon/gocache).
+  plugin::BinaryCacheService* binary_cache() noexcept override { return nullptr; }
+  plugin::ModuleTidyService* module_tidy() noexcept override { return nullptr; }
   kg::test::RecordingLogger& captured() { return logger_; }
 
  private:
@@ -72,11 +75,6 @@ class UnusedSandbox final : public plugin::SandboxHandle {
   void upload_files(std::span<const plugin::SourceFile>) override { fail(); }
   plugin::CommandOutcome run_command(const plugin::CommandSpec&) override { fail(); }
   std::optional<std::string> read_file(std::string_view, std::uint64_t) override { fail(); }
-  std::optional<std::string> cached_binary(std::string_view) override { fail(); }
-  void store_binary(std::string_view, std::string_view) noexcept override {}
-  plugin::TidyOutcome tidy_module(std::span<const plugin::SourceFile>, std::uint32_t) override {
-    fail();
-  }
 
  private:
   [[noreturn]] static void fail() { throw std::logic_error("mock runtime used the sandbox"); }

@@ -69,7 +69,7 @@ bool KubernetesSandbox::alive() {
   return true;
 }
 
-std::unique_ptr<plugin::SandboxHandle> KubernetesSandbox::call_handle(const CallServices& services) {
+std::unique_ptr<CallHandle> KubernetesSandbox::call_handle(const CallServices& services) {
   return std::make_unique<KubernetesSandboxHandle>(client_, services);
 }
 

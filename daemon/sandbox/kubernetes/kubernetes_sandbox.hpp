@@ -33,7 +33,7 @@ class KubernetesSandbox final : public Sandbox {
   // API server; when it cannot be reached, the sandbox is taken to be alive, and the call's own
   // error stands).
   bool alive() override;
-  std::unique_ptr<plugin::SandboxHandle> call_handle(const CallServices& services) override;
+  std::unique_ptr<CallHandle> call_handle(const CallServices& services) override;
   std::vector<std::string> take_egress_refusals() override { return {}; }
   void interrupt() noexcept override;
   // The lease renewal found the claim gone (404): alive() is false from now on.

@@ -1,22 +1,24 @@
-// The SandboxHandle a runtime plugin gets for a Kubernetes sandbox: the runtime API over the
-// router (or the pod's service), nothing of the host. The pod's files are not the host's, so
-// there is no binary cache (every build runs in the pod, against the image's prewarmed build
-// cache), and `go mod tidy` for imports outside the curated lockfile is not offered yet: the
-// host's module cache, which tidy fills, is not the pod's. Used by one call thread at a time.
+// The CallHandle a runtime plugin gets for a Kubernetes sandbox: the runtime API over the
+// router (or the pod's service), nothing of the host. The pod's files are not the host's, so it
+// has no host folders and no file can be taken out of it from the host: host services that need
+// them are not offered with this provider (KubernetesSandboxProvider::gives_host_folders).
+// Used by one call thread at a time.
 #pragma once
 
 #include <chrono>
 
 #include "sandbox_client.hpp"
-#include "runtime_plugin.hpp"  // InvalidInputError
 #include "sandbox_provider.hpp"
 
 namespace kg::sandbox {
 
-class KubernetesSandboxHandle final : public plugin::SandboxHandle {
+class KubernetesSandboxHandle final : public CallHandle {
  public:
   KubernetesSandboxHandle(SandboxClient& client, const CallServices& services)
-      : client_(client), canceller_(services.canceller), wait_(services.wait) {}
+      : client_(client),
+        owner_(services.owner.value_or(std::string())),
+        canceller_(services.canceller),
+        wait_(services.wait) {}
 
   void replace_workdir(std::span<const plugin::SourceFile> files) override {
     const TimedSandboxWait timed(wait_);
@@ -27,28 +29,29 @@ class KubernetesSandboxHandle final : public plugin::SandboxHandle {
     client_.upload_files(files);
   }
   plugin::CommandOutcome run_command(const plugin::CommandSpec& spec) override {
+    built_clean_ = false;
     const TimedSandboxWait timed(wait_);
-    return client_.run_command(spec, canceller_);
+    auto outcome = client_.run_command(spec, canceller_);
+    built_clean_ = spec.clean_state && outcome.exit_code == 0 && !outcome.timed_out;
+    return outcome;
   }
   std::optional<std::string> read_file(std::string_view path, std::uint64_t max_bytes) override {
     const TimedSandboxWait timed(wait_);
     return client_.read_file(path, max_bytes);
   }
-  std::optional<std::string> cached_binary(std::string_view) override { return std::nullopt; }
-  void store_binary(std::string_view, std::string_view) noexcept override {}
-  plugin::TidyOutcome tidy_module(std::span<const plugin::SourceFile>, std::uint32_t) override {
-    // The caller's to change (its imports), not a failure of the sandbox.
-    throw plugin::InvalidInputError(
-        "Imports outside the curated lockfile need go mod tidy, which the kubernetes sandbox "
-        "provider does not offer yet (the pod has no network and the host's module cache is not "
-        "the pod's): use the curated lockfile's modules, or the local provider");
-  }
+
+  const std::string& owner() const noexcept override { return owner_; }
+  SandboxWait* wait() const noexcept override { return wait_; }
+  std::optional<std::string> host_folder(std::string_view) override { return std::nullopt; }
+  bool last_command_built_clean() const noexcept override { return built_clean_; }
+  std::optional<TakenFile> take_file(std::string_view) override { return std::nullopt; }
 
  private:
-
   SandboxClient& client_;
+  std::string owner_;
   net::RequestCanceller* canceller_;
   SandboxWait* wait_;
+  bool built_clean_ = false;  // the last command was a successful clean-state build
 };
 
 }  // namespace kg::sandbox

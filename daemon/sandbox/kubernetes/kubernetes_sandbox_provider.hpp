@@ -62,6 +62,8 @@ class KubernetesSandboxProvider final : public SandboxProvider {
   int reap_orphans() override;
   std::vector<std::string> isolation_summary() const override;
   const std::vector<std::string>& warnings() const noexcept override { return warnings_; }
+  // A pod's files are not the host's: no host folders, no files taken out from the host.
+  bool gives_host_folders() const noexcept override { return false; }
 
   // From any thread (daemon shutdown): open() calls still waiting for a claim give up now
   // (deleting their claims), and later ones fail at once. Never throws.

@@ -19,13 +19,15 @@ namespace fs = std::filesystem;
 
 LocalSandbox::LocalSandbox(std::string id, std::string dir, pid_t bwrap_pid, pid_t init_pid,
                            std::unique_ptr<SandboxCgroup> cgroup,
-                           const LocalSandboxPolicy& policy, plugin::Logger& logger)
+                           const LocalSandboxPolicy& policy,
+                           std::vector<std::string> host_folders, plugin::Logger& logger)
     : id_(std::move(id)),
       dir_(std::move(dir)),
       bwrap_pid_(bwrap_pid),
       init_pid_(init_pid),
       cgroup_(std::move(cgroup)),
       policy_(policy),
+      host_folders_(std::move(host_folders)),
       logger_(logger),
       client_(std::make_unique<net::UnixHttpClient>(dir_ + "/sandbox.sock")) {}
 
@@ -39,15 +41,22 @@ std::vector<std::string> LocalSandbox::take_egress_refusals() {
   return egress_proxy_ ? egress_proxy_->take_refusals() : std::vector<std::string>{};
 }
 
-std::unique_ptr<plugin::SandboxHandle> LocalSandbox::call_handle(const CallServices& services) {
-  if (services.binary_cache != nullptr || services.tidier != nullptr) {
+std::unique_ptr<CallHandle> LocalSandbox::call_handle(const CallServices& services) {
+  if (services.owner) {
     if (!owner_) owner_ = services.owner;
-    if (*owner_ != services.owner) {
-      throw plugin::SandboxError("Sandbox " + id_ + " holds another user's cache entries; it is "
-                                 "never used for a second user");
+    if (*owner_ != *services.owner) {
+      throw plugin::SandboxError("Sandbox " + id_ + " serves another user (and may hold what "
+                                 "the host gave that user); it is never used for a second user");
     }
   }
   return std::make_unique<LocalSandboxHandle>(*this, policy_, services, logger_);
+}
+
+std::optional<std::string> LocalSandbox::host_folder(std::string_view sandbox_path) const {
+  for (const auto& folder : host_folders_) {
+    if (folder == sandbox_path) return dir_ + "/" + host_folder_name(folder);
+  }
+  return std::nullopt;
 }
 
 void LocalSandbox::interrupt() noexcept {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <sys/types.h>
@@ -25,9 +26,10 @@ class LocalSandbox final : public Sandbox {
  public:
   // init_pid: the sandbox's first process (pid 1 inside), as bubblewrap reported it; cgroup may
   // be null (limits unavailable).
+  // host_folders: the in-sandbox paths of its host folders (LocalSandboxLayout::host_folders).
   LocalSandbox(std::string id, std::string dir, pid_t bwrap_pid, pid_t init_pid,
                std::unique_ptr<SandboxCgroup> cgroup, const LocalSandboxPolicy& policy,
-               plugin::Logger& logger);
+               std::vector<std::string> host_folders, plugin::Logger& logger);
   ~LocalSandbox() override;
   LocalSandbox(const LocalSandbox&) = delete;
   LocalSandbox& operator=(const LocalSandbox&) = delete;
@@ -47,11 +49,13 @@ class LocalSandbox final : public Sandbox {
   // The egress proxy's refusals since the last call (none without a proxy), for the warnings
   // of the call that caused them.
   std::vector<std::string> take_egress_refusals() override;
-  // A LocalSandboxHandle: the sandbox's cgroup limits per command, the binary cache filled
-  // straight from the sandbox's root. The first handle with a cache (binary or tidy) makes the
-  // sandbox its owner's for good; one for another owner throws plugin::SandboxError, so no
-  // sandbox ever holds links to two users' entries (docs/security.md).
-  std::unique_ptr<plugin::SandboxHandle> call_handle(const CallServices& services) override;
+  // A LocalSandboxHandle: the sandbox's cgroup limits per command, its host folders, files
+  // taken straight from the sandbox's root. The first handle for an owner makes the sandbox that
+  // owner's for good; one for another owner throws plugin::SandboxError, so no sandbox ever
+  // holds what the host put in its folders for two users (docs/security.md).
+  std::unique_ptr<CallHandle> call_handle(const CallServices& services) override;
+  // The host path of the host folder seen inside at sandbox_path; nullopt when it has none there.
+  std::optional<std::string> host_folder(std::string_view sandbox_path) const;
   // Kills the sandbox's processes, so a command in flight fails at once.
   void interrupt() noexcept override;
 
@@ -75,7 +79,8 @@ class LocalSandbox final : public Sandbox {
   std::optional<EgressNetwork> network_;
   std::unique_ptr<EgressProxy> egress_proxy_;
   bool reaped_ = false;
-  std::optional<std::string> owner_;  // set by the first call_handle() with a cache
+  std::vector<std::string> host_folders_;
+  std::optional<std::string> owner_;  // set by the first call_handle() for an owner
   plugin::Logger& logger_;
   SandboxClient client_;
 };

@@ -11,8 +11,8 @@
 #include <cstring>
 
 #include "error_chain.hpp"
-#include "local_sandbox_layout.hpp"
 #include "owned_fd.hpp"
+#include "sandbox_paths.hpp"
 
 namespace kg::sandbox {
 namespace {
@@ -36,8 +36,8 @@ int open_inside(const std::string& root_path, std::string_view path) {
   return fd;
 }
 
-// Makes the built file the daemon's and read and execute only, so the sandbox's user can no
-// longer write it (nor chmod it back). True when that holds: the build wrote it as another host
+// Makes the file the daemon's and read and execute only, so the sandbox's user can no
+// longer write it (nor chmod it back). True when that holds: the command wrote it as another host
 // uid than the daemon's (else the sandbox's user is the daemon's uid and owns the file, whatever
 // the mode says).
 bool freeze_against_sandbox(int fd, const struct stat& built) {
@@ -79,49 +79,31 @@ plugin::CommandOutcome LocalSandboxHandle::run_command(const plugin::CommandSpec
   return outcome;
 }
 
-std::optional<std::string> LocalSandboxHandle::cached_binary(std::string_view key) {
-  if (!cache_) return std::nullopt;
-  try {
-    // The sandbox sees its owner's hits only: each one a link in its own folder.
-    if (!cache_->link_into(owner_, key, sandbox_.dir() + "/" + kSandboxBinaryLinks)) return std::nullopt;
-  } catch (const std::exception& e) {
-    logger_.log(plugin::LogLevel::warn, "Binary cache: " + describe_error_chain(e) + "; building");
-    return std::nullopt;
+std::optional<std::string> LocalSandboxHandle::host_folder(std::string_view sandbox_path) {
+  // call_handle() made the sandbox this owner's: what the host puts here is that owner's alone.
+  if (!owner_) {
+    throw plugin::SandboxError("Sandbox " + sandbox_.id() + ": a handle for no one's call gets no "
+                               "host folders");
   }
-  return std::string(kSandboxBinaryCachePath) + "/" + std::string(key);
+  return sandbox_.host_folder(sandbox_path);
 }
 
-void LocalSandboxHandle::store_binary(std::string_view key, std::string_view sandbox_path) noexcept {
-  if (!cache_) return;
-  try {
-    // Only what a clean-state build just made is anyone's to share: no earlier command of the
-    // session could have touched its inputs.
-    if (!built_clean_) {
-      throw std::runtime_error("not stored: the last command was not a successful clean-state build");
-    }
-    const std::string home = kSandboxHome;
-    if (!sandbox_path.starts_with(home + "/")) {
-      throw std::runtime_error("only files under " + home + " can be cached, not " +
-                               std::string(sandbox_path));
-    }
-    // No sandbox process runs between the build and this open (the sandbox server kills every
-    // process after each command), and the open refuses symlinks: what is copied is the file
-    // the build wrote, never a host file.
-    OwnedFd file(open_inside(sandbox_.root_path(), sandbox_path));
-    struct stat info {};
-    if (::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
-      throw std::runtime_error(std::string(sandbox_path) + " is not a regular file");
-    }
-    if (freeze_against_sandbox(file.get(), info)) {
-      // The descriptor keeps this very file, whatever the program does to the path: the copy
-      // can wait until the call has returned.
-      cache_->store_later(owner_, std::string(key), std::move(file));
-      return;
-    }
-    cache_->store(owner_, key, "/proc/self/fd/" + std::to_string(file.get()));
-  } catch (const std::exception& e) {
-    logger_.log(plugin::LogLevel::warn, "Binary cache: " + describe_error_chain(e));
+std::optional<TakenFile> LocalSandboxHandle::take_file(std::string_view sandbox_path) {
+  const std::string home = kSandboxHome;
+  if (!sandbox_path.starts_with(home + "/")) {
+    throw std::runtime_error("only files under " + home + " can be taken out, not " +
+                             std::string(sandbox_path));
   }
+  // No sandbox process runs between the command and this open (the sandbox server kills every
+  // process after each command), and the open refuses symlinks: what is opened is the file the
+  // command wrote, never a host file.
+  TakenFile taken{OwnedFd(open_inside(sandbox_.root_path(), sandbox_path)), false};
+  struct stat info {};
+  if (::fstat(taken.file.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    throw std::runtime_error(std::string(sandbox_path) + " is not a regular file");
+  }
+  taken.frozen = freeze_against_sandbox(taken.file.get(), info);
+  return taken;
 }
 
 }  // namespace kg::sandbox

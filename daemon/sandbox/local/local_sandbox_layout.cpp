@@ -36,6 +36,10 @@ void add_private_tmpfs(std::vector<std::string>& args, const std::string& path,
 
 }  // namespace
 
+std::string host_folder_name(std::string_view sandbox_path) {
+  return "host-folders/" + std::string(sandbox_path.substr(sandbox_path.rfind('/') + 1));
+}
+
 std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
                                          const std::string& sandbox_dir, BaseCacheAccess access,
                                          const BwrapDescriptors& descriptors,
@@ -97,9 +101,10 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
   args.insert(args.end(), {access == BaseCacheAccess::writable ? "--bind" : "--ro-bind",
                            layout.base_cache_dir, kSandboxBaseCachePath});
   args.insert(args.end(), {"--ro-bind", layout.base_modcache_dir, kSandboxModcachePath});
-  args.insert(args.end(), {"--ro-bind", sandbox_dir + "/" + kSandboxModuleLinks, kSandboxExtraModcachePath});
   args.insert(args.end(), {"--ro-bind", layout.lockfile_dir, kSandboxLockfilePath});
-  args.insert(args.end(), {"--ro-bind", sandbox_dir + "/" + kSandboxBinaryLinks, kSandboxBinaryCachePath});
+  for (const auto& folder : layout.host_folders) {
+    args.insert(args.end(), {"--ro-bind", sandbox_dir + "/" + host_folder_name(folder), folder});
+  }
   args.insert(args.end(), {"--proc", "/proc", "--dev", "/dev"});
   add_private_tmpfs(args, "/dev/shm", layout.disk_bytes, "1777");
   // No pseudo-terminals: a build or a program needs none, and each one comes from a pool the

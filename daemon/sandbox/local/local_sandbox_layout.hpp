@@ -5,17 +5,12 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sandbox_paths.hpp"
 
 namespace kg::sandbox {
-
-// Folders in each sandbox's host folder, bound read-only at kSandboxBinaryCachePath and
-// kSandboxExtraModcachePath: hard links to the binary cache hits (BinaryCache::link_into) and the
-// tidied modules (TidyModuleCache::link_for) of the sandbox's one owner (docs/security.md).
-inline constexpr const char* kSandboxBinaryLinks = "bincache";
-inline constexpr const char* kSandboxModuleLinks = "modules";
 
 struct LocalSandboxLayout {
   std::string bwrap_path;        // the bwrap executable
@@ -30,10 +25,14 @@ struct LocalSandboxLayout {
   std::string base_cache_dir;    // the prewarmed Go build cache (native layout)
   std::string base_modcache_dir; // the Go module cache with the lockfile's modules
   std::string lockfile_dir;      // sandbox/lockfile: go.mod, go.sum, curated.go
-  // per-sandbox state: <state_dir>/sandboxes. The binary cache and the tidy module cache are
-  // never bound: each sandbox sees only the links to its own owner's entries that the daemon
-  // puts in its folder (kSandboxBinaryLinks, kSandboxModuleLinks).
+  // per-sandbox state: <state_dir>/sandboxes. No host-wide cache is ever bound: each sandbox
+  // sees only what the daemon puts in its own host folders (below).
   std::string sandboxes_dir;
+  // Paths inside every sandbox where it sees a folder of its own that only the daemon writes
+  // (CallHandle::host_folder): on the host, host_folder_name() in its state folder, bound
+  // read-only. The Go side fills them with links to the sandbox's owner's cache entries
+  // (daemon/gocache, docs/security.md); the provider knows nothing of what goes in.
+  std::vector<std::string> host_folders;
   // [sandbox] network = host: keep the host's network namespace (loopback services included).
   // An explicit, unsafe opt-in for benchmarks and emulators; never for untrusted code.
   bool share_host_network = false;
@@ -64,6 +63,10 @@ enum class BaseCacheAccess {
   layered,   // normal sandboxes: base read-only, writes go to a private layer (GOCACHEPROG)
   writable,  // the prewarm sandbox: base bound read-write as GOCACHE
 };
+
+// Where the host folder seen at sandbox_path lives in a sandbox's state folder:
+// "host-folders/<the last part of sandbox_path>".
+std::string host_folder_name(std::string_view sandbox_path);
 
 // The bwrap argument vector (argv[0] included) for one sandbox whose private state lives in
 // sandbox_dir (with tmp/ for the prewarm sandbox). sandbox_id marks bubblewrap's command line,

@@ -108,6 +108,18 @@ std::string allowlist_summary(const EgressAllowlist& allowlist) {
 LocalSandboxProvider::LocalSandboxProvider(LocalSandboxLayout layout, plugin::Logger& logger,
                                            LocalSandboxPolicy policy)
     : layout_(std::move(layout)), logger_(logger), policy_(policy) {
+  for (std::size_t i = 0; i < layout_.host_folders.size(); ++i) {
+    const auto& folder = layout_.host_folders[i];
+    for (std::size_t j = 0; j < i; ++j) {
+      if (host_folder_name(layout_.host_folders[j]) == host_folder_name(folder)) {
+        throw plugin::SandboxError("Host folders " + layout_.host_folders[j] + " and " + folder +
+                                   " would share one folder on the host");
+      }
+    }
+    if (!folder.starts_with('/') || folder.ends_with('/')) {
+      throw plugin::SandboxError("Host folder " + folder + " must be an absolute path inside the sandbox");
+    }
+  }
   fs::create_directories(layout_.sandboxes_dir);
   fs::create_directories(layout_.base_cache_dir);
   fs::create_directories(layout_.base_modcache_dir);
@@ -165,12 +177,14 @@ std::unique_ptr<LocalSandbox> LocalSandboxProvider::open_local(BaseCacheAccess a
   const std::string dir = layout_.sandboxes_dir + "/" + id;
   try {
     fs::create_directories(dir);
-    // The daemon's, read-only inside: only it adds links to the owner's cache entries.
-    for (const char* links : {kSandboxBinaryLinks, kSandboxModuleLinks}) {
-      fs::create_directory(dir + "/" + links);
-      fs::permissions(dir + "/" + links, fs::perms::owner_all | fs::perms::group_read |
-                                             fs::perms::group_exec | fs::perms::others_read |
-                                             fs::perms::others_exec);
+    // The daemon's, read-only inside: only the daemon puts anything in its host folders.
+    for (const auto& folder : layout_.host_folders) {
+      const fs::path host = fs::path(dir) / host_folder_name(folder);
+      fs::create_directories(host);
+      for (const auto& made : {host.parent_path(), host}) {
+        fs::permissions(made, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                  fs::perms::others_read | fs::perms::others_exec);
+      }
     }
     if (access == BaseCacheAccess::writable) fs::create_directories(dir + "/tmp");
     if (layout_.egress_network) std::ofstream(dir + "/resolv.conf") << EgressNetwork::resolv_conf();
@@ -225,7 +239,8 @@ std::unique_ptr<LocalSandbox> LocalSandboxProvider::open_local(BaseCacheAccess a
     info_write.reset();
     std::ofstream(dir + "/bwrap.pid") << pid << '\n';
     const pid_t init_pid = read_init_pid(info_read.get(), std::chrono::seconds(15));
-    auto sandbox = std::make_unique<LocalSandbox>(id, dir, pid, init_pid, std::move(cgroup), policy_, logger_);
+    auto sandbox = std::make_unique<LocalSandbox>(id, dir, pid, init_pid, std::move(cgroup), policy_,
+                                                  layout_.host_folders, logger_);
     if (egress_proxy) sandbox->keep_egress_proxy(std::move(egress_proxy));
     if (init_pid == 0) {
       sandbox->wait_until_ready(std::chrono::seconds(2));  // it exited: throws with its log

@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-
 #include "egress_allowlist.hpp"
 #include "host_services.hpp"
 #include "local_sandbox.hpp"
@@ -29,7 +28,8 @@ namespace kg::sandbox {
 
 class LocalSandboxProvider final : public SandboxProvider {
  public:
-  // Throws plugin::SandboxError when a root daemon's sandbox uid cannot read what is bound in.
+  // Throws plugin::SandboxError when a root daemon's sandbox uid cannot read what is bound in,
+  // or two host_folders would share a folder.
   LocalSandboxProvider(LocalSandboxLayout layout, plugin::Logger& logger,
                        LocalSandboxPolicy policy = {});
 
@@ -51,6 +51,8 @@ class LocalSandboxProvider final : public SandboxProvider {
   std::vector<std::string> isolation_summary() const override;
   // Choices in force that weaken isolation (host_uid = 0), for the log and /v1/health.
   const std::vector<std::string>& warnings() const noexcept override { return warnings_; }
+  // Each sandbox gets the layout's host_folders, bound read-only from its own state folder.
+  bool gives_host_folders() const noexcept override { return true; }
 
  private:
   LocalSandboxLayout layout_;

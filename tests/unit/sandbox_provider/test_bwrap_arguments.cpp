@@ -19,6 +19,7 @@ LocalSandboxLayout layout() {
   l.base_modcache_dir = "/s/gomodcache-base";
   l.lockfile_dir = "/b/lockfile";
   l.sandboxes_dir = "/s/sandboxes";
+  l.host_folders = {kSandboxBinaryCachePath, kSandboxExtraModcachePath};
   return l;
 }
 
@@ -47,10 +48,11 @@ TEST_CASE("a sandbox gets fresh namespaces, read-only shared parts and private w
   CHECK(has(args, {"--ro-bind", "/opt/go", "/opt/go"}));
   CHECK(has(args, {"--ro-bind", "/s/gocache-base", kSandboxBaseCachePath}));
   CHECK(has(args, {"--ro-bind", "/s/gomodcache-base", kSandboxModcachePath}));
-  // The binary and tidy module caches are never bound whole: only the sandbox's own folders of
-  // links to its owner's entries (docs/security.md).
-  CHECK(has(args, {"--ro-bind", "/s/sandboxes/sb-1/bincache", kSandboxBinaryCachePath}));
-  CHECK(has(args, {"--ro-bind", "/s/sandboxes/sb-1/modules", kSandboxExtraModcachePath}));
+  // The binary and tidy module caches are never bound whole: only the sandbox's own host
+  // folders, which the Go side fills with links to its owner's entries (docs/security.md).
+  CHECK(has(args, {"--ro-bind", "/s/sandboxes/sb-1/host-folders/bincache", kSandboxBinaryCachePath}));
+  CHECK(has(args, {"--ro-bind", "/s/sandboxes/sb-1/host-folders/gomodcache-extra",
+                   kSandboxExtraModcachePath}));
   for (const auto& arg : args) {
     CHECK_FALSE(arg.starts_with("/s/bincache"));
     CHECK_FALSE(arg.starts_with("/s/gomodcache-extra"));
