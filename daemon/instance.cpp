@@ -35,6 +35,7 @@
 #include "session_manager.hpp"
 #include "staged_sandbox_files.hpp"
 #include "state_dir_lock.hpp"
+#include "default_daemon_id.hpp"
 #include "team_mode.hpp"
 #include "config/team_settings.hpp"
 #include "store/store.hpp"
@@ -58,8 +59,9 @@ sandbox::KubernetesProviderOptions kubernetes_provider_options(const config::Dae
     options.router_port =
         static_cast<std::uint16_t>(std::stoul(config.kubernetes_router.substr(colon + 1)));
   }
-  options.daemon_id = config.kubernetes_daemon_id.empty() ? sandbox::default_daemon_id()
-                                                          : config.kubernetes_daemon_id;
+  options.daemon_id = config.kubernetes_daemon_id.empty()
+                          ? sandbox::default_daemon_id(config.state_dir)
+                          : config.kubernetes_daemon_id;
   options.claim_timeout = std::chrono::seconds(config.kubernetes_claim_timeout_s);
   options.lease = std::chrono::seconds(config.kubernetes_lease_s);
   return options;

@@ -242,7 +242,9 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      },
      .current = [](const DaemonConfig& c) { return std::to_string(c.kubernetes_lease_s); }},
     {.section = "kubernetes", .name = "daemon_id", .kind = ValueKind::dns_label,
-     .default_text = "the host name, lowercased (set it for a Deployment, whose pod names change)",
+     .default_text = "the host name, lowercased, a '-' and 8 random hex digits, made once and kept "
+                     "in `<state_dir>/kubernetes-daemon-id` (so two machines of one name differ, "
+                     "and a restart finds its own claims)",
      .help = "Labels this daemon's claims, so the daemon deletes at start what a crashed "
              "predecessor with the same id left. Unique per daemon sharing a namespace.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.kubernetes_daemon_id = v.text; },

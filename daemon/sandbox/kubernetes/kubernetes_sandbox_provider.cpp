@@ -22,19 +22,6 @@ std::string seconds_text(std::chrono::seconds s) { return std::to_string(s.count
 
 }  // namespace
 
-std::string default_daemon_id() {
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') return "kode-gopher";
-  std::string id;
-  for (const char* c = host; *c != '\0' && *c != '.' && id.size() < 63; ++c) {
-    const char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
-    id += (lower >= 'a' && lower <= 'z') || (lower >= '0' && lower <= '9') ? lower : '-';
-  }
-  while (!id.empty() && id.front() == '-') id.erase(id.begin());
-  while (!id.empty() && id.back() == '-') id.pop_back();
-  return id.empty() ? "kode-gopher" : id;
-}
-
 KubernetesSandboxProvider::KubernetesSandboxProvider(KubernetesProviderOptions options,
                                                      plugin::Logger& logger)
     : options_(std::move(options)), logger_(logger) {

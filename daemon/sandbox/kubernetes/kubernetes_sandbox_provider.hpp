@@ -46,10 +46,6 @@ struct KubernetesProviderOptions {
   std::string expected_image;
 };
 
-// [kubernetes] daemon_id's default: the host name as a DNS-1123 label (lowercased, other
-// characters as '-', at most 63).
-std::string default_daemon_id();
-
 class KubernetesSandboxProvider final : public SandboxProvider {
  public:
   // Loads the Kubernetes config; throws plugin::SandboxError saying what to fix. Reads the warm

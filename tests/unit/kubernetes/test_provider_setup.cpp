@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include "error_chain.hpp"
+#include "default_daemon_id.hpp"
+#include "kube_client.hpp"
 #include "kubernetes_sandbox_provider.hpp"
 #include "test_support.hpp"
 #include "../../support/test_loggers.hpp"
@@ -61,10 +63,24 @@ TEST_CASE("a daemon id that is no label value fails the start") {
   CHECK(logger.lines().back().find("cannot list this daemon's claims") != std::string::npos);
 }
 
-TEST_CASE("the default daemon id is a DNS label") {
-  const std::string id = default_daemon_id();
-  CHECK_FALSE(id.empty());
+TEST_CASE("the default daemon id: the host name and a suffix made once per state dir") {
+  kg::test::TempDir first_dir, second_dir;
+  const std::string id = default_daemon_id(first_dir.path());
   CHECK(id.size() <= 63);
   CHECK(is_dns1123_name(id));
   CHECK(id.find('.') == std::string::npos);
+  CHECK(id.starts_with(host_name_label(54) + "-"));
+  CHECK(id.size() == host_name_label(54).size() + 9);
+  // A restart finds the same id (so it reaps what it left); another state dir, as on another
+  // machine of the same name, gets its own.
+  CHECK(default_daemon_id(first_dir.path()) == id);
+  CHECK(kg::test::read_file(first_dir / "kubernetes-daemon-id") == id + "\n");
+  CHECK(default_daemon_id(second_dir.path()) != id);
+  // A file that does not hold a valid id is replaced.
+  kg::test::write_file(first_dir / "kubernetes-daemon-id", "Not A Label!\n");
+  const std::string replaced = default_daemon_id(first_dir.path());
+  CHECK(is_dns1123_name(replaced));
+  CHECK(replaced != id);
+  CHECK_THROWS_WITH(default_daemon_id("/nonexistent/state"),
+                    doctest::Contains("the default of [kubernetes] daemon_id"));
 }
