@@ -65,9 +65,20 @@ std::string execute_go_code_description() {
          "program), exit_code, stdout and stderr (head and tail 8 KiB each), diagnostics "
          "(compiler errors: file, line, col, message), result ({kind: ok, value} | {kind: "
          "error, message} | {kind: panic, message, stack} | {kind: marshal_error, type, "
-         "message}), timings in ms (duration, queue, setup, build, run), and is_error. Each "
-         "call starts from a fresh working directory; runs are limited in time, memory and "
-         "output.";
+         "message}), timings in ms (duration, queue, setup, build, run), and is_error.\n"
+         "\n"
+         "The sandbox: each call starts in a fresh working directory (/app) holding only the "
+         "files sent; /app/persist is the session's scratch folder, kept across the calls of "
+         "one connection (which share one sandbox and run one at a time). The run stops at a "
+         "wall-clock limit (60 s unless the operator set another; the build has its own, 300 s "
+         "by default): status timeout, and run's ctx has no deadline of its own, so derive one. "
+         "Memory, processes and output are limited too (oom; output_limit after 4 MiB of "
+         "stdout or stderr by default). Network: when the daemon has a credential plugin, a "
+         "local sandbox reaches only the allowed Google API hosts (by default *.googleapis.com "
+         "and accounts.google.com on 443) through the daemon's egress proxy, which Go's clients "
+         "use on their own; other hosts are refused (HTTP 403, and a warning naming them); "
+         "without one, no network (on Kubernetes: HTTPS to public addresses). cgo is not "
+         "available. gcp_auth_status says which Google identity programs run as.";
 }
 
 std::string gcp_auth_status_description() {

@@ -84,6 +84,9 @@ TEST_CASE("prompts/get returns one user message naming every curated package") {
   CHECK(text.find("compile_error") != std::string::npos);
   CHECK(text.find("diagnostics") != std::string::npos);
   CHECK(text.find("Every call starts in a fresh working directory (`/app`)") != std::string::npos);
+  // The default network is the allowlist through the egress proxy, not "none" (docs/egress.md).
+  CHECK(text.find("no network at all") == std::string::npos);
+  CHECK(text.find("through the daemon's egress proxy") != std::string::npos);
   CHECK(text.find("no network") != std::string::npos);
   CHECK(text.find("extra_imports") != std::string::npos);
   CHECK(text.find("go.mod") != std::string::npos);

@@ -160,6 +160,12 @@ TEST_CASE("only the runtimes this build has are offered, and another is refused 
   const std::string description = kg::test::json_string(execute, "description");
   CHECK(description.find("`runtime` picks the runtime (compiled-go, yaegi, auto)") !=
         std::string::npos);
+  // The description alone tells an agent the sandbox's rules: persistence, limits, network, cgo.
+  for (const char* rule : {"/app/persist is the session's scratch folder", "60 s unless the operator",
+                           "through the daemon's egress proxy", "cgo is not available"}) {
+    CAPTURE(rule);
+    CHECK(description.find(rule) != std::string::npos);
+  }
   for (const std::string runtime : {"gopherjs", "tinygo"}) {
     CAPTURE(runtime);
     CHECK(serve.ask(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"code":"package main\nfunc main() {}\n","runtime":")" +
