@@ -262,6 +262,11 @@ func main() {
   CHECK(out.find("status 200") == std::string::npos);
   CHECK(out.find(std::string("http://") + kUnlistedHost + ":" + storage_port + "/storage/v1/b: status 403") !=
         std::string::npos);
+  // A refused CONNECT's error, as Go's client shows it to the program, says why (the reason
+  // phrase carries it: Go drops the body of a failed CONNECT).
+  CHECK(out.find(std::string("\": Forbidden (kode-gopher egress proxy: refused CONNECT ") +
+                 kUnlistedHost + ":" + storage_port + ": " + kUnlistedHost +
+                 " is not in [sandbox] allowed_hosts") != std::string::npos);
   CHECK(has_warning(warnings, std::string("egress refused http://") + kUnlistedHost + ":" + storage_port +
                                   ": " + kUnlistedHost + " is not in [sandbox] allowed_hosts"));
   CHECK(has_warning(warnings, std::string("egress refused CONNECT ") + kUnlistedHost + ":" +

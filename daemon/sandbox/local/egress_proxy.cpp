@@ -62,10 +62,27 @@ void send_all(Poco::Net::StreamSocket& socket, std::string_view bytes) {
   if (!bytes.empty()) socket.sendBytes(bytes.data(), static_cast<int>(bytes.size()));
 }
 
+// The status line's reason phrase: the standard one, then what happened. Go's HTTP client shows
+// a program only the reason phrase of a refused CONNECT ("proxyconnect ...: Bad Gateway"), never
+// the body, so the reason must say what the proxy tried. Control bytes become spaces (a reason
+// phrase is one line) and it is kept short.
+std::string reason_phrase(int status, const std::string& message) {
+  constexpr std::size_t kMaxDetail = 300;
+  std::string detail = "kode-gopher egress proxy: " + message;
+  if (detail.size() > kMaxDetail) detail = detail.substr(0, kMaxDetail) + "...";
+  for (char& c : detail) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  return Poco::Net::HTTPResponse::getReasonForStatus(
+             static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status)) +
+         " (" + detail + ")";
+}
+
 void answer(Poco::Net::StreamSocket& socket, int status, const std::string& message) {
   // HTTP/1.1 like the proxy's 200 and 429 lines (Poco's default would be HTTP/1.0).
   Poco::Net::HTTPResponse response(Poco::Net::HTTPMessage::HTTP_1_1,
-                                   static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status));
+                                   static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status),
+                                   reason_phrase(status, message));
   const std::string body = "kode-gopher egress proxy: " + message + "\n";
   response.setContentType("text/plain; charset=utf-8");
   response.setContentLength(static_cast<std::streamsize>(body.size()));
