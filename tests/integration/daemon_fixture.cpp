@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -234,17 +235,29 @@ int DaemonFixture::post_streaming(const std::string& target, const std::string& 
   return static_cast<int>(response.getStatus());
 }
 
+std::string read_proc_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string text;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got <= 0) break;
+    text.append(buffer, static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  return text;
+}
+
 std::vector<pid_t> DaemonFixture::sandbox_processes() const {
   std::vector<pid_t> pids;
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const auto name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string cmdline = read_proc_file(entry.path() / "cmdline");
     // bubblewrap names the state dir (its binds); everything inside a sandbox, which shows no host
     // path, is found by its cgroup: this daemon's folder, kode-gopher-<pid>.
-    std::ifstream cgroup_file(entry.path() / "cgroup");
-    std::string cgroups((std::istreambuf_iterator<char>(cgroup_file)), std::istreambuf_iterator<char>());
+    const std::string cgroups = read_proc_file(entry.path() / "cgroup");
     const bool in_daemon_cgroup =
         started_pid_ > 0 &&
         cgroups.find("/kode-gopher-" + std::to_string(started_pid_) + "/") != std::string::npos;

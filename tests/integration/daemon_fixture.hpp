@@ -82,4 +82,8 @@ int run_cli(const std::vector<std::string>& args, std::string& out, std::string&
 
 std::string json_string(const rapidjson::Value& object, const char* key);
 
+// A file under /proc, whole; "" when the process is gone. (An ifstream throws when a process
+// exits between the open and the read: the read fails with ESRCH.)
+std::string read_proc_file(const std::string& path);
+
 }  // namespace kg::test

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "daemon_fixture.hpp"
@@ -86,7 +87,7 @@ TEST_CASE("SIGTERM closes every session, stops every sandbox and removes the soc
 namespace {
 
 pid_t parent_of(pid_t pid) {
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::istringstream status(kg::test::read_proc_file("/proc/" + std::to_string(pid) + "/status"));
   std::string line;
   while (std::getline(status, line)) {
     if (line.starts_with("PPid:")) return static_cast<pid_t>(std::stol(line.substr(5)));
@@ -101,9 +102,8 @@ bool program_running_in(const DaemonFixture& daemon) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const auto name = entry.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline;
-    std::getline(in, cmdline, '\0');
+    const std::string cmdline_text = kg::test::read_proc_file(entry.path() / "cmdline");
+    const std::string cmdline = cmdline_text.substr(0, cmdline_text.find('\0'));
     if (cmdline != "/home/gopher/.kode-gopher/prog") continue;
     for (pid_t pid = std::stoi(name); pid > 1; pid = parent_of(pid)) {
       if (std::find(sandboxes.begin(), sandboxes.end(), pid) != sandboxes.end()) return true;
