@@ -122,11 +122,14 @@ NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files
     throw InvalidInputError("no .go file at the root: the entry package's files must have paths "
                             "without '/', e.g. \"main.go\"");
   }
-  // cgo: with CGO_ENABLED=0 the go tool leaves a file that imports "C" out of the build without
-  // a word, so the program would fail later with errors about names it lost (docs/runtimes.md).
+  // Each .go file read once. cgo: with CGO_ENABLED=0 the go tool leaves a file that imports "C"
+  // out of the build without a word, so the program would fail later with errors about names it
+  // lost (docs/runtimes.md).
+  std::map<std::string, GoFileOutline> outlines;
   for (const auto& file : files) {
     if (!file.path.ends_with(".go")) continue;
-    for (const auto& import : outline_go_file(file.content).imports) {
+    const GoFileOutline& outline = outlines.emplace(file.path, outline_go_file(file.content)).first->second;
+    for (const auto& import : outline.imports) {
       if (import.path == "C") {
         throw InvalidInputError(
             file.path + ":" + std::to_string(import.line) +
@@ -138,7 +141,7 @@ NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files
   std::string package_name, package_file;
   std::vector<std::pair<std::string, int>> mains, runs;  // file, line
   for (const auto& [path, file] : root_go_files) {
-    const auto outline = outline_go_file(file->content);
+    const GoFileOutline& outline = outlines.at(path);
     if (!outline.package_name) {
       throw InvalidInputError(path + " has no package clause; start it with `package main`");
     }
@@ -172,8 +175,7 @@ NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files
                         "`func run(ctx context.Context) (any, error)` in a root file");
     for (auto& file : program.files) {
       if (!root_go_files.contains(file.path)) continue;
-      const auto outline = outline_go_file(file.content);
-      file.content.replace(outline.package_name_offset, package_name.size(), "main");
+      file.content.replace(outlines.at(file.path).package_name_offset, package_name.size(), "main");
     }
     program.files.push_back({kWrapperFileName, snippet_wrapper_source()});
   }
