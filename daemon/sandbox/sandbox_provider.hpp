@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "call_handle.hpp"
+#include "egress_call.hpp"
 #include "host_services.hpp"
 #include "request_canceller.hpp"
 
@@ -85,9 +86,12 @@ class Sandbox {
   // The handle a runtime plugin drives for one call. Throws plugin::SandboxError for an owner
   // the sandbox does not serve (CallServices::owner).
   virtual std::unique_ptr<CallHandle> call_handle(const CallServices& services) = 0;
-  // What the sandbox's egress filter refused since the last call (for that call's warnings);
-  // empty where the provider filters egress elsewhere.
-  virtual std::vector<std::string> take_egress_refusals() = 0;
+  // Starts one call's egress accounting (egress_call.hpp): what came before is dropped, and the
+  // filter uses `setup` until end_egress_call().
+  virtual void begin_egress_call(EgressCallSetup setup) = 0;
+  // What the egress filter refused and forwarded since begin_egress_call(); empty where the
+  // provider filters egress elsewhere.
+  virtual EgressCallReport end_egress_call() = 0;
   // From any thread (daemon shutdown): makes a call in flight fail now. Never throws.
   virtual void interrupt() noexcept = 0;
 };

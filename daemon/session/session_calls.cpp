@@ -110,10 +110,10 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
       sandbox::SandboxWait wait;
       const auto handle = session.sandbox->call_handle(
           {.canceller = &session.canceller, .wait = &wait, .owner = session.record.owner});
-      session.sandbox->take_egress_refusals();  // [egress hook] earlier ones are not this call's
+      session.sandbox->begin_egress_call({});
       call.result = runtime.execute(request, *handle, watch);
-      // [egress hook] Connections the egress proxy refused during this call (allowlist).
-      for (auto& refusal : session.sandbox->take_egress_refusals()) {
+      // Connections the egress proxy refused during this call (allowlist).
+      for (auto& refusal : session.sandbox->end_egress_call().refusals) {
         call.result.warnings.push_back(std::move(refusal));
       }
       call.result.setup_us = setup_us;

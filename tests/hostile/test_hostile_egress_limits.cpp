@@ -118,7 +118,7 @@ TEST_CASE("hostile egress limits: eight sandboxes full of idle connections do no
   const std::string refused = read_until_closed(one_more.get(), 5s);
   CHECK(status_code(refused) == "429");
   CHECK(refused.find("this sandbox already has 32 connections open") != std::string::npos);
-  const auto refusals = proxies[0]->take_refusals();
+  const auto refusals = proxies[0]->end_call().refusals;
   REQUIRE(refusals.size() == 1);
   CHECK(refusals[0] == "egress refused connection: this sandbox already has 32 connections open "
                        "through the proxy (the most it may)");
@@ -173,14 +173,14 @@ TEST_CASE("hostile egress limits: a trickled head, a silent tunnel and an idle r
   CHECK(idle_closed);
   CHECK(status_code(idle_answer) == "200");
 
-  const auto refusals = proxy.take_refusals();
+  const auto refusals = proxy.end_call().refusals;
   CHECK(std::find(refusals.begin(), refusals.end(),
                   "egress refused request: No complete request head within 10 s") !=
         refusals.end());
   CHECK(std::find(refusals.begin(), refusals.end(),
                   std::string("egress refused CONNECT ") + kStorageHost +
                       ":443: no complete TLS ClientHello within 10 s") != refusals.end());
-  CHECK(quick_proxy.take_refusals().empty());  // an idle relay is not a refusal
+  CHECK(quick_proxy.end_call().refusals.empty());  // an idle relay is not a refusal
   sandbox::testing::TestNetwork::drain(world().internet_fd, 200ms);
 }
 

@@ -34,7 +34,9 @@ class KubernetesSandbox final : public Sandbox {
   // error stands).
   bool alive() override;
   std::unique_ptr<CallHandle> call_handle(const CallServices& services) override;
-  std::vector<std::string> take_egress_refusals() override { return {}; }
+  // Egress is filtered by the cluster's NetworkPolicy, which reports nothing per call.
+  void begin_egress_call(EgressCallSetup) override {}
+  EgressCallReport end_egress_call() override { return {}; }
   void interrupt() noexcept override;
   // The lease renewal found the claim gone (404): alive() is false from now on.
   void mark_gone() noexcept { gone_ = true; }

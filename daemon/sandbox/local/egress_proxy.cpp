@@ -278,7 +278,7 @@ bool EgressProxy::admit_connection() noexcept {
 void EgressProxy::refused(const std::string& what, const std::string& reason) {
   const std::string line = "egress refused " + what + ": " + reason;
   logger_.log(plugin::LogLevel::warn, "Sandbox " + sandbox_id_ + ": " + line);
-  const std::lock_guard lock(refusals_mutex_);
+  const std::lock_guard lock(call_mutex_);
   if (refusals_.size() < kMaxKeptRefusals) {
     refusals_.push_back(line);
   } else {
@@ -286,15 +286,30 @@ void EgressProxy::refused(const std::string& what, const std::string& reason) {
   }
 }
 
-std::vector<std::string> EgressProxy::take_refusals() {
-  const std::lock_guard lock(refusals_mutex_);
-  std::vector<std::string> taken = std::move(refusals_);
+void EgressProxy::begin_call(EgressCallSetup setup) {
+  const std::lock_guard lock(call_mutex_);
+  setup_ = std::move(setup);
+  refusals_.clear();
+  dropped_refusals_ = 0;
+}
+
+EgressCallReport EgressProxy::end_call() {
+  const std::lock_guard lock(call_mutex_);
+  EgressCallReport report;
+  report.refusals = std::move(refusals_);
   refusals_.clear();
   if (dropped_refusals_ > 0) {
-    taken.push_back("... and " + std::to_string(dropped_refusals_) + " more egress refusals");
+    report.refusals.push_back("... and " + std::to_string(dropped_refusals_) +
+                              " more egress refusals");
     dropped_refusals_ = 0;
   }
-  return taken;
+  setup_ = {};
+  return report;
+}
+
+EgressCallSetup EgressProxy::call_setup() const {
+  const std::lock_guard lock(call_mutex_);
+  return setup_;
 }
 
 }  // namespace kg::sandbox

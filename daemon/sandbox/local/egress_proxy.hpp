@@ -12,7 +12,7 @@
 //
 // Owned by the LocalSandbox it serves. Each proxy has its own threads, one per open connection,
 // at most EgressProxyLimits::max_connections (the next connection is answered 429), so one
-// sandbox cannot take another's. take_refusals() may be called from any thread.
+// sandbox cannot take another's. begin_call(), end_call() and call_setup() may be called from any thread.
 #pragma once
 
 #include <Poco/Net/TCPServer.h>
@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "egress_allowlist.hpp"
+#include "egress_call.hpp"
 #include "host_services.hpp"
 
 namespace kg::sandbox {
@@ -54,9 +55,14 @@ class EgressProxy {
   EgressProxy(const EgressProxy&) = delete;
   EgressProxy& operator=(const EgressProxy&) = delete;
 
-  // The refusals since the last call, one line each ("egress refused CONNECT 10.0.0.1:443: IP
-  // address literals are refused ..."), at most kMaxKeptRefusals plus a count of the rest.
-  std::vector<std::string> take_refusals();
+  // Starts one call: drops what earlier calls left and keeps `setup` for this call's requests.
+  void begin_call(EgressCallSetup setup);
+  // Ends it: the refusals since begin_call, one line each ("egress refused CONNECT 10.0.0.1:443:
+  // IP address literals are refused ..."), at most kMaxKeptRefusals plus a count of the rest,
+  // and the API exchanges the proxy read.
+  EgressCallReport end_call();
+  // The current call's setup (empty between calls); a copy, so a handler keeps what it read.
+  EgressCallSetup call_setup() const;
 
   // Records and logs one refusal (called by the connection handlers).
   void refused(const std::string& what, const std::string& reason);
@@ -80,7 +86,8 @@ class EgressProxy {
   plugin::Logger& logger_;
   std::atomic<bool> stopping_{false};
   std::atomic<int> open_connections_{0};  // admitted, not yet ended
-  std::mutex refusals_mutex_;
+  mutable std::mutex call_mutex_;  // guards the call's setup and everything it gathers
+  EgressCallSetup setup_;
   std::vector<std::string> refusals_;
   std::size_t dropped_refusals_ = 0;
   Poco::ThreadPool threads_;  // before server_: its connections run on these threads

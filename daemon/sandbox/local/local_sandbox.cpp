@@ -37,8 +37,12 @@ void LocalSandbox::keep_egress_proxy(std::unique_ptr<EgressProxy> proxy) {
   egress_proxy_ = std::move(proxy);
 }
 
-std::vector<std::string> LocalSandbox::take_egress_refusals() {
-  return egress_proxy_ ? egress_proxy_->take_refusals() : std::vector<std::string>{};
+void LocalSandbox::begin_egress_call(EgressCallSetup setup) {
+  if (egress_proxy_) egress_proxy_->begin_call(std::move(setup));
+}
+
+EgressCallReport LocalSandbox::end_egress_call() {
+  return egress_proxy_ ? egress_proxy_->end_call() : EgressCallReport{};
 }
 
 std::unique_ptr<CallHandle> LocalSandbox::call_handle(const CallServices& services) {

@@ -46,9 +46,10 @@ class LocalSandbox final : public Sandbox {
   void keep_network(EgressNetwork network) { network_.emplace(std::move(network)); }
   // Keeps the sandbox's egress proxy (network = allowlist) until the sandbox stops.
   void keep_egress_proxy(std::unique_ptr<EgressProxy> proxy);
-  // The egress proxy's refusals since the last call (none without a proxy), for the warnings
-  // of the call that caused them.
-  std::vector<std::string> take_egress_refusals() override;
+  // Hand the call's setup to the egress proxy, and take what it refused and forwarded during
+  // the call (nothing without a proxy).
+  void begin_egress_call(EgressCallSetup setup) override;
+  EgressCallReport end_egress_call() override;
   // A LocalSandboxHandle: the sandbox's cgroup limits per command, its host folders, files
   // taken straight from the sandbox's root. The first handle for an owner makes the sandbox that
   // owner's for good; one for another owner throws plugin::SandboxError, so no sandbox ever
