@@ -7,7 +7,8 @@ project, sandbox/server only lib/, mcp/ only lib/, cli/ only lib/ and mcp/, plug
 plugin_api/, lib/ and the plugins' own shared libraries. Any other *_dep a meson.build in those
 folders names fails this test, unless KNOWN_EXCEPTIONS lists it; an exception no longer used
 fails it too, so the table shrinks as the layering is finished. A sandbox provider's dependency
-named under daemon/team/ fails it as well (FORBIDDEN).
+named under daemon/team/, and daemon/gocache's or the session layer's named under
+daemon/sandbox/, fail it as well (FORBIDDEN).
 
 Usage: check_layers.py SOURCE_ROOT
 """
@@ -40,10 +41,15 @@ KNOWN_EXCEPTIONS = {
     ("cli/meson.build", "config_dep"): "runtime names and the config file reader",
 }
 
-# Folder -> project dependencies its meson.build files must not name. Team mode works with any
-# sandbox provider, so it names none (its address check is lib/net's address policy).
+# Folder -> (project dependencies its meson.build files must not name, why). Team mode works with
+# any sandbox provider, so it names none (its address check is lib/net's address policy). The
+# sandbox providers know nothing of Go: what only Go runtimes need (binary cache, tidy, docs) is
+# daemon/gocache's, reached through host services, so no arrow runs from a provider up to it.
 FORBIDDEN = {
-    "daemon/team": {"local_sandbox_dep", "kubernetes_sandbox_dep"},
+    "daemon/team": ({"local_sandbox_dep", "kubernetes_sandbox_dep"},
+                    "it names no concrete sandbox provider"),
+    "daemon/sandbox": ({"gocache_dep", "session_dep"},
+                       "a sandbox provider knows nothing of Go or of sessions"),
 }
 
 DEPENDENCY = re.compile(r"\b([a-z][a-z0-9_]*_dep)\b")
@@ -94,12 +100,11 @@ def main():
     for meson, name in sorted(set(KNOWN_EXCEPTIONS) - exceptions_used):
         problems.append(f"{meson}: the known exception for {name} is no longer needed: remove it "
                         f"from KNOWN_EXCEPTIONS in tests/lint/check_layers.py")
-    for folder, forbidden in FORBIDDEN.items():
+    for folder, (forbidden, why) in FORBIDDEN.items():
         for meson in sorted((root / folder).rglob("meson.build")):
             used, _ = names_used(meson.read_text())
             for name in sorted(used & forbidden):
-                problems.append(f"{meson.relative_to(root)}: {folder}/ may not use {name} "
-                                f"(it names no concrete sandbox provider)")
+                problems.append(f"{meson.relative_to(root)}: {folder}/ may not use {name} ({why})")
     if checked < 5:
         sys.exit(f"only {checked} meson.build files under {root}: is that the source root?")
     if problems:
