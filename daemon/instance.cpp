@@ -374,7 +374,10 @@ int Instance::run() {
   if (p.team) p.team->start();
   logger_.log(plugin::LogLevel::info, std::string("kode-gopherd ") + kVersion + " (pid " +
                                           std::to_string(::getpid()) + ") serving on " +
-                                          config_.socket_path + ", " + p.layout.go_version);
+                                          config_.socket_path +
+                                          (p.api_server->socket_activated()
+                                               ? " (socket from systemd)" : "") +
+                                          ", " + p.layout.go_version);
   if (p.base_cache && !p.base_cache->current()) {
     logger_.log(plugin::LogLevel::info, "The Go build cache is not prewarmed yet; the first call "
                                         "will build it (or run `kode-gopherd --prewarm`)");
@@ -406,8 +409,11 @@ int Instance::run() {
     logger_.log(plugin::LogLevel::warn, "Removed " + std::to_string(left) +
                                             " sandbox folder(s) no session owned any more");
   }
-  std::error_code ec;
-  fs::remove(config_.socket_path, ec);
+  // A socket unit's file stays: the next connection starts the daemon again.
+  if (!p.api_server->socket_activated()) {
+    std::error_code ec;
+    fs::remove(config_.socket_path, ec);
+  }
   logger_.log(plugin::LogLevel::info, "kode-gopherd stopped");
   return 0;
 }

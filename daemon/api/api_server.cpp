@@ -23,6 +23,7 @@
 #include "ndjson_progress.hpp"
 #include "peer_hangup.hpp"
 #include "response_json.hpp"
+#include "systemd_socket.hpp"
 #include "unix_socket_listener.hpp"
 
 namespace kg::api {
@@ -184,8 +185,13 @@ class ApiRequestHandlerFactory final : public Poco::Net::HTTPRequestHandlerFacto
 }  // namespace
 
 ApiServer::ApiServer(ApiContext& context) : context_(context) {
-  std::filesystem::create_directories(std::filesystem::path(context.socket_path).parent_path());
-  auto socket = net::listen_on_unix_socket(context.socket_path, 0600);
+  // Started by a socket unit (docs/install.md): serve on the socket systemd holds, else bind one.
+  auto activated = net::take_activated_unix_socket(context.socket_path);
+  socket_activated_ = activated.has_value();
+  if (!activated) {
+    std::filesystem::create_directories(std::filesystem::path(context.socket_path).parent_path());
+  }
+  auto socket = activated ? *activated : net::listen_on_unix_socket(context.socket_path, 0600);
   // One thread per request: every open session's call, every caller queued for a session
   // slot, and room for the quick routes (health, cancel) beside them.
   const int max_threads = static_cast<int>(context.max_sessions + context.max_queued) + 32;

@@ -19,7 +19,8 @@ namespace kg::api {
 
 class ApiServer {
  public:
-  // Binds the socket (mode 0600) now; throws std::runtime_error naming the path when it cannot.
+  // Binds the socket (mode 0600) now, or takes the one a socket unit handed over; throws
+  // std::runtime_error naming the path when it cannot.
   explicit ApiServer(ApiContext& context);
   ~ApiServer();
 
@@ -28,6 +29,9 @@ class ApiServer {
   void stop_accepting();
   // Waits until every request in flight has been answered.
   void wait_for_requests();
+  // True when systemd (or another launcher) handed the socket over: its file is the unit's, and
+  // stays when the daemon stops.
+  bool socket_activated() const noexcept { return socket_activated_; }
   void stop() {
     stop_accepting();
     wait_for_requests();
@@ -38,6 +42,7 @@ class ApiServer {
   std::unique_ptr<Poco::ThreadPool> threads_;
   std::unique_ptr<Poco::Net::HTTPServer> server_;
   bool running_ = false;
+  bool socket_activated_ = false;
 };
 
 }  // namespace kg::api
