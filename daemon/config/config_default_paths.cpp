@@ -1,6 +1,7 @@
 #include "config_default_paths.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 #include <unistd.h>
 
 #include "daemon_config.hpp"
@@ -50,15 +51,24 @@ std::optional<std::string> expand_home(std::string_view value) {
   return *home + std::string(value.substr(1));
 }
 
+std::string system_config_path() { return KG_SYSTEM_CONFIG_FILE; }
+
 // Without HOME there is no per-user place to look, and a file under /tmp could be planted by
-// another user, so there is no default file at all (empty: all defaults).
-std::string default_config_path() {
+// another user, so only the installed system-wide file is left (empty: all defaults).
+std::string default_config_path(const std::string& system_file) {
   if (auto explicit_path = non_empty_env("KODE_GOPHER_CONFIG")) return *explicit_path;
+  std::string user_file;
   if (auto config_home = xdg_dir("XDG_CONFIG_HOME")) {
-    return *config_home + "/kode-gopher/kode-gopher.ini";
+    user_file = *config_home + "/kode-gopher/kode-gopher.ini";
+  } else if (auto home = home_dir()) {
+    user_file = *home + "/.config/kode-gopher/kode-gopher.ini";
   }
-  if (auto home = home_dir()) return *home + "/.config/kode-gopher/kode-gopher.ini";
-  return "";
+  std::error_code error;
+  if (!user_file.empty() && std::filesystem::exists(user_file, error)) return user_file;
+  if (!system_file.empty() && std::filesystem::exists(system_file, error)) return system_file;
+  return user_file;  // where a user would put one: what messages and `config check` name
 }
+
+std::string default_config_path() { return default_config_path(system_config_path()); }
 
 }  // namespace kg::config

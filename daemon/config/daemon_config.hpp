@@ -148,9 +148,14 @@ struct LoadedConfig {
   std::vector<ConfigIssue> warnings;  // unknown keys of the daemon's sections, ignored keys
 };
 
-// $KODE_GOPHER_CONFIG, else $XDG_CONFIG_HOME/kode-gopher/kode-gopher.ini,
-// else $HOME/.config/kode-gopher/kode-gopher.ini.
-std::string default_config_path();
+// The installed system-wide config (<sysconfdir>/kode-gopher/kode-gopher.ini, /etc/... for a
+// /usr install; docs/install.md), read when a user has none of their own.
+std::string system_config_path();
+// $KODE_GOPHER_CONFIG, else the user's file ($XDG_CONFIG_HOME/kode-gopher/kode-gopher.ini, else
+// $HOME/.config/kode-gopher/kode-gopher.ini) when it exists, else `system_file` when it exists,
+// else the user's path (missing: all defaults).
+std::string default_config_path(const std::string& system_file);
+std::string default_config_path();  // with system_config_path()
 
 // Loads `path` (or default_config_path() when nullopt). A missing default file means all
 // defaults; a missing explicitly named file is an error. Throws ConfigError.

@@ -2,6 +2,9 @@
 #include <doctest/doctest.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "config_test_support.hpp"
 #include "daemon_config.hpp"
 
@@ -97,15 +100,33 @@ TEST_CASE("the socket default uses a configured state_dir") {
 
 TEST_CASE("default_config_path: KODE_GOPHER_CONFIG, else XDG_CONFIG_HOME, else HOME") {
   auto env = isolated_env("/home/tester");
-  CHECK(default_config_path() == "/home/tester/.config/kode-gopher/kode-gopher.ini");
+  CHECK(default_config_path("") == "/home/tester/.config/kode-gopher/kode-gopher.ini");
   {
     ScopedEnv xdg{{"XDG_CONFIG_HOME", "/xdg/config"}};
-    CHECK(default_config_path() == "/xdg/config/kode-gopher/kode-gopher.ini");
+    CHECK(default_config_path("") == "/xdg/config/kode-gopher/kode-gopher.ini");
     ScopedEnv named{{"KODE_GOPHER_CONFIG", "/etc/kg.ini"}};
-    CHECK(default_config_path() == "/etc/kg.ini");
+    CHECK(default_config_path("") == "/etc/kg.ini");
   }
   ScopedEnv no_home{{"HOME", std::nullopt}};
-  CHECK(default_config_path() == "");
+  CHECK(default_config_path("") == "");
+}
+
+TEST_CASE("default_config_path: the installed system-wide file when the user has none") {
+  TempDir dir;
+  auto env = isolated_env(dir.path() + "/home");
+  const std::string system_file = dir.path() + "/etc/kode-gopher.ini";
+  const std::string user_file = dir.path() + "/home/.config/kode-gopher/kode-gopher.ini";
+  // Neither exists: the user's path, where messages tell them to put one.
+  CHECK(default_config_path(system_file) == user_file);
+  std::filesystem::create_directories(dir.path() + "/etc");
+  std::ofstream(system_file) << "[daemon]\n";
+  CHECK(default_config_path(system_file) == system_file);
+  std::filesystem::create_directories(dir.path() + "/home/.config/kode-gopher");
+  std::ofstream(user_file) << "[daemon]\n";
+  CHECK(default_config_path(system_file) == user_file);
+  // A file named by KODE_GOPHER_CONFIG wins over both.
+  ScopedEnv named{{"KODE_GOPHER_CONFIG", "/etc/kg.ini"}};
+  CHECK(default_config_path(system_file) == "/etc/kg.ini");
 }
 
 TEST_CASE("the default file is read when it exists") {
