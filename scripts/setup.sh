@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
-# Installs what kode-gopher needs on a Debian machine (Go too, see scripts/go_toolchain.py),
-# builds it with Meson into ./build and prewarms the Go build cache that sandboxes share. Safe to
-# run again: each step is skipped when it is already done. Used by README's two commands
-# (run-example.sh and test.sh).
+# Installs what kode-gopher needs on a Debian machine (Go too, see scripts/go_toolchain.py) and
+# builds it with Meson into ./build. Safe to run again: each step is skipped when it is already
+# done. Used by README's two commands:
+#   setup.sh          (run-example.sh) an optimised build without the test suites, then the
+#                     prewarmed Go build cache that sandboxes share;
+#   setup.sh --tests  (test.sh) a build (-O2 -g) with the test suites and their peers and clients
+#                     (fake-gcs-server, google-auth); no prewarm: the tests keep their own caches.
+#                     --no-prewarm is its older name.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+FOR_TESTS=false
+case "${1:-}" in
+  --tests|--no-prewarm) FOR_TESTS=true ;;
+  "") ;;
+  *) echo "usage: scripts/setup.sh [--tests]" >&2; exit 64 ;;
+esac
 
 # What builds it (one list, shared with sandbox/Dockerfile), then what runs and tests it.
 mapfile -t PACKAGES < <(sed 's/#.*//; /^[[:space:]]*$/d; s/[[:space:]]//g' packaging/debian-build-packages.txt)
@@ -39,6 +49,11 @@ echo "setup: Go toolchain $(go env GOVERSION) in $KG_GO_ROOT" >&2
 # was configured with (meson does not pick up changed defaults), so any difference reconfigures.
 SETUP_OPTIONS=(go_root="$KG_GO_ROOT" plugin_compiled_go=enabled plugin_yaegi=enabled
                plugin_creds_adc=enabled plugin_creds_workload=enabled)
+if $FOR_TESTS; then
+  SETUP_OPTIONS+=(tests=true buildtype=debugoptimized)
+else
+  SETUP_OPTIONS+=(tests=false buildtype=release)
+fi
 configured_options_differ() {
   meson introspect build --buildoptions | python3 -c '
 import json, sys
@@ -55,6 +70,12 @@ fi
 echo "setup: building (meson compile -C build)" >&2
 meson compile -C build >/dev/null
 
+if ! $FOR_TESTS; then
+  # The shared prewarmed Go build cache of the default config (a no-op when current).
+  ./build/daemon/kode-gopherd --prewarm
+  exit 0
+fi
+
 # Test peers and clients for the credentials and egress tests, pinned: fake-gcs-server (the
 # storage peer of the hostile egress suite) through the Go module proxy, and Python's
 # google-auth from PyPI (a client of the sandbox's metadata emulator).
@@ -66,10 +87,4 @@ if [ ! -x build/tests/tools/google-auth-venv/bin/python ]; then
   echo "setup: installing google-auth for the metadata emulator tests (pip, into a venv)" >&2
   python3 -m venv build/tests/tools/google-auth-venv
   build/tests/tools/google-auth-venv/bin/pip install -q "google-auth==2.40.3" "requests==2.34.2"
-fi
-
-# The shared prewarmed Go build cache of the default config (a no-op when current). The tests
-# keep their own in the build tree, so test.sh passes --no-prewarm.
-if [ "${1:-}" != "--no-prewarm" ]; then
-  ./build/daemon/kode-gopherd --prewarm
 fi
