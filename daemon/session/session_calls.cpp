@@ -83,6 +83,22 @@ void SessionManager::record_api_calls(AuditedRun run, CallResult& call) {
   add_to_result(run, call.api_calls, call.api_call_totals);
 }
 
+void SessionManager::audit_failed_run(sandbox::Sandbox& sandbox,
+                                      const api_policy::CallApiPolicy& policy,
+                                      CallResult& call) noexcept {
+  // A run that failed, was cancelled or lost its sandbox may have made API requests already:
+  // they are recorded all the same (the call's error answer carries no api_calls).
+  try {
+    const auto run = audit_egress_report(sandbox.end_egress_call(), policy, call.call_id,
+                                         call.session_id);
+    store_.record_api_calls(call.call_id, run.records, run.dropped_by_proxy);
+  } catch (const std::exception& e) {
+    logger_.log(plugin::LogLevel::error, "Failed to record the API requests of call " +
+                                             std::to_string(call.call_id) + ": " +
+                                             describe_error_chain(e));
+  }
+}
+
 std::string SessionManager::package_docs(const std::string& session_id,
                                         const std::string& package, const std::string& symbol) {
   const sandbox::PackageDocsLookup lookup(options_.curated_packages, package, symbol);
@@ -133,9 +149,15 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
           {.canceller = &session.canceller, .wait = &wait, .owner = session.record.owner});
       sandbox::EgressCallSetup egress;
       if (policy.effective.restricts()) egress.refuse = api_policy::refusal_check(policy);
+      // After whatever gives the call its sealed token (egress.sealed): the policy needs it.
       check_policy_enforceable(policy, egress);
       session.sandbox->begin_egress_call(std::move(egress));
-      call.result = runtime.execute(request, *handle, watch);
+      try {
+        call.result = runtime.execute(request, *handle, watch);
+      } catch (...) {
+        audit_failed_run(*session.sandbox, policy, call);
+        throw;
+      }
       auto report = session.sandbox->end_egress_call();
       // Connections the egress proxy refused during this call (allowlist).
       for (auto& refusal : report.refusals) call.result.warnings.push_back(std::move(refusal));

@@ -172,6 +172,9 @@ class SessionManager {
 
   // Records a run's audited API requests and adds them to call's result.
   void record_api_calls(AuditedRun run, CallResult& call);
+  // Ends the egress call of a run that threw and records its API requests (logs a failure).
+  void audit_failed_run(sandbox::Sandbox& sandbox, const api_policy::CallApiPolicy& policy,
+                        CallResult& call) noexcept;
 
   SessionManagerOptions options_;
   sandbox::SandboxProvider& provider_;
