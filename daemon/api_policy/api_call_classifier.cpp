@@ -139,7 +139,8 @@ void classify_storage_json(const ApiRequestFacts& r, const RequestTarget& target
   const std::string& part = rest[2];
   if (part == "o") {
     if (rest.size() == 3) {
-      if (m == "POST") {
+      // POST starts an upload (media, multipart or resumable); PUT sends a resumable one's data.
+      if (m == "POST" || m == "PUT") {
         name("objects.insert");
         std::string object = target.query_value("name");
         if (object.empty()) {
@@ -216,9 +217,18 @@ void classify_storage_xml(const ApiRequestFacts& r, const RequestTarget& target,
   call.buckets.push_back(bucket);
   call.resource = "b/" + bucket;
   if (object.empty()) {
-    call.method = m == "GET" && target.query.empty() ? "storage.objects.list"
-                  : m == "PUT"                       ? "storage.buckets.insert"
-                                                     : "storage.buckets." + verb_for(m, true);
+    // GET on a bucket lists its objects (?prefix=, ?delimiter=, ...) unless it names one of
+    // the bucket's own subresources (?acl, ?cors, ...): then it reads the bucket's metadata.
+    static constexpr std::array<std::string_view, 12> kBucketSubresources = {
+        "acl", "billing", "cors", "encryptionConfig", "iam", "lifecycle", "location", "logging",
+        "retentionPolicy", "storageClass", "versioning", "websiteConfig"};
+    const bool subresource = std::any_of(target.query.begin(), target.query.end(), [](const auto& q) {
+      return std::find(kBucketSubresources.begin(), kBucketSubresources.end(), q.first) !=
+             kBucketSubresources.end();
+    });
+    call.method = m == "GET" && !subresource ? "storage.objects.list"
+                  : m == "PUT" && !subresource ? "storage.buckets.insert"
+                                             : "storage.buckets." + verb_for(m, true);
     return;
   }
   call.resource += "/o/" + object;
@@ -351,8 +361,8 @@ bool is_read_method_name(std::string_view name) {
   if (name.empty()) return false;
   std::string upper(name);
   upper[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(upper[0])));
-  static constexpr std::array<std::string_view, 11> kReadStarts = {
-      "Get", "List", "Read", "Search", "Lookup", "BatchGet", "Query", "RunQuery",
+  static constexpr std::array<std::string_view, 12> kReadStarts = {
+      "Get", "List", "Listen", "Read", "Search", "Lookup", "BatchGet", "Query", "RunQuery",
       "RunAggregationQuery", "TestIamPermissions", "BidiRead"};
   static constexpr std::array<std::string_view, 14> kWriteWords = {
       "Write", "Create", "Delete", "Update", "Set", "Modify", "Insert", "Patch", "Commit",
@@ -360,10 +370,8 @@ bool is_read_method_name(std::string_view name) {
   const auto words = words_of(upper);
   const bool starts_with_read = std::any_of(kReadStarts.begin(), kReadStarts.end(), [&](std::string_view start) {
     if (!upper.starts_with(start)) return false;
-    // A whole word: "Listen" reads as "List"en only because Listen is a read too, but "Getter"
-    // must not: the prefix ends where a word ends.
-    return upper.size() == start.size() || std::isupper(static_cast<unsigned char>(upper[start.size()])) ||
-           start == "List";
+    // A whole word: "GetTopic" starts with Get, "Getaway" does not.
+    return upper.size() == start.size() || std::isupper(static_cast<unsigned char>(upper[start.size()]));
   });
   if (!starts_with_read) return false;
   return std::none_of(words.begin(), words.end(), [&](std::string_view word) {

@@ -34,9 +34,10 @@ struct ApiCall {
 ApiCall classify_api_call(const sandbox::ApiRequestFacts& request);
 
 // Whether a gRPC method name (the part after the '/') or a REST custom verb only reads: it
-// starts with Get, List, Read, Search, Lookup, BatchGet, Query, RunQuery, RunAggregationQuery or
-// TestIamPermissions (case-insensitive first letter), and names no write (Write, Create,
-// Delete, Update, Set, Modify, Insert, Patch, Commit, Remove, Move, Copy, Ack).
+// starts with the whole word Get, List, Listen, Read, Search, Lookup, BatchGet, Query, RunQuery,
+// RunAggregationQuery, TestIamPermissions or BidiRead (case-insensitive first letter), and has
+// no write word (Write, Create, Delete, Update, Set, Modify, Insert, Patch, Commit, Remove, Move,
+// Copy, Ack, Acknowledge).
 bool is_read_method_name(std::string_view name);
 
 }  // namespace kg::api_policy

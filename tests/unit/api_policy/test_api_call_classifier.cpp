@@ -60,6 +60,8 @@ TEST_CASE("storage JSON API requests as cloud.google.com/go/storage sends them")
              "/upload/storage/v1/b/my-bucket/o?alt=json&name=dir%2Ffile.txt&prettyPrint=false&"
              "projection=full&uploadType=multipart"),
         {"storage", "storage.objects.insert", "b/my-bucket/o/dir/file.txt", "", {"my-bucket"}, false});
+  check(rest(host, "PUT", "/upload/storage/v1/b/my-bucket/o?uploadType=resumable&upload_id=ADPyc"),
+        {"storage", "storage.objects.insert", "b/my-bucket", "", {"my-bucket"}, false});
   check(rest(host, "GET", "/storage/v1/b/my-bucket/o/dir%2Ffile.txt?alt=json&prettyPrint=false&projection=full"),
         {"storage", "storage.objects.get", "b/my-bucket/o/dir/file.txt", "", {"my-bucket"}, true});
   check(rest(host, "GET", "/download/storage/v1/b/my-bucket/o/a%20b?alt=media"),
@@ -118,6 +120,12 @@ TEST_CASE("storage XML API requests: path-style and bucket host names") {
         {"storage", "storage.objects.insert", "b/my-bucket/o/new file", "", {"my-bucket"}, false});
   check(rest("storage.googleapis.com", "GET", "/my-bucket"),
         {"storage", "storage.objects.list", "b/my-bucket", "", {"my-bucket"}, true});
+  check(rest("storage.googleapis.com", "GET", "/my-bucket?list-type=2&prefix=logs%2F&delimiter=%2F"),
+        {"storage", "storage.objects.list", "b/my-bucket", "", {"my-bucket"}, true});
+  check(rest("storage.googleapis.com", "GET", "/my-bucket?acl"),
+        {"storage", "storage.buckets.get", "b/my-bucket", "", {"my-bucket"}, true});
+  check(rest("storage.googleapis.com", "PUT", "/my-bucket?cors"),
+        {"storage", "storage.buckets.update", "b/my-bucket", "", {"my-bucket"}, false});
   check(rest("my.dotted.bucket.storage.googleapis.com", "DELETE", "/obj"),
         {"storage", "storage.objects.delete", "b/my.dotted.bucket/o/obj", "", {"my.dotted.bucket"}, false});
   check(rest("STORAGE.googleapis.com", "GET", "/"), {"storage", "storage.buckets.list", "", "", {}, true});
@@ -227,7 +235,7 @@ TEST_CASE("read RPC names: a read verb first, no write word after") {
   }
   for (const char* name : {"ReadModifyWriteRow", "WriteObject", "CreateTopic", "SetIamPolicy", "Publish",
                            "Pull", "StreamingPull", "Acknowledge", "ExecuteSql", "GetOrCreateThing",
-                           "QueryWriteStatus", "Getter", "", "commit"}) {
+                           "QueryWriteStatus", "Getaway", "Listing", "", "commit"}) {
     INFO(name);
     CHECK_FALSE(is_read_method_name(name));
   }
