@@ -13,6 +13,7 @@
 #include <CLI/App.hpp>
 #include <rapidjson/document.h>
 
+#include "daemon_api/execute_request.hpp"
 #include "global_options.hpp"
 #include "program_collector.hpp"
 
@@ -25,10 +26,16 @@ struct ExecOptions {
   std::string runtime;                     // empty: the daemon's default
   std::optional<std::uint32_t> timeout_ms;  // run-phase wall clock
   std::string session_id;                  // empty: a one-shot session
+  // --read-only, --project, --bucket: the call's "api_policy" (docs/api-policy.md)
+  bool read_only = false;
+  std::vector<std::string> projects;
+  std::vector<std::string> buckets;
 };
 void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 // The ExecuteRequest JSON for `files` (docs/daemon-api.md), with "client":"cli" for one-shots.
 std::string execute_request_body(const ProgramFiles& files, const ExecOptions& options);
+// The call's "api_policy" from --read-only, --project and --bucket (empty: none given).
+wire::daemon_api::ExecuteApiPolicy api_policy_of(const ExecOptions& options);
 // "/v1/execute", or "/v1/sessions/<id>/execute" with --session.
 std::string execute_target(const ExecOptions& options);
 

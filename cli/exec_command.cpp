@@ -5,6 +5,7 @@
 
 #include "available_backends.hpp"
 #include "commands.hpp"
+#include "daemon_api/api_policy_names.hpp"
 #include "daemon_api/execute_request.hpp"
 #include "daemon_connection.hpp"
 #include "exit_codes.hpp"
@@ -41,12 +42,21 @@ int run_exec(const GlobalOptions& globals, const ExecOptions& options) {
 
 }  // namespace
 
+wire::daemon_api::ExecuteApiPolicy api_policy_of(const ExecOptions& options) {
+  wire::daemon_api::ExecuteApiPolicy policy;
+  if (options.read_only) policy.read_only = true;
+  if (!options.projects.empty()) policy.projects = options.projects;
+  if (!options.buckets.empty()) policy.buckets = options.buckets;
+  return policy;
+}
+
 std::string execute_request_body(const ProgramFiles& files, const ExecOptions& options) {
   wire::daemon_api::ExecuteRequest request;
   request.files.assign(files.begin(), files.end());
   if (!options.runtime.empty()) request.runtime = options.runtime;
   request.timeout_ms = options.timeout_ms;
   if (options.session_id.empty()) request.client = "cli";
+  request.api_policy = api_policy_of(options);
   return wire::daemon_api::encode_execute_request(request);
 }
 
@@ -82,6 +92,27 @@ void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction
   exec->add_option("--session", options->session_id,
                    "Run in this open session (see `kode-gopher sessions`)")
       ->type_name("ID");
+  exec->add_flag("--read-only", options->read_only,
+                 "Google API requests may only read (docs/api-policy.md lists what counts as a "
+                 "read); needs sealed credentials");
+  const auto name_check = [](auto problem_of) {
+    return CLI::Validator(
+        [problem_of](const std::string& name) -> std::string {
+          auto problem = problem_of(name);
+          return problem ? *problem : "";
+        },
+        "");
+  };
+  exec->add_option("--project", options->projects,
+                   "Google API requests may name only this project (repeat for more; within "
+                   "the daemon's [api_policy] projects)")
+      ->check(name_check(wire::daemon_api::project_name_problem))
+      ->type_name("PROJECT");
+  exec->add_option("--bucket", options->buckets,
+                   "Storage requests may name only this bucket (repeat for more; within the "
+                   "daemon's [api_policy] buckets)")
+      ->check(name_check(wire::daemon_api::bucket_name_problem))
+      ->type_name("BUCKET");
   exec->callback([&globals, &action, options, timeout, timeout_option] {
     if (timeout_option->count() > 0) options->timeout_ms = *timeout;
     action = [&globals, options] { return run_exec(globals, *options); };

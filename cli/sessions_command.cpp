@@ -8,16 +8,32 @@
 
 namespace kg::cli {
 
+namespace {
+
+// "12", or "12 (1 refused)".
+std::string api_text(const rapidjson::Value& session) {
+  std::string text = member_text(session, "api_calls", "0");
+  const std::string refused = member_text(session, "api_calls_refused", "0");
+  if (refused != "0") text += " (" + refused + " refused)";
+  return text;
+}
+
+}  // namespace
+
 std::string render_sessions(const rapidjson::Value& answer, bool all) {
   // USER: the signed-in user a team-mode (HTTP) session belongs to; "-" for local sessions.
-  TextTable table({"ID", "STATE", "CLIENT", "USER", "RUNTIME", "CALLS", "OPENED_AT", "IDENTITY"});
+  // API: the Google API requests its calls made that the egress proxy read, and how many of
+  // them the API policy refused (docs/api-policy.md, "The audit").
+  TextTable table({"ID", "STATE", "CLIENT", "USER", "RUNTIME", "CALLS", "API", "OPENED_AT",
+                   "IDENTITY"});
   const auto sessions = answer.IsObject() ? answer.FindMember("sessions") : answer.MemberEnd();
   if (answer.IsObject() && sessions != answer.MemberEnd() && sessions->value.IsArray()) {
     for (const auto& session : sessions->value.GetArray()) {
       table.add_row({member_text(session, "id"), member_text(session, "state"),
                      member_text(session, "client"), member_text(session, "owner_email", "-"),
                      member_text(session, "runtime"),
-                     member_text(session, "calls"), member_text(session, "opened_at"),
+                     member_text(session, "calls"), api_text(session),
+                     member_text(session, "opened_at"),
                      member_text(session, "identity", "-")});
     }
   }

@@ -346,6 +346,8 @@ int Instance::run() {
   options.max_queued = config_.max_queued;
   options.queue_timeout_ms = config_.queue_timeout_ms;
   options.limits = config_.limits;
+  options.api_policy = {config_.api_policy.read_only, config_.api_policy.projects,
+                        config_.api_policy.buckets};
   options.curated_packages = sandbox::read_curated_packages(p.layout.lockfile_dir);
   p.sessions = std::make_unique<session::SessionManager>(
       options, *p.provider, p.base_cache.get(), *p.plugins,

@@ -4,6 +4,7 @@
 #include "daemon_api/execute_request.hpp"
 #include "execute_result_schema.hpp"
 #include "json_rpc.hpp"
+#include "malformed_message.hpp"
 #include "result_renderer.hpp"
 #include "tool_definition.hpp"
 #include "tool_descriptions.hpp"
@@ -25,7 +26,19 @@ std::string input_schema() {
     "extra_imports": {"type": "array", "items": {"type": "string"},
                       "description": "Import paths to blank-import, e.g. to register drivers"},
     "runtime": {"type": "string", "enum": )json" + available_runtimes_json() + R"json(,
-                "description": "compiled-go (go build, then run), yaegi (the Yaegi interpreter: milliseconds, curated packages only), or auto (Yaegi when a static check finds the program safe for it, else compiled-go; the result's runtime_reason says why). Leave out for the daemon's default."}
+                "description": "compiled-go (go build, then run), yaegi (the Yaegi interpreter: milliseconds, curated packages only), or auto (Yaegi when a static check finds the program safe for it, else compiled-go; the result's runtime_reason says why). Leave out for the daemon's default."},
+    "api_policy": {
+      "type": "object",
+      "description": "Narrows what the program's Google API requests may do (never more than the daemon allows; needs sealed credentials, else the call is not run). A refused request gets HTTP 403 or gRPC PERMISSION_DENIED in the program and a warning in the result.",
+      "properties": {
+        "read_only": {"type": "boolean", "description": "true: only reads (GET/HEAD, read RPCs such as Get*/List*/Read*, BigQuery dry runs)"},
+        "projects": {"type": "array", "items": {"type": "string"}, "minItems": 1,
+                     "description": "Project IDs requests may name"},
+        "buckets": {"type": "array", "items": {"type": "string"}, "minItems": 1,
+                    "description": "Cloud Storage buckets storage requests may name"}
+      },
+      "additionalProperties": false
+    }
   },
   "additionalProperties": false
 })json";
@@ -39,10 +52,35 @@ constexpr std::string_view kAnnotations = R"json({
   "openWorldHint": true
 })json";
 
+// The agent sees at most this many API requests, in the text and the structured result; the
+// totals still count them all.
+constexpr std::size_t kAgentApiCalls = 10;
+
+rapidjson::Document shortened_for_agent(const rapidjson::Document& result) {
+  rapidjson::Document copy;
+  // The daemon's answer was read within lib/json's depth bound, so copying it is bounded too.
+  copy.CopyFrom(result, copy.GetAllocator());
+  const auto mutable_member = [](rapidjson::Value& object, const char* name) -> rapidjson::Value* {
+    if (!object.IsObject()) return nullptr;
+    const auto found = object.FindMember(name);
+    return found == object.MemberEnd() ? nullptr : &found->value;
+  };
+  rapidjson::Value* api_calls = mutable_member(copy, "api_calls");
+  if (api_calls == nullptr) return copy;
+  rapidjson::Value* calls = mutable_member(*api_calls, "calls");
+  rapidjson::Value* dropped = mutable_member(*api_calls, "dropped");
+  if (calls == nullptr || !calls->IsArray() || calls->Size() <= kAgentApiCalls) return copy;
+  const std::uint64_t cut = calls->Size() - kAgentApiCalls;
+  while (calls->Size() > kAgentApiCalls) calls->PopBack();
+  if (dropped != nullptr && dropped->IsUint64()) dropped->SetUint64(dropped->GetUint64() + cut);
+  return copy;
+}
+
 }  // namespace
 
 std::string execute_request_for(const rapidjson::Value* arguments) {
-  const ToolArguments args(kTool, arguments, {"code", "files", "extra_imports", "runtime"});
+  const ToolArguments args(kTool, arguments,
+                           {"code", "files", "extra_imports", "runtime", "api_policy"});
   const std::optional<std::string> code = args.optional_string("code");
   const rapidjson::Value* files = args.optional_string_map("files");
   if (code && files != nullptr) {
@@ -71,6 +109,13 @@ std::string execute_request_for(const rapidjson::Value* arguments) {
   }
   request.extra_imports = extra_imports;
   request.runtime = runtime;
+  if (const rapidjson::Value* policy = args.optional_object("api_policy")) {
+    try {
+      request.api_policy = wire::daemon_api::decode_api_policy(*policy);
+    } catch (const wire::MalformedMessage& e) {
+      throw ToolArgumentError(std::string(kTool) + ": " + e.what());
+    }
+  }
   return wire::daemon_api::encode_execute_request(request);
 }
 
@@ -91,8 +136,8 @@ ToolResult ExecuteGoCodeTool::call(const rapidjson::Value* arguments, ToolCallCo
     const rapidjson::Value* is_error = find_member(&result, "is_error");
     ToolResult tool_result;
     tool_result.is_error = is_error == nullptr || !is_error->IsBool() || is_error->GetBool();
-    tool_result.text = kg::cli::render_execute_result(result);
-    tool_result.structured = to_json(result);
+    tool_result.text = kg::cli::render_execute_result(result, kAgentApiCalls);
+    tool_result.structured = to_json(shortened_for_agent(result));
     return tool_result;
   } catch (...) {
     return tool_failure(kTool, std::current_exception());

@@ -88,6 +88,38 @@ std::string execute_result_schema() {
         }
       }
     },
+    "api_calls": {
+      "type": "object",
+      "description": "The Google API requests the program made that kode-gopher's egress proxy read (sealed credentials): at most 10 listed here, refused ones first; count, refused and bytes cover all of them, dropped says how many are not listed",
+      "required": ["count", "refused", "bytes", "dropped", "calls"],
+      "properties": {
+        "count": {"type": "integer", "minimum": 0},
+        "refused": {"type": "integer", "minimum": 0},
+        "bytes": {"type": "integer", "minimum": 0},
+        "dropped": {"type": "integer", "minimum": 0},
+        "calls": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": ["service", "method", "read", "http_status", "duration_us",
+                         "request_bytes", "response_bytes"],
+            "properties": {
+              "service": {"type": "string", "description": "storage, bigquery, pubsub, ..."},
+              "method": {"type": "string", "description": "e.g. storage.objects.list or google.pubsub.v1.Publisher/Publish"},
+              "resource": {"type": "string", "description": "e.g. b/my-bucket/o/file or projects/p/topics/t"},
+              "read": {"type": "boolean", "description": "Changes nothing (docs/api-policy.md's table)"},
+              "http_status": {"type": "integer"},
+              "grpc_status": {"type": "integer"},
+              "duration_us": {"type": "integer", "minimum": 0},
+              "request_bytes": {"type": "integer", "minimum": 0},
+              "response_bytes": {"type": "integer", "minimum": 0},
+              "refused": {"type": "string", "enum": ["read_only", "projects", "buckets", "proxy"],
+                          "description": "The rule that refused it; absent: forwarded"}
+            }
+          }
+        }
+      }
+    },
     "result": {
       "type": "object",
       "description": "The snippet's outcome (result.json): the value run returned, its error, a panic, or a value that could not be encoded",

@@ -61,9 +61,62 @@ std::string diagnostic_line(const rapidjson::Value& diagnostic) {
   return line + ": " + string_or_empty(member(diagnostic, "message")) + '\n';
 }
 
+std::uint64_t number_or_zero(const rapidjson::Value* value) {
+  return value != nullptr && value->IsUint64() ? value->GetUint64() : 0;
+}
+
+std::string byte_size(std::uint64_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + "B";
+  const std::uint64_t tenths = bytes * 10 / 1024;
+  if (tenths < 10240) return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " KiB";
+  const std::uint64_t mib_tenths = bytes * 10 / (1024 * 1024);
+  return std::to_string(mib_tenths / 10) + "." + std::to_string(mib_tenths % 10) + " MiB";
+}
+
+// "<method> <resource> <status> <ms>ms <bytes> [refused: <rule>]"; status is grpc=N when a gRPC
+// status came, else the HTTP status.
+std::string api_call_line(const rapidjson::Value& call) {
+  std::string line = string_or_empty(member(call, "method"));
+  if (const std::string resource = string_or_empty(member(call, "resource")); !resource.empty()) {
+    line += " " + resource;
+  }
+  const rapidjson::Value* grpc = member(call, "grpc_status");
+  line += grpc != nullptr ? " grpc=" + member_text(call, "grpc_status", "?")
+                          : " " + member_text(call, "http_status", "?");
+  line += " " + std::to_string(number_or_zero(member(call, "duration_us")) / 1000) + "ms";
+  line += " " + byte_size(number_or_zero(member(call, "request_bytes")) +
+                          number_or_zero(member(call, "response_bytes")));
+  if (const std::string rule = string_or_empty(member(call, "refused")); !rule.empty()) {
+    line += " refused: " + rule;
+  }
+  return line + '\n';
+}
+
+void append_api_calls(std::string& out, const rapidjson::Value& api_calls, std::size_t max_lines) {
+  if (!api_calls.IsObject()) return;
+  const std::uint64_t count = number_or_zero(member(api_calls, "count"));
+  const std::uint64_t refused = number_or_zero(member(api_calls, "refused"));
+  out += "── api calls: " + std::to_string(count);
+  if (refused != 0) out += " (" + std::to_string(refused) + " refused)";
+  out += ", " + byte_size(number_or_zero(member(api_calls, "bytes"))) + " ──\n";
+  std::size_t shown = 0;
+  if (const rapidjson::Value* calls = member(api_calls, "calls"); calls != nullptr && calls->IsArray()) {
+    for (const auto& call : calls->GetArray()) {
+      if (shown == max_lines) break;
+      out += api_call_line(call);
+      ++shown;
+    }
+  }
+  if (count > shown) {
+    out += "... " + std::to_string(count - shown) +
+           " more (the daemon records every one it was told of; see docs/api-policy.md)\n";
+  }
+}
+
 }  // namespace
 
-std::string render_execute_result(const rapidjson::Value& execute_result) {
+std::string render_execute_result(const rapidjson::Value& execute_result,
+                                  std::size_t max_api_call_lines) {
   std::string out = first_line(execute_result);
   // With runtime auto: why it picked the runtime on the first line.
   if (const std::string reason = string_or_empty(member(execute_result, "runtime_reason"));
@@ -92,6 +145,9 @@ std::string render_execute_result(const rapidjson::Value& execute_result) {
   if (const rapidjson::Value* result = member(execute_result, "result");
       result != nullptr && !result->IsNull()) {
     append_block(out, "result", pretty_json(*result));
+  }
+  if (const rapidjson::Value* api_calls = member(execute_result, "api_calls")) {
+    append_api_calls(out, *api_calls, max_api_call_lines);
   }
   return out;
 }

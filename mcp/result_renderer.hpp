@@ -9,11 +9,15 @@
 //   ── stderr ──
 //   ── result ──
 //   { 2-space JSON }
+//   ── api calls: 3 (1 refused), 2.1 KiB ──
+//   storage.objects.list b/my-bucket 200 12ms 2048B
+//   storage.objects.insert b/my-bucket/o/x 403 0ms 0B refused: read_only
 //
 // `status=` is shown only when it is not ok, `signal=N` only when present, then ` cache hit` and
 // ` tidied` when true. Each block appears only when it has content and always ends with a newline.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include <rapidjson/document.h>
@@ -21,7 +25,10 @@
 namespace kg::cli {
 
 // `execute_result` is the daemon's ExecuteResult object (docs/daemon-api.md). Members it lacks
-// are shown as "?" on the first line and left out below it.
-std::string render_execute_result(const rapidjson::Value& execute_result);
+// are shown as "?" on the first line and left out below it. Of api_calls, at most
+// `max_api_call_lines` requests are shown (the MCP text keeps it short for the agent), then
+// how many more there were.
+std::string render_execute_result(const rapidjson::Value& execute_result,
+                                  std::size_t max_api_call_lines = 50);
 
 }  // namespace kg::cli

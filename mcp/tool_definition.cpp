@@ -110,4 +110,10 @@ std::optional<std::vector<std::string>> ToolArguments::optional_string_list(
   return list;
 }
 
+const rapidjson::Value* ToolArguments::optional_object(std::string_view name) const {
+  const rapidjson::Value* value = member(name);
+  if (value != nullptr && !value->IsObject()) fail(name, "must be an object");
+  return value;
+}
+
 }  // namespace kg::mcp

@@ -48,6 +48,8 @@ class ToolArguments {
   const rapidjson::Value* optional_string_map(std::string_view name) const;
   // An array of strings (empty when absent).
   std::optional<std::vector<std::string>> optional_string_list(std::string_view name) const;
+  // An object, as given (nullptr when absent); the tool checks its members.
+  const rapidjson::Value* optional_object(std::string_view name) const;
 
  private:
   const rapidjson::Value* member(std::string_view name) const;

@@ -77,8 +77,12 @@ std::string execute_go_code_description() {
          "local sandbox reaches only the allowed Google API hosts (by default *.googleapis.com "
          "and accounts.google.com on 443) through the daemon's egress proxy, which Go's clients "
          "use on their own; other hosts are refused (HTTP 403, and a warning naming them); "
-         "without one, no network (on Kubernetes: HTTPS to public addresses). cgo is not "
-         "available. gcp_auth_status says which Google identity programs run as.";
+         "without one, no network (on Kubernetes: HTTPS to public addresses). An API policy "
+         "(the operator's, narrowed by this tool's api_policy argument) may make Google API "
+         "access read-only or limit it to listed projects and buckets: a refused request fails "
+         "in the program with HTTP 403 or gRPC PERMISSION_DENIED naming the rule, and the "
+         "result's api_calls lists the API requests made. cgo is not available. "
+         "gcp_auth_status says which Google identity programs run as.";
 }
 
 std::string gcp_auth_status_description() {

@@ -34,6 +34,7 @@ ParsedExecute parse_execute_request(std::string_view body) {
   parsed.call.timeout_ms = request.timeout_ms;
   parsed.call.limits = requested_limits(request.limits);
   parsed.call.runtime = request.runtime.value_or("");
+  parsed.call.api_policy = std::move(request.api_policy);
   parsed.client = request.client.value_or("");
   return parsed;
 }

@@ -18,6 +18,8 @@ void write_session_fields(JsonWriter& w, const store::SessionRecord& s) {
   if (!s.closed_at.empty()) { w.Key("closed_at"); write_string(w, s.closed_at); }
   if (!s.close_reason.empty()) { w.Key("close_reason"); write_string(w, s.close_reason); }
   w.Key("calls"); w.Int64(s.calls);
+  w.Key("api_calls"); w.Int64(s.api_calls);
+  w.Key("api_calls_refused"); w.Int64(s.api_calls_refused);
   if (!s.identity.empty()) { w.Key("identity"); write_string(w, s.identity); }
   if (!s.owner.empty()) {
     w.Key("owner"); write_string(w, s.owner);
@@ -32,6 +34,40 @@ std::string result_kind(const std::optional<std::string>& result_json) {
   if (!doc.IsObject()) return "invalid";
   auto it = doc.FindMember("kind");
   return (it != doc.MemberEnd() && it->value.IsString()) ? it->value.GetString() : "invalid";
+}
+
+// One audited Google API request of a result's api_calls (docs/daemon-api.md). Its strings
+// came from a program's request: written as JSON strings, never trusted as anything else.
+void write_api_call(JsonWriter& w, const store::ApiCallRecord& r) {
+  w.StartObject();
+  w.Key("service"); write_string(w, r.service);
+  w.Key("method"); write_string(w, r.method);
+  if (!r.resource.empty()) { w.Key("resource"); write_string(w, r.resource); }
+  w.Key("read"); w.Bool(r.read);
+  w.Key("http_status"); w.Int(r.http_status);
+  if (r.grpc_status >= 0) { w.Key("grpc_status"); w.Int(r.grpc_status); }
+  w.Key("duration_us"); w.Uint64(r.duration_us);
+  w.Key("request_bytes"); w.Uint64(r.request_bytes);
+  w.Key("response_bytes"); w.Uint64(r.response_bytes);
+  if (!r.refused_rule.empty()) {
+    w.Key("refused"); write_string(w, r.refused_rule);
+  }
+  w.EndObject();
+}
+
+void write_api_calls(JsonWriter& w, const session::CallResult& call) {
+  const auto& t = call.api_call_totals;
+  w.Key("api_calls");
+  w.StartObject();
+  w.Key("count"); w.Uint64(t.count);
+  w.Key("refused"); w.Uint64(t.refused);
+  w.Key("bytes"); w.Uint64(t.bytes);
+  w.Key("dropped"); w.Uint64(t.dropped);
+  w.Key("calls");
+  w.StartArray();
+  for (const auto& r : call.api_calls) write_api_call(w, r);
+  w.EndArray();
+  w.EndObject();
 }
 
 }  // namespace
@@ -103,6 +139,7 @@ std::string call_result_json(const session::CallResult& call) {
     }
     w.EndArray();
   }
+  if (call.api_call_totals.count != 0) write_api_calls(w, call);
   if (r.result_json) {
     // Checked JSON, copied as it is: never parsed into a DOM and written back recursively.
     w.Key("result");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "api_policy_config_keys.hpp"
 #include "available_backends.hpp"
 #include "team_config_keys.hpp"
 
@@ -357,6 +358,8 @@ std::string ConfigKeySpec::full_name() const {
 std::span<const ConfigKeySpec> config_key_specs() {
   static const std::vector<ConfigKeySpec> all = [] {
     std::vector<ConfigKeySpec> specs(std::begin(kKeySpecs), std::end(kKeySpecs));
+    const auto api_policy = api_policy_config_key_specs();
+    specs.insert(specs.end(), api_policy.begin(), api_policy.end());
     const auto team = team_config_key_specs();
     specs.insert(specs.end(), team.begin(), team.end());
     return specs;

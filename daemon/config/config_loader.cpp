@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "config_default_paths.hpp"
+#include "api_policy_config_keys.hpp"
 #include "config_keys.hpp"
 #include "config_value_parser.hpp"
 #include "daemon_config.hpp"
@@ -142,6 +143,9 @@ CheckedFile checked_config_file(const std::string& path) {
         {Severity::warning, path, "sandbox.host_uid",
          "0 runs a root daemon's sandboxes as host root: a sandbox escape would be host root "
          "(remove the key to run them as uid 65534)"});
+  }
+  for (auto& issue : api_policy_issues(checked.config, path)) {
+    checked.issues.push_back(std::move(issue));
   }
   for (auto& issue : team_settings_issues(checked.config, path)) {
     checked.issues.push_back(std::move(issue));

@@ -65,6 +65,14 @@ struct TeamConfig {
   std::uint32_t unauthenticated_per_minute = 120;   // per client address, 1..100000
 };
 
+// The API policy (docs/api-policy.md): what Google API requests the egress proxy
+// forwards where it reads them (sealed credentials). Calls may narrow it, never widen it.
+struct ApiPolicyConfig {
+  bool read_only = false;             // [api_policy] read_only
+  std::vector<std::string> projects;  // [api_policy] projects; empty: any
+  std::vector<std::string> buckets;   // [api_policy] buckets; empty: any
+};
+
 struct DaemonConfig {
   std::string source_path;     // the file it came from; empty when no file exists (all defaults)
   std::string socket_path;     // [daemon] socket; default $XDG_RUNTIME_DIR/kode-gopher/daemon.sock,
@@ -110,6 +118,7 @@ struct DaemonConfig {
   std::uint64_t binary_cache_max_bytes = 2ull << 30;  // [cache] binary_max_bytes, 0..1 TiB; 0: off
   std::uint64_t tidy_modules_max_bytes = 1ull << 30;  // [cache] tidy_modules_max_bytes, 1 MiB..1 TiB
   LimitsConfig limits;
+  ApiPolicyConfig api_policy;
   HttpConfig http;
   OAuthConfig oauth;
   TeamConfig team;

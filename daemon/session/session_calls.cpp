@@ -61,7 +61,43 @@ std::string code_sha256(const plugin::ExecuteRequest& request, std::uint64_t& by
   return Poco::DigestEngine::digestToHex(sha.digest());
 }
 
+// A policy that refuses requests on their content holds only where the egress proxy reads them
+// (sealed credentials): anywhere else the call fails before it runs, never unchecked.
+void check_policy_enforceable(const api_policy::CallApiPolicy& policy,
+                              const sandbox::EgressCallSetup& egress) {
+  if (!policy.effective.restricts() || egress.sealed) return;
+  throw plugin::InvalidInputError(
+      "The API policy (read-only, project or bucket allowlists: the daemon's [api_policy] and the "
+      "call's api_policy) holds only where kode-gopher's egress proxy reads a program's Google "
+      "API requests, which needs sealed credentials (docs/credentials.md); this call's sandbox "
+      "has none, so the call was not run. Use sealed credentials, or run without api_policy "
+      "(a daemon [api_policy] applies to every call)");
+}
+
 }  // namespace
+
+void SessionManager::record_api_calls(AuditedRun run, CallResult& call) {
+  // Recorded before the result goes out: the audit must not depend on the caller reading it.
+  store_.record_api_calls(call.call_id, run.records, run.dropped_by_proxy);
+  for (auto& warning : run.warnings) call.result.warnings.push_back(std::move(warning));
+  add_to_result(run, call.api_calls, call.api_call_totals);
+}
+
+void SessionManager::audit_failed_run(sandbox::Sandbox& sandbox,
+                                      const api_policy::CallApiPolicy& policy,
+                                      CallResult& call) noexcept {
+  // A run that failed, was cancelled or lost its sandbox may have made API requests already:
+  // they are recorded all the same (the call's error answer carries no api_calls).
+  try {
+    const auto run = audit_egress_report(sandbox.end_egress_call(), policy, call.call_id,
+                                         call.session_id);
+    store_.record_api_calls(call.call_id, run.records, run.dropped_by_proxy);
+  } catch (const std::exception& e) {
+    logger_.log(plugin::LogLevel::error, "Failed to record the API requests of call " +
+                                             std::to_string(call.call_id) + ": " +
+                                             describe_error_chain(e));
+  }
+}
 
 std::string SessionManager::package_docs(const std::string& session_id,
                                         const std::string& package, const std::string& symbol) {
@@ -93,7 +129,8 @@ void SessionManager::warm_up(sandbox::Sandbox& sandbox) {
 
 void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& runtime,
                                     plugin::ExecuteRequest& request,
-                                    plugin::ProgressSink& progress, CallResult& call) {
+                                    plugin::ProgressSink& progress,
+                                    const api_policy::CallApiPolicy& policy, CallResult& call) {
   const auto setup_started = Clock::now();
   bool retried = false;
   RunStartWatch watch(progress);
@@ -110,12 +147,21 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
       sandbox::SandboxWait wait;
       const auto handle = session.sandbox->call_handle(
           {.canceller = &session.canceller, .wait = &wait, .owner = session.record.owner});
-      session.sandbox->begin_egress_call({});
-      call.result = runtime.execute(request, *handle, watch);
-      // Connections the egress proxy refused during this call (allowlist).
-      for (auto& refusal : session.sandbox->end_egress_call().refusals) {
-        call.result.warnings.push_back(std::move(refusal));
+      sandbox::EgressCallSetup egress;
+      if (policy.effective.restricts()) egress.refuse = api_policy::refusal_check(policy);
+      // After whatever gives the call its sealed token (egress.sealed): the policy needs it.
+      check_policy_enforceable(policy, egress);
+      session.sandbox->begin_egress_call(std::move(egress));
+      try {
+        call.result = runtime.execute(request, *handle, watch);
+      } catch (...) {
+        audit_failed_run(*session.sandbox, policy, call);
+        throw;
       }
+      auto report = session.sandbox->end_egress_call();
+      // Connections the egress proxy refused during this call (allowlist).
+      for (auto& refusal : report.refusals) call.result.warnings.push_back(std::move(refusal));
+      record_api_calls(audit_egress_report(report, policy, call.call_id, session.record.id), call);
       call.result.setup_us = setup_us;
       // Added: auto's second runtime adds its requests to the first's.
       call.sandbox_us += wait.us;
@@ -192,6 +238,12 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   request.execute.limits.output_limit_bytes = output_limit(options_.limits, request.limits);
   request.execute.limits.build = resource_limits(options_.limits);
   request.execute.limits.run = run_limits(options_.limits, request.limits);
+  api_policy::CallApiPolicy policy;
+  try {
+    policy = api_policy::narrow_api_policy(options_.api_policy, request.api_policy);
+  } catch (const api_policy::PolicyWideningError& e) {
+    throw plugin::InvalidInputError(e.what());
+  }
   if (request.timeout_ms) {
     if (*request.timeout_ms == 0 || *request.timeout_ms > options_.limits.run_timeout_ms) {
       throw plugin::InvalidInputError("timeout_ms must be from 1 to " +
@@ -216,7 +268,7 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   outcome.queue_ms = call.queue_us / 1000;
   try {
     call.runtime = plan.first;
-    run_in_sandbox(session, first_runtime, request.execute, progress, call);
+    run_in_sandbox(session, first_runtime, request.execute, progress, policy, call);
     if (plan.auto_select) {
       const AutoVerdict verdict =
           after_yaegi(call.result, request.execute.credentials.has_value());
@@ -227,7 +279,7 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
         call.runtime = "compiled-go";
         request.execute.auto_select = false;
         run_in_sandbox(session, plugin_for(call.runtime, plan.requested), request.execute,
-                       progress, call);
+                       progress, policy, call);
       }
       if (verdict.warning) {
         call.result.warnings.insert(call.result.warnings.begin(), *verdict.warning);

@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "api_call_audit.hpp"
+#include "api_policy.hpp"
 #include "base_cache.hpp"
 #include "config/daemon_config.hpp"
 #include "call_credentials.hpp"
@@ -36,6 +38,8 @@ struct CallRequest {
   std::string runtime;  // empty: the session's runtime
   std::optional<std::uint32_t> timeout_ms;
   RequestedLimits limits;  // the call's own resource limits (within the daemon's)
+  // The call's narrowing of the daemon's API policy (docs/api-policy.md).
+  wire::daemon_api::ExecuteApiPolicy api_policy;
 };
 
 struct CallResult {
@@ -50,6 +54,10 @@ struct CallResult {
   std::uint64_t sandbox_us = 0;
   std::uint32_t sandbox_requests = 0;
   plugin::ExecuteResult result;
+  // The Google API requests the egress proxy read (docs/api-policy.md, "The audit"): at most
+  // kMaxResultApiCalls of them, and the totals of all; all are in the store.
+  std::vector<store::ApiCallRecord> api_calls;
+  ApiCallTotals api_call_totals;
 };
 
 // Team mode: the signed-in user a session belongs to . Empty for the
@@ -74,6 +82,7 @@ struct SessionManagerOptions {
   config::LimitsConfig limits;
   std::vector<std::string> curated_packages;  // for package_docs
   std::uint32_t warm_pool = 1;  // started sandboxes kept ready for new sessions
+  api_policy::ApiPolicy api_policy;  // [api_policy]: calls may narrow it
 };
 
 class SessionManager {
@@ -155,9 +164,17 @@ class SessionManager {
   void warm_up(sandbox::Sandbox& sandbox);
   // Gets the call's credentials into request, then fills call.result, its setup_us (also when
   // it throws) and call's sandbox tally.
+  // The egress proxy applies `policy` to the requests it reads, and what it reports is audited
+  // into the store and call.api_calls.
   void run_in_sandbox(Session& session, plugin::RuntimePlugin& runtime,
                       plugin::ExecuteRequest& request, plugin::ProgressSink& progress,
-                      CallResult& call);
+                      const api_policy::CallApiPolicy& policy, CallResult& call);
+
+  // Records a run's audited API requests and adds them to call's result.
+  void record_api_calls(AuditedRun run, CallResult& call);
+  // Ends the egress call of a run that threw and records its API requests (logs a failure).
+  void audit_failed_run(sandbox::Sandbox& sandbox, const api_policy::CallApiPolicy& policy,
+                        CallResult& call) noexcept;
 
   SessionManagerOptions options_;
   sandbox::SandboxProvider& provider_;

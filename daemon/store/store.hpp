@@ -35,6 +35,8 @@ struct SessionRecord {
   std::string close_reason;
   std::int64_t calls = 0;  // number of calls recorded for it (computed)
   std::string identity;    // who its newest credentialed call ran as (computed); empty: none
+  std::int64_t api_calls = 0;          // Google API requests its calls made (computed)
+  std::int64_t api_calls_refused = 0;  // of those, refused by the API policy (computed)
   // Team mode: the signed-in user it belongs to (stable id, and email); empty for sessions of
   // the Unix-socket API.
   std::string owner;
@@ -53,6 +55,25 @@ struct GrantRecord {
   std::string scopes;           // space-separated
   std::string expires_at;       // RFC 3339 UTC
   std::string granted_at;       // RFC 3339 UTC, set by the store
+};
+
+// One Google API request the egress proxy read during a call, classified (docs/egress.md,
+// "The audit"). Also the entries of a result's api_calls.
+struct ApiCallRecord {
+  std::int64_t id = 0;  // set by the store
+  std::int64_t call_id = 0;
+  std::string session_id;
+  std::string host, http_method;
+  bool grpc = false;
+  std::string service, method, resource, project, billing_project;
+  std::string buckets;  // ','-separated
+  bool read = false;
+  int http_status = 0;
+  int grpc_status = -1;      // -1: none came
+  std::string refused_rule;  // empty: forwarded; else read_only | buckets | projects | proxy
+  std::string refusal;       // the message the program got
+  std::uint64_t request_bytes = 0, response_bytes = 0, duration_us = 0;
+  std::string recorded_at;  // RFC 3339 UTC, set by the store
 };
 
 struct CallStart {
@@ -87,6 +108,7 @@ struct CallRecord {
   std::uint64_t input_bytes = 0, output_bytes = 0;
   std::string created_at, finished_at, error_message;
   std::string runtime_reason;
+  std::uint64_t api_calls_dropped = 0;  // API requests past the egress proxy's bound
 };
 
 struct TimingStat {
@@ -189,6 +211,12 @@ class Store {
   void interrupt_call(std::int64_t call_id, const CallOutcome& outcome);
   std::optional<CallRecord> find_call(std::int64_t call_id);
   std::vector<CallRecord> list_calls(const std::string& session_id);
+
+  // A call's audited API requests, all in one transaction, and how many the proxy dropped past
+  // its bound (added to the call's count: a call with runtime auto may run twice).
+  void record_api_calls(std::int64_t call_id, const std::vector<ApiCallRecord>& records,
+                        std::uint64_t dropped);
+  std::vector<ApiCallRecord> list_api_calls(std::int64_t call_id);  // in the order recorded
 
   void record_grant(const GrantRecord& grant);  // granted_at set here
   std::vector<GrantRecord> list_grants(const std::string& session_id);

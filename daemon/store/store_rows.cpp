@@ -25,6 +25,8 @@ SessionRecord read_session_row(const SqliteStatement& row) {
   session.identity = row.text(10);
   session.owner = row.text(11);
   session.owner_email = row.text(12);
+  session.api_calls = row.integer(13);
+  session.api_calls_refused = row.integer(14);
   return session;
 }
 
@@ -52,6 +54,7 @@ CallRecord read_call_row(const SqliteStatement& row) {
   call.finished_at = row.text(19);
   call.error_message = row.text(20);
   call.runtime_reason = row.text(21);
+  call.api_calls_dropped = unsigned_column(row, 22);
   return call;
 }
 

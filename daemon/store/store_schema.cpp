@@ -148,6 +148,39 @@ CREATE INDEX oauth_clients_unused ON oauth_clients (last_used_at, created_at);
 ALTER TABLE oauth_clients ADD COLUMN sign_in_started_at INTEGER NOT NULL DEFAULT 0;
 UPDATE oauth_clients SET sign_in_started_at = created_at;
 )sql",
+    // 8: the audit of Google API requests (docs/api-policy.md, "The audit"): one row per request
+    // the egress proxy read and forwarded or refused during a call, classified. Every row the
+    // proxy reports is kept; calls.api_calls_dropped counts those past the proxy's bound.
+    R"sql(
+CREATE TABLE api_calls (
+  id              INTEGER PRIMARY KEY AUTOINCREMENT,
+  call_id         INTEGER NOT NULL REFERENCES calls (id),
+  session_id      TEXT NOT NULL REFERENCES sessions (id),
+  host            TEXT NOT NULL,
+  http_method     TEXT NOT NULL,
+  grpc            INTEGER NOT NULL CHECK (grpc IN (0, 1)),
+  service         TEXT NOT NULL,
+  method          TEXT NOT NULL,
+  resource        TEXT NOT NULL,
+  project         TEXT NOT NULL,
+  billing_project TEXT NOT NULL,
+  buckets         TEXT NOT NULL,  -- ','-separated
+  read            INTEGER NOT NULL CHECK (read IN (0, 1)),
+  http_status     INTEGER NOT NULL,
+  grpc_status     INTEGER,        -- NULL: no gRPC status came
+  refused_rule    TEXT,           -- NULL: forwarded
+  refusal         TEXT,
+  request_bytes   INTEGER NOT NULL,
+  response_bytes  INTEGER NOT NULL,
+  duration_us     INTEGER NOT NULL,
+  recorded_at     TEXT NOT NULL
+);
+-- list_api_calls (a call's rows in order)
+CREATE INDEX api_calls_by_call ON api_calls (call_id, id);
+-- the per-session counts of list_sessions
+CREATE INDEX api_calls_by_session ON api_calls (session_id, refused_rule);
+ALTER TABLE calls ADD COLUMN api_calls_dropped INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 }  // namespace

@@ -55,7 +55,7 @@ TEST_CASE("the official TypeScript SDK client (@modelcontextprotocol/sdk)") {
   const CommandOutcome outcome = run_node_client("typescript_sdk_client.mjs");
   INFO(outcome.output);
   CHECK(outcome.exit_code == 0);
-  CHECK(contains(outcome.output, "typescript-sdk: all 12 checks passed"));
+  CHECK(contains(outcome.output, "typescript-sdk: all 14 checks passed"));
 }
 
 TEST_CASE("the v2 TypeScript client in the 2026-07-28 era (@modelcontextprotocol/client)") {

@@ -1,5 +1,6 @@
 #include "execute_request.hpp"
 
+#include "api_policy_names.hpp"
 #include "json_fields.hpp"
 #include "malformed_message.hpp"
 
@@ -115,7 +116,91 @@ ExecuteLimits read_limits(const rapidjson::Value& object) {
   return limits;
 }
 
+void write_names(JsonWriter& writer, const char* key,
+                 const std::optional<std::vector<std::string>>& names) {
+  if (!names) return;
+  writer.Key(key);
+  writer.StartArray();
+  for (const std::string& name : *names) write_bytes(writer, name);
+  writer.EndArray();
+}
+
+void write_api_policy(JsonWriter& writer, const ExecuteApiPolicy& policy) {
+  writer.Key("api_policy");
+  writer.StartObject();
+  if (policy.read_only) {
+    writer.Key("read_only");
+    writer.Bool(*policy.read_only);
+  }
+  write_names(writer, "projects", policy.projects);
+  write_names(writer, "buckets", policy.buckets);
+  writer.EndObject();
+}
+
+std::optional<std::vector<std::string>> read_names(const rapidjson::Value& policy,
+                                                   const char* key) {
+  const rapidjson::Value* value = given(policy, key);
+  if (value == nullptr) return std::nullopt;
+  const std::string shape = std::string("\"api_policy\".\"") + key +
+                            "\" must be an array of strings such as [\"my-" +
+                            (std::string_view(key) == "projects" ? "project" : "bucket") + "\"]";
+  if (!value->IsArray()) throw MalformedMessage(shape);
+  std::vector<std::string> names;
+  for (const auto& item : value->GetArray()) {
+    if (!item.IsString()) throw MalformedMessage(shape);
+    names.push_back(string_of(item));
+  }
+  return names;
+}
+
+ExecuteApiPolicy read_api_policy(const rapidjson::Value& object) {
+  const rapidjson::Value* value = given(object, "api_policy");
+  if (value == nullptr) return {};
+  return decode_api_policy(*value);
+}
+
 }  // namespace
+
+ExecuteApiPolicy decode_api_policy(const rapidjson::Value& value_ref) {
+  ExecuteApiPolicy policy;
+  const rapidjson::Value* value = &value_ref;
+  if (!value->IsObject()) {
+    throw MalformedMessage(
+        R"("api_policy" must be an object such as {"read_only": true, "projects": ["my-project"]})");
+  }
+  for (const auto& member : value->GetObject()) {
+    const std::string name = string_of(member.name);
+    if (name != "read_only" && name != "projects" && name != "buckets") {
+      throw MalformedMessage("\"api_policy\" has the unknown key \"" + name +
+                             "\"; known: read_only, projects, buckets");
+    }
+  }
+  if (const rapidjson::Value* read_only = given(*value, "read_only")) {
+    if (!read_only->IsBool()) throw MalformedMessage("\"api_policy\".\"read_only\" must be true or false");
+    policy.read_only = read_only->GetBool();
+  }
+  policy.projects = read_names(*value, "projects");
+  policy.buckets = read_names(*value, "buckets");
+  if (auto problem = api_policy_problem(policy)) throw MalformedMessage(*problem);
+  return policy;
+}
+
+std::optional<std::string> api_policy_problem(const ExecuteApiPolicy& policy) {
+  const auto check = [](const char* key, const std::optional<std::vector<std::string>>& names,
+                        auto problem_of) -> std::optional<std::string> {
+    if (!names) return std::nullopt;
+    const std::string where = std::string("\"api_policy\".\"") + key + "\"";
+    if (names->empty()) {
+      return where + " is empty; name at least one, or leave it out to keep the daemon's";
+    }
+    for (const std::string& name : *names) {
+      if (auto problem = problem_of(name)) return where + ": " + *problem;
+    }
+    return std::nullopt;
+  };
+  if (auto problem = check("projects", policy.projects, project_name_problem)) return problem;
+  return check("buckets", policy.buckets, bucket_name_problem);
+}
 
 std::string encode_execute_request(const ExecuteRequest& request) {
   rapidjson::StringBuffer buffer;
@@ -152,6 +237,7 @@ std::string encode_execute_request(const ExecuteRequest& request) {
     writer.Key("client");
     write_bytes(writer, *request.client);
   }
+  if (!request.api_policy.empty()) write_api_policy(writer, request.api_policy);
   writer.EndObject();
   return {buffer.GetString(), buffer.GetSize()};
 }
@@ -165,6 +251,7 @@ ExecuteRequest decode_execute_request(const rapidjson::Value& object) {
   request.limits = read_limits(object);
   request.runtime = optional_string(object, "runtime");
   request.client = optional_string(object, "client");
+  request.api_policy = read_api_policy(object);
   return request;
 }
 

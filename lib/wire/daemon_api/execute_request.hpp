@@ -26,6 +26,29 @@ struct ExecuteLimits {
   bool operator==(const ExecuteLimits&) const = default;
 };
 
+// "api_policy": the call's own narrowing of the daemon's API policy (docs/api-policy.md).
+// Each member may only narrow what the daemon's [api_policy] allows: read_only true
+// turns read-only on (false asks for nothing: it cannot turn the daemon's off); projects and
+// buckets are allowlists intersected with the daemon's (a name the daemon does not allow is an
+// error, never a widening). Lists are non-empty, of names api_policy_names.hpp accepts.
+struct ExecuteApiPolicy {
+  std::optional<bool> read_only;
+  std::optional<std::vector<std::string>> projects;
+  std::optional<std::vector<std::string>> buckets;
+  bool empty() const { return !read_only && !projects && !buckets; }
+  bool operator==(const ExecuteApiPolicy&) const = default;
+};
+
+// Why `policy` is out of shape (an empty list, a name that is not a project or bucket), naming
+// the member: nullopt when it is fine. The decoder throws it; the CLI and the MCP tool check
+// with it before they send.
+std::optional<std::string> api_policy_problem(const ExecuteApiPolicy& policy);
+
+// Reads the "api_policy" member's value (the MCP tool reads its argument of that name with it).
+// Throws MalformedMessage naming what is out of shape: an unknown key, a value of the wrong
+// type, or what api_policy_problem finds.
+ExecuteApiPolicy decode_api_policy(const rapidjson::Value& value);
+
 struct ExecuteRequest {
   // The program: exactly one of "code" (the source of main.go) and "files" (path → source, in
   // order, at least one).
@@ -36,16 +59,17 @@ struct ExecuteRequest {
   std::optional<std::uint32_t> timeout_ms;
   ExecuteLimits limits;
   std::optional<std::string> client;  // who asks (one-shot route only): "cli", an MCP client
+  ExecuteApiPolicy api_policy;        // written only when not empty
   bool operator==(const ExecuteRequest&) const = default;
 };
 
-// Compact JSON: "code" or "files", then extra_imports, runtime, timeout_ms, limits and client
-// when given (limits when any is). Strings are written as they are.
+// Compact JSON: "code" or "files", then extra_imports, runtime, timeout_ms, limits, client and
+// api_policy when given (limits and api_policy when any member is). Strings are written as they are.
 std::string encode_execute_request(const ExecuteRequest& request);
 
 // Reads a body already read as one JSON object (daemon/api reads it with lib/json's request
 // limits). Throws MalformedMessage naming the first member out of shape, in the order "code" or
-// "files", extra_imports, timeout_ms, limits, runtime, client.
+// "files", extra_imports, timeout_ms, limits, runtime, client, api_policy.
 ExecuteRequest decode_execute_request(const rapidjson::Value& object);
 
 }  // namespace kg::wire::daemon_api

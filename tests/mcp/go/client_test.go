@@ -223,6 +223,25 @@ func exercise(t *testing.T, protocolVersion, wantVersion string) {
 		t.Fatalf("progress (progress, total): got %s, want [[1,3],[2,3],[3,3]]", got)
 	}
 
+	// api_policy: a bad value is a tool error naming it; a good one reaches the daemon, which
+	// does not run the call, since without sealed credentials nothing could enforce it.
+	result, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "execute_go_code", Arguments: map[string]any{
+		"code":       "package main\n\nfunc main() {}\n",
+		"api_policy": map[string]any{"buckets": []string{"-bad-bucket"}},
+	}})
+	if err != nil || !result.IsError || !strings.HasPrefix(text(t, result),
+		`execute_go_code: "api_policy"."buckets": "-bad-bucket" is not a bucket name`) {
+		t.Fatalf("execute_go_code with a bad api_policy: err %v, result %q", err, text(t, result))
+	}
+	result, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "execute_go_code", Arguments: map[string]any{
+		"code":       "package main\n\nfunc main() {}\n",
+		"api_policy": map[string]any{"read_only": true, "projects": []string{"my-project"}},
+	}})
+	if err != nil || !result.IsError || !strings.Contains(text(t, result),
+		"(invalid_input): The API policy") || !strings.Contains(text(t, result), "so the call was not run") {
+		t.Fatalf("execute_go_code with api_policy and no sealed credentials: err %v, result %q", err, text(t, result))
+	}
+
 	// Credentials status.
 	result, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "gcp_auth_status"})
 	if err != nil {

@@ -139,6 +139,41 @@ await runChecks("typescript-sdk", [
       'execute_go_code: give the program as "code" (the source of main.go) or as "files" (an object mapping paths to sources)');
   }],
 
+  ["api_policy: in the input schema; a bad value is an isError result naming it", async () => {
+    const policy = tools.get("execute_go_code").inputSchema.properties.api_policy;
+    assert.deepEqual(Object.keys(policy.properties), ["read_only", "projects", "buckets"]);
+    assert.equal(policy.additionalProperties, false);
+    const code = "package main\n\nfunc main() {}\n";
+    const bad = await client.callTool({ name: "execute_go_code",
+      arguments: { code, api_policy: { projects: ["My_Project"] } } });
+    assert.equal(bad.isError, true);
+    assert.equal(bad.structuredContent, undefined);
+    assert.match(bad.content[0].text,
+      /^execute_go_code: "api_policy"\."projects": "My_Project" is not a project ID \(6 to 30 lowercase letters/);
+    const unknown = await client.callTool({ name: "execute_go_code",
+      arguments: { code, api_policy: { readonly: true } } });
+    assert.equal(unknown.isError, true);
+    assert.equal(unknown.content[0].text,
+      'execute_go_code: "api_policy" has the unknown key "readonly"; known: read_only, projects, buckets');
+    const empty = await client.callTool({ name: "execute_go_code",
+      arguments: { code, api_policy: { buckets: [] } } });
+    assert.match(empty.content[0].text, /"api_policy"\."buckets" is empty/);
+  }],
+
+  ["api_policy reaches the daemon: without sealed credentials the call is not run", async () => {
+    const before = (await daemonGet("/v1/stats")).calls.by_status.rejected ?? 0;
+    // This daemon has no Google credentials, so no sealed token: the proxy could not read the
+    // program's requests, and the policy must not be left unenforced.
+    const result = await client.callTool({ name: "execute_go_code", arguments: {
+      code: "package main\n\nfunc main() {}\n",
+      api_policy: { read_only: true, buckets: ["my-bucket"] } } });
+    assert.equal(result.isError, true);
+    assert.equal(result.structuredContent, undefined);
+    assert.match(result.content[0].text,
+      /^execute_go_code: the daemon refused the call \(invalid_input\): The API policy .* holds only where kode-gopher's egress proxy reads a program's Google API requests, which needs sealed credentials .* so the call was not run/);
+    assert.equal((await daemonGet("/v1/stats")).calls.by_status.rejected, before + 1);
+  }],
+
   ["cancelling a running call gets no response, and the session runs the next call", async () => {
     const before = (await daemonGet("/v1/stats")).calls.by_status.cancelled ?? 0;
     const controller = new AbortController();

@@ -15,12 +15,12 @@ TEST_CASE("sessions are a table") {
       {"id": "s-22", "client": "mcp-http", "provider": "local", "runtime": "yaegi",
        "owner": "https://accounts.google.com#42", "owner_email": "dev@example.com",
        "state": "closed", "opened_at": "2026-01-02T03:05:00Z", "closed_at": "2026-01-02T03:06:00Z",
-       "calls": 12, "identity": "dev@example.com"}]})",
+       "calls": 12, "api_calls": 40, "api_calls_refused": 2, "identity": "dev@example.com"}]})",
                        "test"),
             true) ==
-        "ID    STATE   CLIENT    USER             RUNTIME      CALLS  OPENED_AT             IDENTITY\n"
-        "s-1   open    cli       -                compiled-go  3      2026-01-02T03:04:05Z  -\n"
-        "s-22  closed  mcp-http  dev@example.com  yaegi        12     2026-01-02T03:05:00Z  dev@example.com\n");
+        "ID    STATE   CLIENT    USER             RUNTIME      CALLS  API             OPENED_AT             IDENTITY\n"
+        "s-1   open    cli       -                compiled-go  3      0               2026-01-02T03:04:05Z  -\n"
+        "s-22  closed  mcp-http  dev@example.com  yaegi        12     40 (2 refused)  2026-01-02T03:05:00Z  dev@example.com\n");
 }
 
 TEST_CASE("auth status: who programs run as, or what is wrong and how to log in") {

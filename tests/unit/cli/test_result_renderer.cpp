@@ -162,3 +162,30 @@ TEST_CASE("a result as deep as the daemon lets through renders, pretty-printed")
   CHECK(kg::cli::compact_json(parse_json(answer, "test input")["result"]) ==
         R"({"kind":"ok","value":)" + value + "}");
 }
+
+TEST_CASE("API calls come last: totals, one line each, and how many more") {
+  const std::string json = R"({"phase": "run", "mode": "wrapped", "runtime": "compiled-go",
+      "status": "ok", "exit_code": 0, "duration_ms": 10, "build_ms": 5,
+      "warnings": ["kode-gopher API policy: read-only refuses storage.objects.insert on b/b1/o/x"],
+      "api_calls": {"count": 4, "refused": 1, "bytes": 3000, "dropped": 1, "calls": [
+        {"service": "storage", "method": "storage.objects.list", "resource": "b/b1", "read": true,
+         "http_status": 200, "duration_us": 12500, "request_bytes": 0, "response_bytes": 2048},
+        {"service": "storage", "method": "storage.objects.insert", "resource": "b/b1/o/x",
+         "read": false, "http_status": 403, "duration_us": 300, "request_bytes": 10,
+         "response_bytes": 0, "refused": "read_only"},
+        {"service": "pubsub", "method": "google.pubsub.v1.Publisher/GetTopic", "read": true,
+         "http_status": 200, "grpc_status": 5, "duration_us": 900, "request_bytes": 5,
+         "response_bytes": 7}]}})";
+  CHECK(render(json) ==
+        "phase=run mode=wrapped runtime=compiled-go exit=0 (10ms, build 5ms)\n"
+        "warning: kode-gopher API policy: read-only refuses storage.objects.insert on b/b1/o/x\n"
+        "── api calls: 4 (1 refused), 2.9 KiB ──\n"
+        "storage.objects.list b/b1 200 12ms 2.0 KiB\n"
+        "storage.objects.insert b/b1/o/x 403 0ms 10B refused: read_only\n"
+        "google.pubsub.v1.Publisher/GetTopic grpc=5 0ms 12B\n"
+        "... 1 more (the daemon records every one it was told of; see docs/api-policy.md)\n");
+  // The MCP text keeps it shorter.
+  CHECK(render_execute_result(parse_json(json, "test"), 1).find(
+            "storage.objects.list b/b1 200 12ms 2.0 KiB\n"
+            "... 3 more") != std::string::npos);
+}

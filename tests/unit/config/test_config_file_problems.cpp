@@ -54,7 +54,7 @@ TEST_CASE("an unknown section is one warning once the plugins are known") {
   REQUIRE(issues.size() == 1);
   CHECK(issues[0].to_string() ==
         file + ":2: unknown section [network] (known sections: daemon, plugins, runtime, "
-               "credentials, sandbox, kubernetes, cache, limits, http, oauth, team; sections of "
+               "credentials, sandbox, kubernetes, cache, limits, api_policy, http, oauth, team; sections of "
                "the loaded plugins: compiled-go)");
 }
 

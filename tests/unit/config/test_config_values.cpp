@@ -65,6 +65,10 @@ TEST_CASE("every key is read from the file") {
                                "allowed_ports = 443, 8443\n"
                                "host_uid = 0\n"
                                "warm_pool = 8\n"
+                               "[api_policy]\n"
+                               "read_only = true\n"
+                               "projects = proj-a, 123456\n"
+                               "buckets = b-1 logs.example.com\n"
                                "[kubernetes]\n"
                                "kubeconfig = ~/.kube/team\n"
                                "context = gke_proj_europe-west1_team\n"
@@ -178,6 +182,9 @@ TEST_CASE("every key is read from the file") {
       {"kubernetes.claim_timeout_s", "3600"},
       {"kubernetes.lease_s", "60"},
       {"kubernetes.daemon_id", "team-daemon"},
+      {"api_policy.read_only", "true"},
+      {"api_policy.projects", "proj-a 123456"},
+      {"api_policy.buckets", "b-1 logs.example.com"},
   };
   // The team-mode keys ([http], [oauth], [team]) have their own test (test_team_config.cpp).
   std::size_t checked = 0;
@@ -189,6 +196,22 @@ TEST_CASE("every key is read from the file") {
     CHECK(spec.current(config) == expected.at(spec.full_name()));
   }
   CHECK(checked == expected.size());
+}
+
+TEST_CASE("[api_policy] names that are not projects or buckets are errors at their line") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const auto issues = issues_for(dir, "[api_policy]\nprojects = good-project My_Project\n"
+                                      "buckets = ok-bucket x\n");
+  REQUIRE(issues.size() >= 2);
+  bool project = false, bucket = false;
+  for (const auto& issue : issues) {
+    project = project || issue.find(":2: api_policy.projects: \"My_Project\" is not a project ID") != std::string::npos;
+    bucket = bucket || issue.find("api_policy.buckets: \"x\" is not a bucket name") != std::string::npos;
+  }
+  CHECK(project);
+  CHECK(bucket);
+  CHECK(one_issue(dir, "api_policy", "read_only", "yes").find("api_policy.read_only") != std::string::npos);
 }
 
 TEST_CASE("section and key names are case-insensitive") {

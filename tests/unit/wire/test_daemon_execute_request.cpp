@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "daemon_api/api_policy_names.hpp"
 #include "daemon_api/execute_request.hpp"
 #include "json_reader.hpp"
 #include "malformed_message.hpp"
@@ -99,4 +100,63 @@ TEST_CASE("a daemon ExecuteRequest out of shape is refused with what is wrong") 
   CHECK(refusal_of(R"({"code":"x","runtime":3})") == "\"runtime\" must be a string");
   CHECK(refusal_of(R"({"code":"x","client":false})") == "\"client\" must be a string");
   CHECK(refusal_of("[]") == "the request body must be a JSON object");
+}
+
+TEST_CASE("api_policy survives encode and decode; an empty one is not written") {
+  ExecuteRequest request;
+  request.code = "package main";
+  CHECK(encode_execute_request(request) == R"({"code":"package main"})");
+  request.api_policy.read_only = true;
+  request.api_policy.projects = std::vector<std::string>{"proj-a", "example.com:proj-b", "123456"};
+  request.api_policy.buckets = std::vector<std::string>{"my_bucket", "logs.example.com"};
+  const std::string text = encode_execute_request(request);
+  CHECK(text ==
+        R"({"code":"package main","api_policy":{"read_only":true,"projects":["proj-a","example.com:proj-b","123456"],"buckets":["my_bucket","logs.example.com"]}})");
+  CHECK(decode_text(text) == request);
+  CHECK(decode_text(R"({"code":"x","api_policy":{"read_only":false}})").api_policy.read_only == false);
+  CHECK(decode_text(R"({"code":"x","api_policy":null})").api_policy.empty());
+}
+
+TEST_CASE("an api_policy out of shape is refused naming the member") {
+  CHECK(refusal_of(R"({"code":"x","api_policy":true})").starts_with("\"api_policy\" must be an object"));
+  CHECK(refusal_of(R"({"code":"x","api_policy":{"read_only":"yes"}})") ==
+        "\"api_policy\".\"read_only\" must be true or false");
+  CHECK(refusal_of(R"({"code":"x","api_policy":{"projects":"p"}})").starts_with(
+      "\"api_policy\".\"projects\" must be an array of strings"));
+  CHECK(refusal_of(R"({"code":"x","api_policy":{"projects":[]}})").starts_with(
+      "\"api_policy\".\"projects\" is empty"));
+  CHECK(refusal_of(R"({"code":"x","api_policy":{"projects":["proj"]}})").starts_with(
+      "\"api_policy\".\"projects\": \"proj\" is not a project ID"));
+  CHECK(refusal_of(R"({"code":"x","api_policy":{"projects":["Proj-abc"]}})").find("not a project ID") !=
+        std::string::npos);
+  CHECK(refusal_of(R"({"code":"x","api_policy":{"buckets":["-bad"]}})").starts_with(
+      "\"api_policy\".\"buckets\": \"-bad\" is not a bucket name"));
+  CHECK(refusal_of(R"({"code":"x","api_policy":{"buckets":["UPPER"]}})").find("not a bucket name") !=
+        std::string::npos);
+  CHECK(refusal_of(R"({"code":"x","api_policy":{"bucket":["b-1"]}})") ==
+        "\"api_policy\" has the unknown key \"bucket\"; known: read_only, projects, buckets");
+}
+
+TEST_CASE("project and bucket names: what Google accepts, and nothing that could smuggle a path") {
+  for (const char* good : {"abcdef", "my-project-123", "a23456789012345678901234567890", "12345",
+                           "example.com:my-proj"}) {
+    INFO(good);
+    CHECK_FALSE(project_name_problem(good));
+  }
+  for (const char* bad : {"", "abcde", "a234567890123456789012345678901", "1abcdef", "my-project-",
+                          "my_project", "projects/p", "p*", ":my-proj", "my proj"}) {
+    INFO(bad);
+    CHECK(project_name_problem(bad));
+  }
+  for (const char* good : {"abc", "a-b_c.d", "0bucket9"}) {
+    INFO(good);
+    CHECK_FALSE(bucket_name_problem(good));
+  }
+  CHECK_FALSE(bucket_name_problem(std::string(63, 'a') + "." + std::string(63, 'b')));
+  for (const std::string bad : {std::string("ab"), std::string("a/b"), std::string("_ab"),
+                                std::string("ab."), std::string(64, 'a'), std::string(223, 'a'),
+                                std::string("b*")}) {
+    INFO(bad);
+    CHECK(bucket_name_problem(bad));
+  }
 }
