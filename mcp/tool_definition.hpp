@@ -3,6 +3,7 @@
 // with messages a model can act on. Pure functions; any thread.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <stdexcept>
@@ -48,6 +49,8 @@ class ToolArguments {
   const rapidjson::Value* optional_string_map(std::string_view name) const;
   // An array of strings (empty when absent).
   std::optional<std::vector<std::string>> optional_string_list(std::string_view name) const;
+  // A whole number from 1 to 2^32-1 (also when a client wrote it as 90000.0).
+  std::optional<std::uint32_t> optional_positive_integer(std::string_view name) const;
 
  private:
   const rapidjson::Value* member(std::string_view name) const;
