@@ -147,7 +147,9 @@ std::string without_go_noise(std::string_view go_doc_stderr) {
 
 std::vector<std::string> declared_names(std::string_view short_listing, bool methods_only) {
   std::vector<std::string> names;
-  for (const std::string_view line : lines_of(short_listing)) {
+  for (std::string_view line : lines_of(short_listing)) {
+    // go doc lists a type's constructors and constants indented under it.
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
     std::string name;
     if (line.starts_with("func (")) {
       if (!methods_only) continue;

@@ -26,7 +26,8 @@ std::string package_index(std::string_view go_doc_output);
 std::string without_go_noise(std::string_view go_doc_stderr);
 
 // The exported names `go doc -short` lines declare: "func Name(", "type Name ", "var Name",
-// "const Name"; with methods_only, the names of "func (receiver) Name(" lines instead.
+// "const Name", also indented (constructors under their type); with methods_only, the names of
+// "func (receiver) Name(" lines instead.
 std::vector<std::string> declared_names(std::string_view short_listing, bool methods_only);
 
 // At most five of `names` near `wanted` (case-insensitive edit distance of at most a third of

@@ -226,9 +226,9 @@ TEST_CASE("the package docs lookup answers go doc's output, or its message as in
 TEST_CASE("a misspelled symbol gets the near names, a misspelled method its type's methods") {
   const std::string names =
       "@@kode-gopher names@@\n"
-      "func NewClient(ctx context.Context, opts ...option.ClientOption) (*Client, error)\n"
-      "func NewGRPCClient(ctx context.Context) (*Client, error)\n"
       "type Client struct{ ... }\n"
+      "    func NewClient(ctx context.Context, opts ...option.ClientOption) (*Client, error)\n"
+      "    func NewGRPCClient(ctx context.Context) (*Client, error)\n"
       "type ObjectHandle struct{ ... }\n"
       "var ErrObjectNotExist = errors.New(\"storage: object doesn't exist\")\n"
       "@@kode-gopher methods@@\n";
