@@ -86,7 +86,9 @@ void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction
           ""))
       ->type_name("NAME");
   CLI::Option* timeout_option =
-      exec->add_option("--timeout,--timeout-ms", *timeout, "Run-phase wall clock in milliseconds")
+      exec->add_option("--timeout,--timeout-ms", *timeout,
+                       "Run-phase wall clock in milliseconds for this call (default: the config's "
+                      "limits.run_timeout_ms; at most limits.max_run_timeout_ms)")
           ->type_name("DURATION_MS")
           ->check(CLI::Range(1u, 3'600'000u));
   exec->add_option("--session", options->session_id,

@@ -27,6 +27,8 @@ std::string input_schema() {
                       "description": "Import paths to blank-import, e.g. to register drivers"},
     "runtime": {"type": "string", "enum": )json" + available_runtimes_json() + R"json(,
                 "description": "compiled-go (go build, then run), yaegi (the Yaegi interpreter: milliseconds, curated packages only), or auto (Yaegi when a static check finds the program safe for it, else compiled-go; the result's runtime_reason says why). Leave out for the daemon's default."},
+    "timeout_ms": {"type": "integer", "minimum": 1,
+                   "description": "This call's run-phase wall-clock limit in milliseconds, for a program that needs longer (or should stop sooner) than the default (60000 unless the operator set another). At most the daemon's [limits] max_run_timeout_ms (600000 unless the operator set another); more is refused with a message naming the maximum. The build has its own limit."},
     "api_policy": {
       "type": "object",
       "description": "Narrows what the program's Google API requests may do (never more than the daemon allows; needs sealed credentials, else the call is not run). A refused request gets HTTP 403 or gRPC PERMISSION_DENIED in the program and a warning in the result.",
@@ -80,7 +82,7 @@ rapidjson::Document shortened_for_agent(const rapidjson::Document& result) {
 
 std::string execute_request_for(const rapidjson::Value* arguments) {
   const ToolArguments args(kTool, arguments,
-                           {"code", "files", "extra_imports", "runtime", "api_policy"});
+                           {"code", "files", "extra_imports", "runtime", "timeout_ms", "api_policy"});
   const std::optional<std::string> code = args.optional_string("code");
   const rapidjson::Value* files = args.optional_string_map("files");
   if (code && files != nullptr) {
@@ -94,6 +96,7 @@ std::string execute_request_for(const rapidjson::Value* arguments) {
   }
   const auto extra_imports = args.optional_string_list("extra_imports");
   const std::optional<std::string> runtime = args.optional_string("runtime");
+  const std::optional<std::uint32_t> timeout_ms = args.optional_positive_integer("timeout_ms");
   if (runtime && !config::is_available_runtime(*runtime)) {
     throw ToolArgumentError(std::string(kTool) + ": " + config::unavailable_runtime_message(*runtime));
   }
@@ -109,6 +112,7 @@ std::string execute_request_for(const rapidjson::Value* arguments) {
   }
   request.extra_imports = extra_imports;
   request.runtime = runtime;
+  request.timeout_ms = timeout_ms;
   if (const rapidjson::Value* policy = args.optional_object("api_policy")) {
     try {
       request.api_policy = wire::daemon_api::decode_api_policy(*policy);

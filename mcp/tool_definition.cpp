@@ -116,4 +116,23 @@ const rapidjson::Value* ToolArguments::optional_object(std::string_view name) co
   return value;
 }
 
+std::optional<std::uint32_t> ToolArguments::optional_positive_integer(
+    std::string_view name) const {
+  const rapidjson::Value* value = member(name);
+  if (value == nullptr) return std::nullopt;
+  constexpr std::string_view kShape = "must be a whole number of at least 1";
+  if (value->IsUint()) {
+    if (value->GetUint() == 0) fail(name, kShape);
+    return value->GetUint();
+  }
+  if (value->IsDouble()) {
+    const double number = value->GetDouble();
+    if (number >= 1 && number <= 4294967295.0 && number == static_cast<double>(
+                                                        static_cast<std::uint64_t>(number))) {
+      return static_cast<std::uint32_t>(number);
+    }
+  }
+  fail(name, kShape);
+}
+
 }  // namespace kg::mcp

@@ -3,6 +3,7 @@
 // with messages a model can act on. Pure functions; any thread.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <optional>
 #include <stdexcept>
@@ -50,6 +51,8 @@ class ToolArguments {
   std::optional<std::vector<std::string>> optional_string_list(std::string_view name) const;
   // An object, as given (nullptr when absent); the tool checks its members.
   const rapidjson::Value* optional_object(std::string_view name) const;
+  // A whole number from 1 to 2^32-1 (also when a client wrote it as 90000.0).
+  std::optional<std::uint32_t> optional_positive_integer(std::string_view name) const;
 
  private:
   const rapidjson::Value* member(std::string_view name) const;

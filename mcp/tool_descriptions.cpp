@@ -72,6 +72,8 @@ std::string execute_go_code_description() {
          "one connection (which share one sandbox and run one at a time). The run stops at a "
          "wall-clock limit (60 s unless the operator set another; the build has its own, 300 s "
          "by default): status timeout, and run's ctx has no deadline of its own, so derive one. "
+         "`timeout_ms` asks for another run limit for one call, up to the daemon's maximum "
+         "(600000 ms unless the operator set another). "
          "Memory, processes and output are limited too (oom; output_limit after 4 MiB of "
          "stdout or stderr by default). Network: when the daemon has a credential plugin, a "
          "local sandbox reaches only the allowed Google API hosts (by default *.googleapis.com "
@@ -99,7 +101,10 @@ std::string lookup_package_docs_description() {
          "exactly as in the versions execute_go_code builds with. `package` is one of:\n" +
          curated_package_bullets() +
          "`symbol` is optional: a function, type, or method such as NewClient, Client, or "
-         "Client.Bucket. Returns {package, symbol?, docs}.";
+         "Client.Bucket. Without it, docs is a short index of the package (its synopsis and "
+         "exported names); ask for one symbol for its full documentation and methods. A name "
+         "go doc does not know is an error that suggests the near names. Returns {package, "
+         "symbol?, docs}.";
 }
 
 }  // namespace kg::mcp

@@ -2,6 +2,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "cli_errors.hpp"
@@ -97,10 +98,13 @@ rapidjson::Document DaemonSessionLink::in_session(
 }
 
 std::chrono::milliseconds DaemonSessionLink::execute_wait() const {
-  // The stream is silent during a build or a run: wait for the longest the config allows, plus
-  // room for sandbox setup (the first call of a fresh install prewarms for minutes).
+  // The stream is silent during a build or a run: wait for the longest the config allows a
+  // call to ask for, plus room for sandbox setup (the first call of a fresh install prewarms
+  // for minutes).
   const auto& limits = connection_->config.limits;
-  return std::chrono::milliseconds(limits.build_timeout_ms + limits.run_timeout_ms + 600'000);
+  return std::chrono::milliseconds(limits.build_timeout_ms +
+                                   std::max(limits.run_timeout_ms, limits.max_run_timeout_ms) +
+                                   600'000);
 }
 
 rapidjson::Document DaemonSessionLink::execute(std::string_view request_json,

@@ -270,11 +270,21 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .current = [](const DaemonConfig& c) { return std::to_string(c.tidy_modules_max_bytes); }},
     {.section = "limits", .name = "run_timeout_ms", .kind = ValueKind::integer, .min = 100,
      .max = 3600000, .default_text = "60000",
-     .help = "Wall-clock limit of a program's run phase; a request's timeout_ms may only lower it.",
+     .help = "Wall-clock limit of a program's run phase when the call does not ask for another "
+             "(timeout_ms); at most limits.max_run_timeout_ms.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) {
        c.limits.run_timeout_ms = static_cast<std::uint32_t>(v.number);
      },
      .current = [](const DaemonConfig& c) { return std::to_string(c.limits.run_timeout_ms); }},
+    {.section = "limits", .name = "max_run_timeout_ms", .kind = ValueKind::integer, .min = 100,
+     .max = 3600000, .default_text = "600000",
+     .help = "The longest run phase a call may ask for with timeout_ms (the API, `kode-gopher "
+             "exec --timeout`, execute_go_code's timeout_ms); a call asking for more is refused "
+             "with invalid_input naming this key.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) {
+       c.limits.max_run_timeout_ms = static_cast<std::uint32_t>(v.number);
+     },
+     .current = [](const DaemonConfig& c) { return std::to_string(c.limits.max_run_timeout_ms); }},
     {.section = "limits", .name = "build_timeout_ms", .kind = ValueKind::integer, .min = 1000,
      .max = 3600000, .default_text = "300000",
      .help = "Wall-clock limit of the build phase (go build, and go mod tidy when needed).",

@@ -147,6 +147,15 @@ CheckedFile checked_config_file(const std::string& path) {
   for (auto& issue : api_policy_issues(checked.config, path)) {
     checked.issues.push_back(std::move(issue));
   }
+  const auto& limits = checked.config.limits;
+  if (limits.run_timeout_ms > limits.max_run_timeout_ms) {
+    checked.issues.push_back(
+        {Severity::error, path, "limits.run_timeout_ms",
+         std::to_string(limits.run_timeout_ms) + " is above limits.max_run_timeout_ms (" +
+             std::to_string(limits.max_run_timeout_ms) +
+             "), the longest a call may ask for: raise max_run_timeout_ms or lower "
+             "run_timeout_ms"});
+  }
   for (auto& issue : team_settings_issues(checked.config, path)) {
     checked.issues.push_back(std::move(issue));
   }

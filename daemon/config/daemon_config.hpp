@@ -16,6 +16,7 @@ namespace kg::config {
 
 struct LimitsConfig {
   std::uint32_t run_timeout_ms = 60'000;      // [limits] run_timeout_ms, 100..3600000
+  std::uint32_t max_run_timeout_ms = 600'000; // [limits] max_run_timeout_ms: a call's timeout_ms
   std::uint32_t build_timeout_ms = 300'000;   // [limits] build_timeout_ms, 1000..3600000
   std::uint64_t output_bytes = 4ull << 20;    // [limits] output_bytes, 1024..67108864 (per stream)
   std::uint64_t memory_bytes = 4ull << 30;    // [limits] memory_bytes: per sandbox, swap included

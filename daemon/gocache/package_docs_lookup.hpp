@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime_plugin.hpp"
@@ -23,12 +24,17 @@ class PackageDocsLookup {
                     std::string symbol);
 
   // `go doc` run in the lockfile folder, so the curated modules resolve; leaves /app alone.
+  // When a symbol's lookup fails, the command also lists the package's names (and, for
+  // Type.Method, the type's methods) to suggest from.
   plugin::CommandSpec command() const;
-  // go doc's output. Throws plugin::InvalidInputError with go doc's message when it failed (an
-  // unknown symbol, say).
+  // A symbol's go doc output, or a whole package's index (package_docs_text.hpp). Throws
+  // plugin::InvalidInputError with go doc's message without the go command's noise when it
+  // failed, and for an unknown symbol the near names ("Did you mean ...?").
   std::string docs(const plugin::CommandOutcome& outcome) const;
 
  private:
+  std::vector<std::string> suggestions(std::string_view listing) const;
+
   std::string package_, symbol_;
 };
 

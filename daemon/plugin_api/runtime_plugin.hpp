@@ -38,6 +38,9 @@ enum class Status {
 
 struct Limits {
   std::uint32_t run_timeout_ms = 60'000;
+  // The longest a call could have asked for ([limits] max_run_timeout_ms): named in a timeout's
+  // advice.
+  std::uint32_t max_run_timeout_ms = 600'000;
   std::uint32_t build_timeout_ms = 300'000;
   std::uint64_t output_limit_bytes = 4 * 1024 * 1024;
   ResourceLimits run;    // the user's program (the call's own limits, within the daemon's)

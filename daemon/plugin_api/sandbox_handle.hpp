@@ -85,6 +85,10 @@ struct CommandOutcome {
   bool cpu_limit_exceeded = false;  // the command used up resources.cpu_seconds
   bool stdout_truncated = false;
   bool stderr_truncated = false;
+  // Bytes printed past output_limit_bytes and discarded from the middle (the text keeps the
+  // head and the tail, with a "... [N bytes discarded] ..." marker between).
+  std::uint64_t stdout_discarded_bytes = 0;
+  std::uint64_t stderr_discarded_bytes = 0;
   std::string stdout_text;
   std::string stderr_text;
   std::uint64_t duration_ms = 0;

@@ -60,6 +60,8 @@ plugin::CommandOutcome outcome_of(wire::ExecuteAnswer answer) {
   outcome.cpu_limit_exceeded = answer.cpu_limit_exceeded;
   outcome.stdout_truncated = answer.stdout_truncated;
   outcome.stderr_truncated = answer.stderr_truncated;
+  outcome.stdout_discarded_bytes = answer.stdout_discarded_bytes;
+  outcome.stderr_discarded_bytes = answer.stderr_discarded_bytes;
   outcome.duration_ms = answer.duration_ms;
   if (answer.file) {
     outcome.file_after = plugin::FileAfterCommand{answer.file->exists,

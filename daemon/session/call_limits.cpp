@@ -46,4 +46,18 @@ std::uint64_t output_limit(const config::LimitsConfig& limits, const RequestedLi
   return within(requested.output_bytes, limits.output_bytes, "output_bytes", "limits.output_bytes");
 }
 
+std::uint32_t run_timeout(const config::LimitsConfig& limits,
+                          const std::optional<std::uint32_t>& requested) {
+  if (!requested) return limits.run_timeout_ms;
+  if (*requested == 0 || *requested > limits.max_run_timeout_ms) {
+    throw plugin::InvalidInputError(
+        "timeout_ms must be from 1 to " + std::to_string(limits.max_run_timeout_ms) +
+        " (the daemon's [limits] max_run_timeout_ms), got " + std::to_string(*requested) +
+        "; ask for at most " + std::to_string(limits.max_run_timeout_ms) +
+        " ms, or leave timeout_ms out for the default of " + std::to_string(limits.run_timeout_ms) +
+        " ms ([limits] run_timeout_ms)");
+  }
+  return *requested;
+}
+
 }  // namespace kg::session

@@ -1,5 +1,6 @@
 // The resource limits of a call: the daemon's [limits] (its maxima, also the defaults), lowered
-// by what the call asks for. The toolchain's build runs under the daemon's limits; the user's
+// by what the call asks for; the run's wall clock may also be raised, up to
+// [limits] max_run_timeout_ms. The toolchain's build runs under the daemon's limits; the user's
 // program under the call's.
 #pragma once
 
@@ -31,5 +32,10 @@ plugin::ResourceLimits run_limits(const config::LimitsConfig& limits, const Requ
 // Bytes kept of each output stream: the daemon's, or less when the call asks. Throws like
 // run_limits.
 std::uint64_t output_limit(const config::LimitsConfig& limits, const RequestedLimits& requested);
+
+// The run phase's wall clock: the call's timeout_ms, else the daemon's run_timeout_ms. Throws
+// plugin::InvalidInputError naming max_run_timeout_ms when it is 0 or above that maximum.
+std::uint32_t run_timeout(const config::LimitsConfig& limits,
+                          const std::optional<std::uint32_t>& requested);
 
 }  // namespace kg::session

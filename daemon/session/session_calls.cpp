@@ -233,7 +233,8 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   const RuntimePlan plan = plan_for(request.runtime, session.record.runtime);
   auto& first_runtime = plugin_for(plan.first, plan.requested);
   request.execute.auto_select = plan.auto_select;
-  request.execute.limits.run_timeout_ms = options_.limits.run_timeout_ms;
+  request.execute.limits.run_timeout_ms = run_timeout(options_.limits, request.timeout_ms);
+  request.execute.limits.max_run_timeout_ms = options_.limits.max_run_timeout_ms;
   request.execute.limits.build_timeout_ms = options_.limits.build_timeout_ms;
   request.execute.limits.output_limit_bytes = output_limit(options_.limits, request.limits);
   request.execute.limits.build = resource_limits(options_.limits);
@@ -243,14 +244,6 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
     policy = api_policy::narrow_api_policy(options_.api_policy, request.api_policy);
   } catch (const api_policy::PolicyWideningError& e) {
     throw plugin::InvalidInputError(e.what());
-  }
-  if (request.timeout_ms) {
-    if (*request.timeout_ms == 0 || *request.timeout_ms > options_.limits.run_timeout_ms) {
-      throw plugin::InvalidInputError("timeout_ms must be from 1 to " +
-                                      std::to_string(options_.limits.run_timeout_ms) +
-                                      " (the daemon's limits.run_timeout_ms)");
-    }
-    request.execute.limits.run_timeout_ms = *request.timeout_ms;
   }
   store::CallStart start;
   start.session_id = session_id;

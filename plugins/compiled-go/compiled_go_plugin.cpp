@@ -330,7 +330,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     result.status = classify_run(ran);
     result.stdout_text = elide_middle(ran.stdout_text, kStreamKeep);
     result.stderr_text = elide_middle(ran.stderr_text, kStreamKeep);
-    add_run_warnings(ran, spec, result.warnings);
+    add_run_warnings(ran, spec, limits.max_run_timeout_ms, result.warnings);
     take_result_file(ran, result);
   }
 

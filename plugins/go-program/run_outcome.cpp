@@ -23,10 +23,23 @@ plugin::Status classify_run(const plugin::CommandOutcome& outcome) {
 namespace kg::go_program {
 
 void add_run_warnings(const plugin::CommandOutcome& ran, const plugin::CommandSpec& spec,
-                      std::vector<std::string>& warnings) {
+                      std::uint32_t max_run_timeout_ms, std::vector<std::string>& warnings) {
   if (ran.timed_out) {
-    warnings.push_back("the program ran longer than " + std::to_string(spec.timeout_ms) +
-                       " ms and was stopped");
+    std::string advice;
+    if (spec.timeout_ms < max_run_timeout_ms) {
+      advice = "ask for a longer limit with timeout_ms (up to " +
+               std::to_string(max_run_timeout_ms) + ", the daemon's [limits] max_run_timeout_ms)"
+               ", ";
+    } else {
+      advice = "this is already the longest limit a call may ask for ([limits] "
+               "max_run_timeout_ms); ";
+    }
+    warnings.push_back(
+        "the program ran longer than " + std::to_string(spec.timeout_ms) +
+        " ms and was stopped: " + advice +
+        "stop in time by giving run's ctx a deadline (context.WithTimeout) and checking it in "
+        "loops, or do less per call (work in batches and keep progress under /app/persist for "
+        "the next call)");
   }
   if (ran.oom_killed) {
     warnings.push_back("the program ran out of memory and was killed (limit " +
@@ -36,10 +49,22 @@ void add_run_warnings(const plugin::CommandOutcome& ran, const plugin::CommandSp
     warnings.push_back("the program used more than " + std::to_string(spec.resources.cpu_seconds) +
                        " s of CPU time and was stopped");
   }
-  if (ran.stdout_truncated || ran.stderr_truncated) {
-    warnings.push_back("output over " + std::to_string(spec.output_limit_bytes) +
-                       " bytes per stream was discarded");
-  }
+  const auto over_limit = [&](std::string_view stream, std::uint64_t discarded) {
+    const bool kept_running = !ran.timed_out && !ran.oom_killed && !ran.cpu_limit_exceeded &&
+                              ran.signal == 0;
+    warnings.push_back(
+        std::string(stream) + " went over the " + std::to_string(spec.output_limit_bytes) +
+        "-byte limit per stream: " + std::to_string(discarded) +
+        " bytes from its middle were discarded (its head and the end of what was printed are "
+        "kept)" +
+        (kept_running ? "; the program was not stopped and ran to its end (exit code " +
+                            std::to_string(ran.exit_code) + ")"
+                      : "") +
+        ". Print less (a summary, or return the data as a snippet's value), or write big output "
+        "to a file under /app/persist and read back the part you need in the next call");
+  };
+  if (ran.stdout_truncated) over_limit("stdout", ran.stdout_discarded_bytes);
+  if (ran.stderr_truncated) over_limit("stderr", ran.stderr_discarded_bytes);
 }
 
 void take_result_file(const plugin::CommandOutcome& ran, plugin::ExecuteResult& result) {

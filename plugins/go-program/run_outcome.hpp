@@ -3,6 +3,7 @@
 // Pure; called from call threads.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,9 +13,10 @@ namespace kg::go_program {
 
 plugin::Status classify_run(const plugin::CommandOutcome& outcome);
 
-// One warning per limit the run hit under `spec` (time, memory, CPU, output).
+// One warning per limit the run hit under `spec` (time, memory, CPU, output), each saying what
+// to do; a timeout names max_run_timeout_ms, the longest limit the call could ask for.
 void add_run_warnings(const plugin::CommandOutcome& outcome, const plugin::CommandSpec& spec,
-                      std::vector<std::string>& warnings);
+                      std::uint32_t max_run_timeout_ms, std::vector<std::string>& warnings);
 
 // Sets result.result_json from the result.json the run left (spec.read_file_after), checked,
 // with warnings for what was wrong with it; a recovered panic turns runtime_error into panic.

@@ -15,10 +15,16 @@ package main
 import (
 	kgcontext "context"
 	kgjson "encoding/json"
+	kgerrors "errors"
 	kgfmt "fmt"
+	kgmath "math"
 	kgos "os"
 	kgsignal "os/signal"
+	kgreflect "reflect"
 	kgdebug "runtime/debug"
+	kgsort "sort"
+	kgstrconv "strconv"
+	kgstrings "strings"
 	kgsyscall "syscall"
 )
 
@@ -43,7 +49,7 @@ func kodeGopherInvoke(ctx kgcontext.Context) (result map[string]any) {
 			result = map[string]any{
 				"kind":    "panic",
 				"message": kgfmt.Sprint(recovered),
-				"stack":   string(kgdebug.Stack()),
+				"stack":   kodeGopherProgramStack(string(kgdebug.Stack())),
 			}
 		}
 	}()
@@ -54,9 +60,119 @@ func kodeGopherInvoke(ctx kgcontext.Context) (result map[string]any) {
 	}
 	encoded, err := kgjson.Marshal(value)
 	if err != nil {
-		return map[string]any{"kind": "marshal_error", "type": kgfmt.Sprintf("%T", value), "message": err.Error()}
+		return map[string]any{"kind": "marshal_error", "type": kgfmt.Sprintf("%T", value), "message": kodeGopherMarshalMessage(value, err)}
 	}
 	return map[string]any{"kind": "ok", "value": kgjson.RawMessage(encoded)}
+}
+
+// kodeGopherProgramStack drops the frames a recovered panic's stack owes to this wrapper
+// (debug.Stack, the deferred recover, the runtime's panic call before the program's frames,
+// kodeGopherInvoke and main), so it starts where the program panicked, as an uncaught panic's
+// stack does. A stack of another shape is kept whole.
+func kodeGopherProgramStack(stack string) string {
+	lines := kgstrings.Split(kgstrings.TrimSuffix(stack, "\n"), "\n")
+	if len(lines) == 0 {
+		return stack
+	}
+	kept := []string{lines[0]}
+	beforePanic := true
+	for i := 1; i < len(lines); {
+		frame := []string{lines[i]}
+		for i++; i < len(lines) && kgstrings.HasPrefix(lines[i], "\t"); i++ {
+			frame = append(frame, lines[i])
+		}
+		switch {
+		case beforePanic:
+			beforePanic = !kgstrings.HasPrefix(frame[0], "panic(")
+		case len(frame) > 1 && kgstrings.Contains(frame[1], "/kg_wrapper.go:"):
+		default:
+			kept = append(kept, frame...)
+		}
+	}
+	if beforePanic {
+		return stack
+	}
+	return kgstrings.Join(kept, "\n") + "\n"
+}
+
+// kodeGopherMarshalMessage says where a value holds what JSON cannot (NaN or ±Inf) and what to
+// do; any other marshal error is told as it is. The same text as the yaegi runner's
+// marshalMessage (sandbox/yaegi-runner/wrapper.go).
+func kodeGopherMarshalMessage(value any, err error) string {
+	var unsupported *kgjson.UnsupportedValueError
+	if !kgerrors.As(err, &unsupported) {
+		return err.Error()
+	}
+	path, number := kodeGopherNonFinite(kgreflect.ValueOf(value), "result", map[uintptr]bool{}, 0)
+	if path == "" {
+		return err.Error()
+	}
+	return path + " is " + number + ", which JSON cannot hold, so the whole value was lost (" + err.Error() +
+		"): replace NaN and ±Inf before returning, e.g. skip the item, use a *float64 left nil for \"no value\", or format the number as a string"
+}
+
+// kodeGopherNonFinite finds the first NaN or ±Inf in the order encoding/json visits a value
+// (struct fields by their JSON names, map keys sorted) and names its path, e.g.
+// result.items[3].score.
+func kodeGopherNonFinite(value kgreflect.Value, path string, seen map[uintptr]bool, depth int) (string, string) {
+	if !value.IsValid() || depth > 256 {
+		return "", ""
+	}
+	switch value.Kind() {
+	case kgreflect.Float32, kgreflect.Float64:
+		number := value.Float()
+		if kgmath.IsNaN(number) || kgmath.IsInf(number, 0) {
+			return path, kgstrconv.FormatFloat(number, 'g', -1, 64)
+		}
+	case kgreflect.Pointer, kgreflect.Map:
+		if value.IsNil() || seen[value.Pointer()] {
+			return "", ""
+		}
+		seen[value.Pointer()] = true
+		if value.Kind() == kgreflect.Pointer {
+			return kodeGopherNonFinite(value.Elem(), path, seen, depth+1)
+		}
+		keys := value.MapKeys()
+		names := make([]string, len(keys))
+		order := make([]int, len(keys))
+		for i, key := range keys {
+			names[i], order[i] = kgfmt.Sprint(key), i
+		}
+		kgsort.Slice(order, func(a, b int) bool { return names[order[a]] < names[order[b]] })
+		for _, i := range order {
+			if found, number := kodeGopherNonFinite(value.MapIndex(keys[i]), path+"["+kgstrconv.Quote(names[i])+"]", seen, depth+1); found != "" {
+				return found, number
+			}
+		}
+	case kgreflect.Interface:
+		return kodeGopherNonFinite(value.Elem(), path, seen, depth+1)
+	case kgreflect.Slice, kgreflect.Array:
+		for i := 0; i < value.Len(); i++ {
+			if found, number := kodeGopherNonFinite(value.Index(i), path+"["+kgstrconv.Itoa(i)+"]", seen, depth+1); found != "" {
+				return found, number
+			}
+		}
+	case kgreflect.Struct:
+		fields := value.Type()
+		for i := 0; i < fields.NumField(); i++ {
+			field := fields.Field(i)
+			tag := field.Tag.Get("json")
+			name, _, _ := kgstrings.Cut(tag, ",")
+			if tag == "-" || (!field.IsExported() && !field.Anonymous) {
+				continue
+			}
+			fieldPath := path + "." + field.Name
+			if name != "" {
+				fieldPath = path + "." + name
+			} else if field.Anonymous {
+				fieldPath = path
+			}
+			if found, number := kodeGopherNonFinite(value.Field(i), fieldPath, seen, depth+1); found != "" {
+				return found, number
+			}
+		}
+	}
+	return "", ""
 }
 
 // kodeGopherWriteResult leaves a result the program wrote itself untouched.

@@ -106,7 +106,9 @@ class YaegiRuntime final : public plugin::RuntimePlugin {
     const auto ran = sandbox.run_command(spec);
     const auto elapsed_us = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started).count());
-    fill_result(YaegiRun{ran, spec, token, request.auto_select, elapsed_us}, result);
+    fill_result(YaegiRun{ran, spec, token, request.auto_select, elapsed_us,
+                         request.limits.max_run_timeout_ms},
+                result);
     return result;
   }
 

@@ -154,7 +154,7 @@ void fill_result(const YaegiRun& run, plugin::ExecuteResult& result) {
   plugin::CommandOutcome program = ran;
   program.stderr_text = split.user_stderr;
   result.status = go_program::classify_run(program);
-  go_program::add_run_warnings(ran, run.spec, result.warnings);
+  go_program::add_run_warnings(ran, run.spec, run.max_run_timeout_ms, result.warnings);
   go_program::take_result_file(ran, result);
   if (const std::string crash = interpreter_crash(split.user_stderr);
       !crash.empty() && result.status != plugin::Status::ok) {

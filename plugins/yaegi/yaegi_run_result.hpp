@@ -17,6 +17,7 @@ struct YaegiRun {
   std::string_view token;           // the call's KG_YAEGI_TOKEN
   bool auto_select = false;         // the runner ran with --auto
   std::uint64_t elapsed_us = 0;     // the command's wall time, measured by the plugin
+  std::uint32_t max_run_timeout_ms = 600'000;  // named in a timeout's advice
 };
 
 // Fills phase, status, exit code, streams, diagnostics, timings (build_us, run_us), warnings,

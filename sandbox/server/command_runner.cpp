@@ -23,6 +23,15 @@
 extern char** environ;
 
 namespace kg::sandbox {
+
+std::string truncation_marker(std::uint64_t discarded_bytes) {
+  return "\n... [" + std::to_string(discarded_bytes) + " bytes discarded] ...\n";
+}
+
+std::uint64_t tail_bytes_of(std::uint64_t limit) {
+  return std::min<std::uint64_t>(limit / 4, 64 * 1024);
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -33,26 +42,40 @@ constexpr std::chrono::milliseconds kDrainAfterExit{100};
 // Without a pidfd the child's exit is noticed by polling this often.
 constexpr int kExitPollMs = 10;
 
-// One captured stream: keeps the first `limit` bytes and counts the rest away.
+// One captured stream within `limit` bytes: the first limit - tail_bytes_of(limit) bytes, and
+// the last tail_bytes_of(limit) of the rest; what falls between is counted, not kept.
 class CappedOutput {
  public:
-  explicit CappedOutput(std::uint64_t limit) : limit_(limit) {}
+  explicit CappedOutput(std::uint64_t limit)
+      : head_limit_(limit - tail_bytes_of(limit)), tail_limit_(tail_bytes_of(limit)) {}
   void append(std::span<const char> bytes) {
-    const std::uint64_t room = limit_ - std::min<std::uint64_t>(limit_, text_.size());
-    const std::size_t kept = static_cast<std::size_t>(std::min<std::uint64_t>(room, bytes.size()));
-    text_.append(bytes.data(), kept);
-    if (kept < bytes.size()) truncated_ = true;
+    total_ += bytes.size();
+    const std::uint64_t room = head_limit_ - std::min<std::uint64_t>(head_limit_, head_.size());
+    const std::size_t to_head = static_cast<std::size_t>(std::min<std::uint64_t>(room, bytes.size()));
+    head_.append(bytes.data(), to_head);
+    bytes = bytes.subspan(to_head);
+    if (bytes.empty() || tail_limit_ == 0) return;
+    // The tail is trimmed to its limit only when it doubled, so a flood costs amortized O(1).
+    tail_.append(bytes.data(), bytes.size());
+    if (tail_.size() > 2 * tail_limit_) tail_.erase(0, tail_.size() - tail_limit_);
   }
-  bool truncated() const { return truncated_; }
+  bool truncated() const { return discarded() > 0; }
+  std::uint64_t discarded() const {
+    const std::uint64_t kept_tail = std::min<std::uint64_t>(tail_.size(), tail_limit_);
+    return total_ - head_.size() - kept_tail;
+  }
   std::string take() {
-    if (truncated_) text_ += kTruncatedSuffix;
-    return std::move(text_);
+    if (tail_.size() > tail_limit_) tail_.erase(0, tail_.size() - tail_limit_);
+    if (total_ == head_.size() + tail_.size()) return head_ + tail_;
+    return head_ + truncation_marker(discarded()) + tail_;
   }
 
  private:
-  std::uint64_t limit_;
-  std::string text_;
-  bool truncated_ = false;
+  std::uint64_t head_limit_;
+  std::uint64_t tail_limit_;
+  std::string head_;
+  std::string tail_;
+  std::uint64_t total_ = 0;
 };
 
 // Reads what is available (at most 1 MiB, so a flood cannot starve the deadline check);
@@ -241,6 +264,8 @@ CommandResult run_command(const CommandRequest& request) {
   }
   result.stdout_truncated = out.truncated();
   result.stderr_truncated = err.truncated();
+  result.stdout_discarded_bytes = out.discarded();
+  result.stderr_discarded_bytes = err.discarded();
   result.stdout_text = out.take();
   result.stderr_text = err.take();
   result.duration_ms = static_cast<std::uint64_t>(

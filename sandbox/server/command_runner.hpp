@@ -19,7 +19,12 @@ namespace kg::sandbox {
 
 class CommandLauncher;
 
-inline constexpr std::string_view kTruncatedSuffix = "\n... [truncated]";
+// A stream over its limit keeps its head and its tail (the end of what was printed, so the
+// last lines before a crash or a summary survive) with this marker between them:
+// "\n... [N bytes discarded] ...\n" (truncation_marker).
+std::string truncation_marker(std::uint64_t discarded_bytes);
+// The share of a stream's limit kept for its tail: a quarter, at most 64 KiB.
+std::uint64_t tail_bytes_of(std::uint64_t limit);
 
 // Per-command process limits (setrlimit in the child, before exec); 0 leaves a limit as the
 // server inherited it. Memory and process counts are the host's business (cgroups).
@@ -33,7 +38,7 @@ struct CommandRequest {
   std::string command;
   std::vector<std::pair<std::string, std::string>> env;  // overlays the server's environment
   std::chrono::milliseconds timeout{60'000};
-  std::uint64_t output_limit_bytes = 4ull << 20;  // per stream; beyond it bytes are discarded
+  std::uint64_t output_limit_bytes = 4ull << 20;  // per stream: head and tail kept, middle dropped
   std::filesystem::path workdir;
   CommandLimits limits;
   int cancel_watch_fd = -1;  // a connected socket; its peer hanging up kills the command
@@ -47,7 +52,7 @@ struct CommandRequest {
 };
 
 struct CommandResult {
-  std::string stdout_text;  // ends with kTruncatedSuffix when truncated
+  std::string stdout_text;  // head, truncation_marker and tail when truncated
   std::string stderr_text;
   int exit_code = 0;  // 128 + signal when killed by a signal
   int signal = 0;     // 0 unless killed by a signal
@@ -57,6 +62,8 @@ struct CommandResult {
   bool cancelled = false;  // the client hung up
   bool stdout_truncated = false;
   bool stderr_truncated = false;
+  std::uint64_t stdout_discarded_bytes = 0;  // printed but not kept (the marker's N)
+  std::uint64_t stderr_discarded_bytes = 0;
   std::uint64_t duration_ms = 0;
 };
 

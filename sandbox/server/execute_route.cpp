@@ -92,6 +92,8 @@ wire::ExecuteAnswer answer_of(const CommandResult& result, std::optional<FileAft
   answer.cpu_limit_exceeded = result.cpu_limit_exceeded;
   answer.stdout_truncated = result.stdout_truncated;
   answer.stderr_truncated = result.stderr_truncated;
+  answer.stdout_discarded_bytes = result.stdout_discarded_bytes;
+  answer.stderr_discarded_bytes = result.stderr_discarded_bytes;
   answer.duration_ms = result.duration_ms;
   answer.file = std::move(file);
   return answer;

@@ -3,11 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"reflect"
+	"sort"
+	"strconv"
+	"strings"
 	"syscall"
 )
 
@@ -65,9 +70,89 @@ func invokeSnippet(ctx context.Context, dir string, run snippetEntry, trace *pan
 	}
 	encoded, err := json.Marshal(value)
 	if err != nil {
-		return map[string]any{"kind": "marshal_error", "type": fmt.Sprintf("%T", value), "message": err.Error()}, ""
+		return map[string]any{"kind": "marshal_error", "type": fmt.Sprintf("%T", value), "message": marshalMessage(value, err)}, ""
 	}
 	return map[string]any{"kind": "ok", "value": json.RawMessage(encoded)}, ""
+}
+
+// marshalMessage says where a value holds what JSON cannot (NaN or ±Inf) and what to do; any
+// other marshal error is told as it is. The same text as the compiled wrapper's
+// kodeGopherMarshalMessage.
+func marshalMessage(value any, err error) string {
+	var unsupported *json.UnsupportedValueError
+	if !errors.As(err, &unsupported) {
+		return err.Error()
+	}
+	path, number := nonFinite(reflect.ValueOf(value), "result", map[uintptr]bool{}, 0)
+	if path == "" {
+		return err.Error()
+	}
+	return path + " is " + number + ", which JSON cannot hold, so the whole value was lost (" + err.Error() +
+		"): replace NaN and ±Inf before returning, e.g. skip the item, use a *float64 left nil for \"no value\", or format the number as a string"
+}
+
+// nonFinite finds the first NaN or ±Inf in the order encoding/json visits a value (struct
+// fields by their JSON names, map keys sorted) and names its path, e.g. result.items[3].score.
+// The compiled wrapper's kodeGopherNonFinite, step for step.
+func nonFinite(value reflect.Value, path string, seen map[uintptr]bool, depth int) (string, string) {
+	if !value.IsValid() || depth > 256 {
+		return "", ""
+	}
+	switch value.Kind() {
+	case reflect.Float32, reflect.Float64:
+		number := value.Float()
+		if math.IsNaN(number) || math.IsInf(number, 0) {
+			return path, strconv.FormatFloat(number, 'g', -1, 64)
+		}
+	case reflect.Pointer, reflect.Map:
+		if value.IsNil() || seen[value.Pointer()] {
+			return "", ""
+		}
+		seen[value.Pointer()] = true
+		if value.Kind() == reflect.Pointer {
+			return nonFinite(value.Elem(), path, seen, depth+1)
+		}
+		keys := value.MapKeys()
+		names := make([]string, len(keys))
+		order := make([]int, len(keys))
+		for i, key := range keys {
+			names[i], order[i] = fmt.Sprint(key), i
+		}
+		sort.Slice(order, func(a, b int) bool { return names[order[a]] < names[order[b]] })
+		for _, i := range order {
+			if found, number := nonFinite(value.MapIndex(keys[i]), path+"["+strconv.Quote(names[i])+"]", seen, depth+1); found != "" {
+				return found, number
+			}
+		}
+	case reflect.Interface:
+		return nonFinite(value.Elem(), path, seen, depth+1)
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < value.Len(); i++ {
+			if found, number := nonFinite(value.Index(i), path+"["+strconv.Itoa(i)+"]", seen, depth+1); found != "" {
+				return found, number
+			}
+		}
+	case reflect.Struct:
+		fields := value.Type()
+		for i := 0; i < fields.NumField(); i++ {
+			field := fields.Field(i)
+			tag := field.Tag.Get("json")
+			name, _, _ := strings.Cut(tag, ",")
+			if tag == "-" || (!field.IsExported() && !field.Anonymous) {
+				continue
+			}
+			fieldPath := path + "." + field.Name
+			if name != "" {
+				fieldPath = path + "." + name
+			} else if field.Anonymous {
+				fieldPath = path
+			}
+			if found, number := nonFinite(value.Field(i), fieldPath, seen, depth+1); found != "" {
+				return found, number
+			}
+		}
+	}
+	return "", ""
 }
 
 // writeResult leaves a result the program wrote itself untouched.

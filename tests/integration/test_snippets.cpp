@@ -92,7 +92,7 @@ import ("os"; "strings")
 func main() { os.Stdout.WriteString(strings.Repeat("y", 5<<20)) }
 )"}},
                  "", 200, "output_limit", "verbatim", "run", 0, std::nullopt, "",
-                 "bytes per stream was discarded"});
+                 "bytes from its middle were discarded"});
   all.push_back({"snippet: ok map", {{"snippet.go", snippet("func run(ctx context.Context) (any, error) {\n\treturn map[string]any{\"n\": 42, \"s\": \"x\"}, nil\n}\n")}},
                  "", 200, "ok", "wrapped", "run", 0, R"({"kind":"ok","value":{"n":42,"s":"x"}})", ""});
   all.push_back({"snippet: ok string", {{"main.go", snippet("func run(ctx context.Context) (any, error) { return \"hello\", nil }\n")}},

@@ -58,6 +58,13 @@ TEST_CASE("the official TypeScript SDK client (@modelcontextprotocol/sdk)") {
   CHECK(contains(outcome.output, "typescript-sdk: all 14 checks passed"));
 }
 
+TEST_CASE("the failure table of docs/mcp.md, row by row through the TypeScript SDK client") {
+  const CommandOutcome outcome = run_node_client("failure_table.mjs");
+  INFO(outcome.output);
+  CHECK(outcome.exit_code == 0);
+  CHECK(contains(outcome.output, "failure-table: all 25 checks passed"));
+}
+
 TEST_CASE("the v2 TypeScript client in the 2026-07-28 era (@modelcontextprotocol/client)") {
   const CommandOutcome outcome = run_node_client("modern_client.mjs");
   INFO(outcome.output);

@@ -133,11 +133,16 @@ TEST_CASE("tool arguments that do not fit are an isError result, not a protocol 
   CHECK(serve.ask(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"code":"package main","files":{"a.go":"x"}}}})") ==
         R"({"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"execute_go_code: give exactly one of \"code\" or \"files\", not both"}],"isError":true}})");
   CHECK(serve.ask(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"code":"package main","timeout":5}}})") ==
-        R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"execute_go_code: unknown argument \"timeout\"; the arguments are: code, files, extra_imports, runtime, api_policy"}],"isError":true}})");
+        R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"execute_go_code: unknown argument \"timeout\"; the arguments are: code, files, extra_imports, runtime, timeout_ms, api_policy"}],"isError":true}})");
   CHECK(serve.ask(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"files":{"main.go":1}}}})") ==
         R"({"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"execute_go_code: argument \"files\" must map each path to its content as a string; \"main.go\" is not a string"}],"isError":true}})");
   CHECK(serve.ask(R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"code":"package main","runtime":"python"}}})") ==
         R"({"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"execute_go_code: runtime \"python\" is not available; available runtimes: compiled-go, yaegi, auto"}],"isError":true}})");
+  for (const char* bad : {"0", "-5", "1.5", "\"60s\"", "4294967296"}) {
+    CAPTURE(bad);
+    CHECK(serve.ask(std::string(R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"code":"package main","timeout_ms":)") + bad + "}}}") ==
+          R"({"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"execute_go_code: argument \"timeout_ms\" must be a whole number of at least 1"}],"isError":true}})");
+  }
   CHECK(serve.ask(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"lookup_package_docs","arguments":{"package":"cloud.google.com/go/storage","symbol":"x; rm -rf /"}}})") ==
         R"({"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"lookup_package_docs: symbol \"x; rm -rf /\" must be a Go identifier or a dotted path of them, such as NewClient or Client.Bucket"}],"isError":true}})");
   CHECK(serve.ask(R"({"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"gcp_auth_status","arguments":{"verbose":true}}})") ==

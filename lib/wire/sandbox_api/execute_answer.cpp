@@ -109,6 +109,10 @@ std::string encode_execute_answer(const ExecuteAnswer& answer) {
   writer.Bool(answer.stdout_truncated);
   writer.Key("stderr_truncated");
   writer.Bool(answer.stderr_truncated);
+  writer.Key("stdout_discarded_bytes");
+  writer.Uint64(answer.stdout_discarded_bytes);
+  writer.Key("stderr_discarded_bytes");
+  writer.Uint64(answer.stderr_discarded_bytes);
   writer.Key("duration_ms");
   writer.Uint64(answer.duration_ms);
   if (answer.file) write_file(writer, *answer.file);
@@ -127,6 +131,10 @@ ExecuteAnswer decode_execute_answer(std::string_view text) {
   answer.cpu_limit_exceeded = flag_member(document, "cpu_limit_exceeded");
   answer.stdout_truncated = flag_member(document, "stdout_truncated");
   answer.stderr_truncated = flag_member(document, "stderr_truncated");
+  answer.stdout_discarded_bytes =
+      static_cast<std::uint64_t>(integer_member(document, "stdout_discarded_bytes"));
+  answer.stderr_discarded_bytes =
+      static_cast<std::uint64_t>(integer_member(document, "stderr_discarded_bytes"));
   answer.duration_ms = static_cast<std::uint64_t>(integer_member(document, "duration_ms"));
   answer.file = read_file(document);
   return answer;

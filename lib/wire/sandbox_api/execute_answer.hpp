@@ -20,7 +20,7 @@ struct FileAfterCommand {
 };
 
 struct ExecuteAnswer {
-  std::string stdout_text;  // the server's truncation suffix included
+  std::string stdout_text;  // the server's truncation marker included
   std::string stderr_text;
   int exit_code = 0;  // 128 + signal when killed by a signal
   int signal = 0;     // 0 unless killed by a signal
@@ -28,6 +28,8 @@ struct ExecuteAnswer {
   bool cpu_limit_exceeded = false;
   bool stdout_truncated = false;
   bool stderr_truncated = false;
+  std::uint64_t stdout_discarded_bytes = 0;  // printed past the limit and not kept
+  std::uint64_t stderr_discarded_bytes = 0;
   std::uint64_t duration_ms = 0;
   std::optional<FileAfterCommand> file;
   bool operator==(const ExecuteAnswer&) const = default;

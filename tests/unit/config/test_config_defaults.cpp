@@ -38,6 +38,7 @@ TEST_CASE("with no config file every value is its default") {
   CHECK(config.go_root == "");
   CHECK(config.base_cache_dir == "");
   CHECK(config.limits.run_timeout_ms == 60000);
+  CHECK(config.limits.max_run_timeout_ms == 600000);
   CHECK(config.limits.build_timeout_ms == 300000);
   CHECK(config.limits.output_bytes == 4194304);
   CHECK(config.plugin_sections.empty());

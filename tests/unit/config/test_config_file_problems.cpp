@@ -38,7 +38,7 @@ TEST_CASE("a key with a dot in its name is unknown, not a nested value") {
   REQUIRE(loaded.warnings.size() == 1);
   CHECK(loaded.warnings[0].to_string() ==
         file + ":2: unknown key \"limits.output_bytes.max\" (known keys in [limits]: "
-               "run_timeout_ms, build_timeout_ms, output_bytes, memory_bytes, pids, cpu_seconds, "
+               "run_timeout_ms, max_run_timeout_ms, build_timeout_ms, output_bytes, memory_bytes, pids, cpu_seconds, "
                "file_size_bytes, open_files, disk_bytes)");
   CHECK(loaded.config.limits.output_bytes == 4194304);
 }

@@ -84,6 +84,7 @@ TEST_CASE("every key is read from the file") {
                                "tidy_modules_max_bytes = 1048576\n"
                                "[limits]\n"
                                "run_timeout_ms = 3600000\n"
+                               "max_run_timeout_ms = 3600000\n"
                                "build_timeout_ms = 1000\n"
                                "output_bytes = 67108864\n"
                                "memory_bytes = 67108864\n"
@@ -126,6 +127,7 @@ TEST_CASE("every key is read from the file") {
   CHECK(config.binary_cache_max_bytes == 0);
   CHECK(config.tidy_modules_max_bytes == 1048576);
   CHECK(config.limits.run_timeout_ms == 3600000);
+  CHECK(config.limits.max_run_timeout_ms == 3600000);
   CHECK(config.limits.build_timeout_ms == 1000);
   CHECK(config.limits.output_bytes == 67108864);
   CHECK(config.limits.memory_bytes == 67108864);
@@ -164,6 +166,7 @@ TEST_CASE("every key is read from the file") {
       {"cache.binary_max_bytes", "0"},
       {"cache.tidy_modules_max_bytes", "1048576"},
       {"limits.run_timeout_ms", "3600000"},
+      {"limits.max_run_timeout_ms", "3600000"},
       {"limits.build_timeout_ms", "1000"},
       {"limits.output_bytes", "67108864"},
       {"limits.memory_bytes", "67108864"},
@@ -243,6 +246,11 @@ TEST_CASE("integers must be plain decimal within their range") {
         "<file>:2: limits.output_bytes: must be an integer from 1024 to 67108864, got \"1023\"");
   CHECK(one_issue(dir, "limits", "run_timeout_ms", "99") ==
         "<file>:2: limits.run_timeout_ms: must be an integer from 100 to 3600000, got \"99\"");
+  CHECK(one_issue(dir, "limits", "run_timeout_ms", "600001") ==
+        "<file>:2: limits.run_timeout_ms: 600001 is above limits.max_run_timeout_ms (600000), "
+        "the longest a call may ask for: raise max_run_timeout_ms or lower run_timeout_ms");
+  CHECK(issues_for(dir, "[limits]\nrun_timeout_ms = 900000\nmax_run_timeout_ms = 900000\n")
+            .empty());
   CHECK(one_issue(dir, "limits", "build_timeout_ms", "3600001") ==
         "<file>:2: limits.build_timeout_ms: must be an integer from 1000 to 3600000, got "
         "\"3600001\"");

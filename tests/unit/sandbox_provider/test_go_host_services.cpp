@@ -183,7 +183,10 @@ TEST_CASE("the package docs lookup builds go doc against the lockfile for curate
         "cd /opt/kode-gopher/lockfile && exec go doc cloud.google.com/go/storage");
   const PackageDocsLookup symbol(curated, "cloud.google.com/go/storage", "Client.Bucket");
   CHECK(symbol.command().command ==
-        "cd /opt/kode-gopher/lockfile && exec go doc cloud.google.com/go/storage Client.Bucket");
+        "cd /opt/kode-gopher/lockfile && go doc cloud.google.com/go/storage Client.Bucket; "
+        "status=$?; if [ $status -ne 0 ]; then echo '@@kode-gopher names@@'; go doc -short "
+        "cloud.google.com/go/storage 2>/dev/null; echo '@@kode-gopher methods@@'; go doc -short "
+        "cloud.google.com/go/storage Client 2>/dev/null; fi; exit $status");
   CHECK(symbol.command().timeout_ms == 60'000);
 
   CHECK_THROWS_WITH_AS(PackageDocsLookup(curated, "os/exec", ""),
@@ -209,9 +212,95 @@ TEST_CASE("the package docs lookup answers go doc's output, or its message as in
   CHECK(lookup.docs(ok) == "package storage\n");
   kg::plugin::CommandOutcome failed;
   failed.exit_code = 1;
-  failed.stderr_text = "doc: no symbol Nope in package cloud.google.com/go/storage\n";
+  failed.stderr_text = "go: module lookup disabled by GOPROXY=off\n"
+                       "doc: no symbol Nope in package cloud.google.com/go/storage\nexit status 1\n";
+  failed.stdout_text = "@@kode-gopher names@@\nfunc NewClient(ctx context.Context) (*Client, error)\n"
+                       "@@kode-gopher methods@@\n";
   CHECK_THROWS_WITH_AS(lookup.docs(failed),
                        "go doc cloud.google.com/go/storage Nope: doc: no symbol Nope in package "
-                       "cloud.google.com/go/storage\n",
+                       "cloud.google.com/go/storage. No exported name is near it: leave symbol "
+                       "out for the package's index of names",
                        kg::plugin::InvalidInputError);
+}
+
+TEST_CASE("a misspelled symbol gets the near names, a misspelled method its type's methods") {
+  const std::string names =
+      "@@kode-gopher names@@\n"
+      "type Client struct{ ... }\n"
+      "    func NewClient(ctx context.Context, opts ...option.ClientOption) (*Client, error)\n"
+      "    func NewGRPCClient(ctx context.Context) (*Client, error)\n"
+      "type ObjectHandle struct{ ... }\n"
+      "var ErrObjectNotExist = errors.New(\"storage: object doesn't exist\")\n"
+      "@@kode-gopher methods@@\n";
+  kg::plugin::CommandOutcome failed;
+  failed.exit_code = 1;
+  failed.stderr_text = std::string(40, '\n') + "go: module lookup disabled by GOPROXY=off\n"
+                       "doc: no symbol NewClinet in package cloud.google.com/go/storage\n";
+  failed.stdout_text = names;
+  const PackageDocsLookup misspelled({"cloud.google.com/go/storage"}, "cloud.google.com/go/storage",
+                                     "NewClinet");
+  CHECK_THROWS_WITH_AS(misspelled.docs(failed),
+                       "go doc cloud.google.com/go/storage NewClinet: doc: no symbol NewClinet in "
+                       "package cloud.google.com/go/storage. Did you mean NewClient? Ask for one "
+                       "of them as symbol",
+                       kg::plugin::InvalidInputError);
+
+  failed.stderr_text = "doc: no method or field Client.Bucke in package cloud.google.com/go/storage\n";
+  failed.stdout_text = names +
+                       "type Client struct {\n\t// Has unexported fields.\n}\n"
+                       "func (c *Client) Bucket(name string) *BucketHandle\n"
+                       "func (c *Client) Buckets(ctx context.Context, projectID string) *BucketIterator\n"
+                       "func (c *Client) Close() error\n";
+  const PackageDocsLookup method({"cloud.google.com/go/storage"}, "cloud.google.com/go/storage",
+                                 "Client.Bucke");
+  CHECK_THROWS_WITH_AS(method.docs(failed),
+                       "go doc cloud.google.com/go/storage Client.Bucke: doc: no method or field "
+                       "Client.Bucke in package cloud.google.com/go/storage. Did you mean "
+                       "Client.Bucket or Client.Buckets? Ask for one of them as symbol",
+                       kg::plugin::InvalidInputError);
+
+  failed.stderr_text = "doc: no symbol Clent in package cloud.google.com/go/storage\n";
+  failed.stdout_text = names;
+  const PackageDocsLookup type({"cloud.google.com/go/storage"}, "cloud.google.com/go/storage",
+                               "Clent.Bucket");
+  CHECK_THROWS_WITH_AS(type.docs(failed),
+                       "go doc cloud.google.com/go/storage Clent.Bucket: doc: no symbol Clent in "
+                       "package cloud.google.com/go/storage. Did you mean Client.Bucket? Ask for "
+                       "one of them as symbol",
+                       kg::plugin::InvalidInputError);
+}
+
+TEST_CASE("a whole package's docs are a bounded index: synopsis, declarations, then names") {
+  std::string go_doc = "package storage // import \"cloud.google.com/go/storage\"\n\n"
+                       "Package storage provides an easy way to work with Google Cloud Storage.\n"
+                       "Google Cloud Storage stores data in named objects.\n\n"
+                       "More about authentication, at length.\n\n"
+                       "    client, err := storage.NewClient(ctx)\n\n";
+  for (int i = 0; i < 150; ++i) {
+    go_doc += "func Function" + std::to_string(i) + "(ctx context.Context, name string) error\n";
+  }
+  go_doc += "type Client struct{ ... }\n    func NewClient(ctx context.Context) (*Client, error)\n";
+  const PackageDocsLookup whole({"cloud.google.com/go/storage"}, "cloud.google.com/go/storage", "");
+  kg::plugin::CommandOutcome ok;
+  ok.stdout_text = go_doc;
+  const std::string index = whole.docs(ok);
+  INFO(index);
+  CHECK(index.size() < 8000);
+  CHECK(index.starts_with("package storage // import \"cloud.google.com/go/storage\"\n\n"
+                          "Package storage provides an easy way to work with Google Cloud Storage.\n"
+                          "Google Cloud Storage stores data in named objects.\n\nIndex (ask for one "
+                          "symbol with the symbol argument"));
+  CHECK(index.find("More about authentication") == std::string::npos);
+  CHECK(index.find("func Function0(ctx context.Context, name string) error\n") != std::string::npos);
+  CHECK(index.find("\nMore names: ") != std::string::npos);
+  CHECK(index.find("Client, NewClient") != std::string::npos);
+  CHECK(index.find("more names") == std::string::npos);  // everything named, within the bound
+
+  for (int i = 150; i < 2000; ++i) {
+    go_doc += "func Function" + std::to_string(i) + "(ctx context.Context, name string) error\n";
+  }
+  ok.stdout_text = go_doc;
+  const std::string bounded = whole.docs(ok);
+  CHECK(bounded.size() < 8000);
+  CHECK(bounded.find(" more names\n") != std::string::npos);
 }

@@ -66,17 +66,25 @@ TEST_CASE("overlay_environment replaces a variable instead of adding it twice") 
   CHECK(std::count(environment.begin(), environment.end(), "KG_OVERLAY_TEST=old") == 0);
 }
 
-TEST_CASE("run_command caps each stream and marks it truncated") {
+TEST_CASE("run_command caps each stream: head and the end of what was printed, with the count") {
   ScratchDirectory scratch;
-  CommandRequest request =
-      command_in(scratch.path(), "printf 0123456789ABCDEF; head -c 3000000 /dev/zero >&2");
-  request.output_limit_bytes = 10;
+  CommandRequest request = command_in(
+      scratch.path(), "printf 0123456789ABCDEFGHIJ; head -c 3000000 /dev/zero >&2; printf END >&2");
+  request.output_limit_bytes = 12;  // a 9-byte head and a 3-byte tail
   const CommandResult result = run_command(request);
-  CHECK(result.stdout_text == "0123456789\n... [truncated]");
-  CHECK(result.stderr_text == std::string(10, '\0') + "\n... [truncated]");
+  CHECK(result.stdout_text == "012345678\n... [8 bytes discarded] ...\nHIJ");
+  CHECK(result.stderr_text == std::string(9, '\0') + "\n... [2999991 bytes discarded] ...\nEND");
   CHECK(result.stdout_truncated);
   CHECK(result.stderr_truncated);
+  CHECK(result.stdout_discarded_bytes == 8);
+  CHECK(result.stderr_discarded_bytes == 2999991);
   CHECK(result.exit_code == 0);
+
+  request.command = "printf 0123456789AB";  // exactly the limit: nothing discarded
+  const CommandResult fits = run_command(request);
+  CHECK(fits.stdout_text == "0123456789AB");
+  CHECK_FALSE(fits.stdout_truncated);
+  CHECK(fits.stdout_discarded_bytes == 0);
 }
 
 TEST_CASE("run_command reports a signal death as 128 + signal") {

@@ -85,14 +85,17 @@ TEST_CASE("POST /execute applies timeout_ms, the stream cap and reports signals"
     const auto result = parse_json(sandbox
                                        .post_json("/execute", R"({"command": "head -c 5000 /dev/zero | tr '\\0' a", "output_limit_bytes": 100000})")
                                        .body);
-    CHECK(std::string(result["stdout"].GetString()) == std::string(1024, 'a') + "\n... [truncated]");
+    CHECK(std::string(result["stdout"].GetString()) == std::string(768, 'a') +
+                                                         "\n... [3976 bytes discarded] ...\n" +
+                                                         std::string(256, 'a'));
     CHECK(result["stdout_truncated"].GetBool());
+    CHECK(result["stdout_discarded_bytes"].GetUint64() == 3976);
   }
   SUBCASE("output_limit_bytes below the cap") {
     const auto result = parse_json(
         sandbox.post_json("/execute", R"({"command": "printf abcdef", "output_limit_bytes": 3})")
             .body);
-    CHECK(std::string(result["stdout"].GetString()) == "abc\n... [truncated]");
+    CHECK(std::string(result["stdout"].GetString()) == "abc\n... [3 bytes discarded] ...\n");
   }
   SUBCASE("invalid UTF-8 output becomes U+FFFD") {
     const auto result =

@@ -16,13 +16,14 @@ namespace {
 ExecuteAnswer full_answer() {
   ExecuteAnswer answer;
   answer.stdout_text = "hello\n";
-  answer.stderr_text = "warning: ünïcode\n\n... [truncated]";
+  answer.stderr_text = "warning: ünïcode\n\n... [12 bytes discarded] ...\nend";
   answer.exit_code = 137;
   answer.signal = 9;
   answer.timed_out = true;
   answer.cpu_limit_exceeded = true;
   answer.stdout_truncated = false;
   answer.stderr_truncated = true;
+  answer.stderr_discarded_bytes = 12;
   answer.duration_ms = 4321;
   answer.file = FileAfterCommand{".kode-gopher/result.json", true,
                                  std::string("{\"kind\":\"ok\"}\0\xff binary", 22), ""};
@@ -65,7 +66,7 @@ TEST_CASE("an /execute answer is written in the contract's member order") {
   CHECK(encode_execute_answer(answer) ==
         R"({"stdout":"a","stderr":"","exit_code":0,"signal":0,"timed_out":false,)"
         R"("cpu_limit_exceeded":false,"stdout_truncated":false,"stderr_truncated":false,)"
-        R"("duration_ms":0,"file":{"path":"r","exists":true,"content_base64":"aGk="}})");
+        R"("stdout_discarded_bytes":0,"stderr_discarded_bytes":0,"duration_ms":0,"file":{"path":"r","exists":true,"content_base64":"aGk="}})");
 }
 
 TEST_CASE("output that is not UTF-8 is repaired on the way out") {

@@ -62,7 +62,11 @@ TEST_CASE("exit codes are the program's, a panic is a panic, a timeout a timeout
   const auto t = result_of(slow, false);
   CHECK(t.status == Status::timeout);
   REQUIRE(t.warnings.size() == 1);
-  CHECK(t.warnings[0] == "the program ran longer than 900 ms and was stopped");
+  CHECK(t.warnings[0] ==
+        "the program ran longer than 900 ms and was stopped: ask for a longer limit with "
+        "timeout_ms (up to 600000, the daemon's [limits] max_run_timeout_ms), stop in time by "
+        "giving run's ctx a deadline (context.WithTimeout) and checking it in loops, or do less "
+        "per call (work in batches and keep progress under /app/persist for the next call)");
 }
 
 TEST_CASE("a compile error is phase build with the runner's diagnostics") {
