@@ -10,6 +10,12 @@
 // list, IP literals, and names resolving to any loopback, private, shared, link-local,
 // multicast, metadata or host address.
 //
+// With an EgressTls (sealed credentials, docs/egress.md), a tunnel to a Google API host
+// (is_google_api_host) whose client speaks HTTP/1.1 is not relayed blindly: the proxy terminates
+// its TLS with a certificate from the daemon's CA, verifies the real upstream, and relays each
+// request (egress_http1_relay.hpp): the call's `refuse` sees it, the sealed placeholder is
+// replaced by the real token, and an ApiExchange is recorded. Other tunnels are relayed as before.
+//
 // Owned by the LocalSandbox it serves. Each proxy has its own threads, one per open connection,
 // at most EgressProxyLimits::max_connections (the next connection is answered 429), so one
 // sandbox cannot take another's. begin_call(), end_call() and call_setup() may be called from any thread.
@@ -30,6 +36,7 @@
 
 #include "egress_allowlist.hpp"
 #include "egress_call.hpp"
+#include "egress_tls.hpp"
 #include "host_services.hpp"
 
 namespace kg::sandbox {
@@ -49,7 +56,8 @@ class EgressProxy {
   // bubblewrap and the sandbox can connect). Throws std::runtime_error naming the path when
   // the socket cannot be made. `logger` must outlive the proxy.
   EgressProxy(std::string sandbox_id, const std::string& socket_path, std::optional<uid_t> owner,
-              EgressAllowlist allowlist, plugin::Logger& logger, EgressProxyLimits limits = {});
+              EgressAllowlist allowlist, plugin::Logger& logger, EgressProxyLimits limits = {},
+              std::shared_ptr<EgressTls> tls = nullptr);
   // Stops accepting and ends every open connection (within half a second).
   ~EgressProxy();
   EgressProxy(const EgressProxy&) = delete;
@@ -66,6 +74,9 @@ class EgressProxy {
 
   // Records and logs one refusal (called by the connection handlers).
   void refused(const std::string& what, const std::string& reason);
+  // Keeps one request's exchange for the call's report (at most kMaxKeptExchanges, the rest
+  // counted); called by the connection handlers when a request ends.
+  void record_exchange(ApiExchange exchange);
   // Counts a new connection in; false (and nothing counted) when max_connections are open.
   bool admit_connection() noexcept;
   // Counts an admitted connection out (its handler, when it ends).
@@ -76,6 +87,8 @@ class EgressProxy {
   const EgressProxyLimits& limits() const noexcept { return limits_; }
   const std::atomic<bool>& stopping() const noexcept { return stopping_; }
   plugin::Logger& logger() noexcept { return logger_; }
+  // Null: every tunnel is relayed blindly.
+  EgressTls* tls() const noexcept { return tls_.get(); }
 
   static constexpr std::size_t kMaxKeptRefusals = 20;
 
@@ -83,6 +96,7 @@ class EgressProxy {
   const std::string sandbox_id_;
   const EgressAllowlist allowlist_;
   const EgressProxyLimits limits_;
+  const std::shared_ptr<EgressTls> tls_;
   plugin::Logger& logger_;
   std::atomic<bool> stopping_{false};
   std::atomic<int> open_connections_{0};  // admitted, not yet ended
@@ -90,6 +104,8 @@ class EgressProxy {
   EgressCallSetup setup_;
   std::vector<std::string> refusals_;
   std::size_t dropped_refusals_ = 0;
+  std::vector<ApiExchange> exchanges_;
+  std::uint64_t dropped_exchanges_ = 0;
   Poco::ThreadPool threads_;  // before server_: its connections run on these threads
   std::unique_ptr<Poco::Net::TCPServer> server_;
 };
