@@ -11,6 +11,7 @@
 #include "sandbox_provider.hpp"
 #include "managed_session.hpp"
 #include "package_docs_lookup.hpp"
+#include "sealed_credentials.hpp"
 #include "session_errors.hpp"
 #include "session_manager.hpp"
 
@@ -97,12 +98,16 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
   const auto setup_started = Clock::now();
   bool retried = false;
   RunStartWatch watch(progress);
+  std::optional<sandbox::SealedToken> sealed;  // mode sealed: the real token, for the proxy
   for (;;) {
     ensure_sandbox(session, progress);
     // Per call, never per sandbox start, and once the sandbox is ready (starting one may wait
     // for the Go build cache): the token is fresh for this run and recorded with this call.
-    if (!retried) request.credentials = credentials_.for_call(session.record.id, call.call_id,
-                                                                  session.record.owner);
+    if (!retried) {
+      request.credentials = credentials_.for_call(session.record.id, call.call_id,
+                                                  session.record.owner);
+      sealed = seal_for_sandbox(request.credentials);
+    }
     // A retry's setup includes the attempt that failed.
     const std::uint64_t setup_us = us_since(setup_started);
     call.result.setup_us = setup_us;
@@ -110,7 +115,7 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
       sandbox::SandboxWait wait;
       const auto handle = session.sandbox->call_handle(
           {.canceller = &session.canceller, .wait = &wait, .owner = session.record.owner});
-      session.sandbox->begin_egress_call({});
+      session.sandbox->begin_egress_call({.sealed = sealed});
       call.result = runtime.execute(request, *handle, watch);
       // Connections the egress proxy refused during this call (allowlist).
       for (auto& refusal : session.sandbox->end_egress_call().refusals) {

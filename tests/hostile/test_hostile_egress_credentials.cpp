@@ -1,10 +1,16 @@
 // The whole story of issue 12 in one call: `kode-gopher exec` of a snippet with credentials
-// configured (creds-adc against loopback Google endpoints) and no network option, so the
-// sandbox is on the default allowlist. The snippet finds its project, email and token through
+// configured (creds-adc against loopback Google endpoints, mode = access-token) and no network
+// option, so the sandbox is on the default allowlist. The snippet finds its project, email and token through
 // the sandbox's metadata emulator with cloud.google.com/go/compute/metadata and
 // golang.org/x/oauth2/google — the very token the host minted — and lists the buckets and reads
 // an object of "storage.googleapis.com" (fake-gcs-server, by the test's /etc/hosts) with
 // storage.NewClient(ctx), authenticated, through the egress proxy on port 443.
+//
+// Then issue 25 in mode sealed (the default): the same storage code, with nothing test-specific
+// in the program, reaches the fake through the proxy's TLS (the daemon trusts the fake's
+// certificate through [sandbox] egress_upstream_ca_file); the program's token is a placeholder;
+// and a scan program finds the real token in none of its environment, the files it can read,
+// other processes' environments and command lines, or its own memory.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -13,6 +19,7 @@
 #include "egress_world.hpp"
 #include "daemon_fixture.hpp"
 #include "loopback_google.hpp"
+#include "test_network.hpp"
 #include "../support/test_json.hpp"
 
 namespace kg::test::egress {
@@ -33,7 +40,7 @@ TEST_CASE("hostile egress: kode-gopher exec with credentials and no network opti
   std::ofstream(adc) << R"({"type": "authorized_user", "client_id": ")" << google.client_id
                      << R"(", "client_secret": ")" << google.client_secret
                      << R"(", "refresh_token": ")" << google.refresh_token << R"("})";
-  options.extra_sections = "[credentials]\nplugin = creds-adc\n[creds-adc]\nadc_file = " + adc +
+  options.extra_sections = "[credentials]\nplugin = creds-adc\n[creds-adc]\nmode = access-token\nadc_file = " + adc +
                            "\nproject = test-project\ntoken_url = " + google.token_url() +
                            "\ntokeninfo_url = " + google.tokeninfo_url() +
                            "\nuserinfo_url = " + google.userinfo_url() + "\n";
@@ -135,6 +142,311 @@ func run(ctx context.Context) (any, error) {
   REQUIRE(value["buckets"].Size() == 1);
   CHECK(std::string(value["buckets"][0].GetString()) == kBucket);
   CHECK(std::string(value["object"].GetString()) == kObjectText);
+  daemon.stop_gracefully();
+}
+
+
+namespace {
+
+// The snippet of the sealed test, with nothing test-specific: storage.NewClient(ctx) (REST over
+// HTTP/2, which Go's default transport negotiates), the JSON API by hand over HTTP/2 and over
+// HTTP/1.1 (a custom TLS config keeps net/http on HTTP/1.1), and gRPC-Go's ListBuckets with the
+// token as per-RPC credentials — all to "storage.googleapis.com" through the proxy's TLS.
+const char* kSealedStorageSnippet = R"(package snippet
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+
+	"cloud.google.com/go/storage"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/google"
+	"google.golang.org/api/iterator"
+	pb "google.golang.org/genproto/googleapis/storage/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/oauth"
+)
+
+func listByHand(client *http.Client) (string, []string, error) {
+	response, err := client.Get("https://storage.googleapis.com/storage/v1/b?project=test-project")
+	if err != nil {
+		return "", nil, err
+	}
+	defer response.Body.Close()
+	if response.StatusCode != 200 {
+		text, _ := io.ReadAll(response.Body)
+		return "", nil, fmt.Errorf("%s: %s", response.Status, text)
+	}
+	var body struct {
+		Items []struct{ Name string } `json:"items"`
+	}
+	if err := json.NewDecoder(response.Body).Decode(&body); err != nil {
+		return "", nil, err
+	}
+	var names []string
+	for _, bucket := range body.Items {
+		names = append(names, bucket.Name)
+	}
+	return response.Proto, names, nil
+}
+
+func run(ctx context.Context) (any, error) {
+	tokens, err := google.DefaultTokenSource(ctx, storage.ScopeReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	token, err := tokens.Token()
+	if err != nil {
+		return nil, err
+	}
+	client, err := storage.NewClient(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer client.Close()
+	var buckets []string
+	it := client.Buckets(ctx, "test-project")
+	for {
+		bucket, err := it.Next()
+		if err == iterator.Done {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("storage client: %w", err)
+		}
+		buckets = append(buckets, bucket.Name)
+	}
+	reader, err := client.Bucket("kg-bucket").Object("hello.txt").NewReader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer reader.Close()
+	text, err := io.ReadAll(reader)
+	if err != nil {
+		return nil, err
+	}
+
+	h2Proto, h2Buckets, err := listByHand(oauth2.NewClient(ctx, tokens))
+	if err != nil {
+		return nil, fmt.Errorf("HTTP/2 by hand: %w", err)
+	}
+	h1 := &http.Client{Transport: &oauth2.Transport{Source: tokens,
+		Base: &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: &tls.Config{}}}}
+	h1Proto, h1Buckets, err := listByHand(h1)
+	if err != nil {
+		return nil, fmt.Errorf("HTTP/1.1 by hand: %w", err)
+	}
+
+	conn, err := grpc.NewClient("storage.googleapis.com:443",
+		grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{})),
+		grpc.WithPerRPCCredentials(oauth.TokenSource{TokenSource: tokens}))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	listed, err := pb.NewStorageClient(conn).ListBuckets(ctx, &pb.ListBucketsRequest{Project: "test-project"})
+	if err != nil {
+		return nil, fmt.Errorf("gRPC ListBuckets: %w", err)
+	}
+	var grpcBuckets []string
+	for _, bucket := range listed.Items {
+		grpcBuckets = append(grpcBuckets, bucket.Name)
+	}
+	return map[string]any{"token": token.AccessToken, "buckets": buckets, "object": string(text),
+		"h2_proto": h2Proto, "h2_buckets": h2Buckets, "h1_proto": h1Proto, "h1_buckets": h1Buckets,
+		"grpc_buckets": grpcBuckets, "ssl_cert_file": os.Getenv("SSL_CERT_FILE")}, nil
+}
+)";
+
+// A program that looks for `secret` everywhere it can: its environment, every file it can read
+// (but the read-only toolchain, module and build caches the host made before any token), every
+// process's environment and command line, and every readable mapping of its own memory. The
+// secret is in the source only XORed with 0x5a and is compared byte by byte, so the program
+// never holds it itself. Returns where it was found, and how much it looked at.
+std::string scan_program(const std::string& secret) {
+  std::string masked;
+  for (const unsigned char c : secret) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02x, ", c ^ 0x5a);
+    masked += hex;
+  }
+  return R"(package main
+
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+var masked = []byte{)" + masked + R"(}
+
+func holds(data []byte) bool {
+	for i := 0; i+len(masked) <= len(data); i++ {
+		j := 0
+		for j < len(masked) && data[i+j] == masked[j]^0x5a {
+			j++
+		}
+		if j == len(masked) {
+			return true
+		}
+	}
+	return false
+}
+
+func main() {
+	var found []string
+	files, bytes := 0, 0
+	if holds([]byte(strings.Join(os.Environ(), "\n"))) {
+		found = append(found, "environment")
+	}
+	skip := map[string]bool{"/proc": true, "/sys": true, "/usr": true, "/dev": false,
+		os.Getenv("GOROOT"): true, os.Getenv("GOMODCACHE"): true, "/opt/kode-gopher/gocache-base": true,
+		"/opt/kode-gopher/gomodcache-extra": true, "/opt/kode-gopher/bincache": true}
+	filepath.WalkDir("/", func(path string, entry fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if entry.IsDir() && skip[path] {
+			return filepath.SkipDir
+		}
+		if !entry.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil
+		}
+		files++
+		bytes += len(data)
+		if holds(data) {
+			found = append(found, path)
+		}
+		return nil
+	})
+	pids, _ := os.ReadDir("/proc")
+	for _, pid := range pids {
+		if _, err := strconv.Atoi(pid.Name()); err != nil {
+			continue
+		}
+		for _, part := range []string{"environ", "cmdline"} {
+			if data, err := os.ReadFile("/proc/" + pid.Name() + "/" + part); err == nil && holds(data) {
+				found = append(found, "/proc/"+pid.Name()+"/"+part)
+			}
+		}
+	}
+	memory := 0
+	maps, err := os.Open("/proc/self/maps")
+	if err != nil {
+		fmt.Println("no /proc/self/maps:", err)
+		os.Exit(1)
+	}
+	mem, err := os.Open("/proc/self/mem")
+	if err != nil {
+		fmt.Println("no /proc/self/mem:", err)
+		os.Exit(1)
+	}
+	lines := bufio.NewScanner(maps)
+	for lines.Scan() {
+		fields := strings.Fields(lines.Text())
+		if len(fields) < 2 || fields[1][0] != 'r' {
+			continue
+		}
+		var start, end uint64
+		fmt.Sscanf(fields[0], "%x-%x", &start, &end)
+		if end-start > 1<<30 {
+			continue
+		}
+		data := make([]byte, end-start)
+		n, _ := mem.ReadAt(data, int64(start))
+		memory += n
+		if holds(data[:n]) {
+			found = append(found, "memory "+fields[0])
+		}
+	}
+	fmt.Printf("files=%d bytes=%d memory=%d found=%q\n", files, bytes, memory, found)
+}
+)";
+}
+
+}  // namespace
+
+TEST_CASE("hostile egress: sealed by default, storage works through the proxy and the sandbox never holds the real token") {
+  LoopbackGoogle google;
+  DaemonFixtureOptions options;
+  options.extra_plugin_dirs = {required_env("KG_CREDS_ADC_PLUGIN_DIR")};
+  DaemonFixture probe;
+  const std::string adc = probe.dir() + "/application_default_credentials.json";
+  std::ofstream(adc) << R"({"type": "authorized_user", "client_id": ")" << google.client_id
+                     << R"(", "client_secret": ")" << google.client_secret
+                     << R"(", "refresh_token": ")" << google.refresh_token << R"("})";
+  // No mode: sealed is the default. The daemon (not the program) trusts the fake's certificate.
+  options.extra_sandbox_keys = "egress_upstream_ca_file = " +
+                               (sandbox::testing::TestNetwork::get().scratch() / "cert.pem").string() + "\n";
+  options.extra_sections = "[credentials]\nplugin = creds-adc\n[creds-adc]\nadc_file = " + adc +
+                           "\nproject = test-project\ntoken_url = " + google.token_url() +
+                           "\ntokeninfo_url = " + google.tokeninfo_url() +
+                           "\nuserinfo_url = " + google.userinfo_url() + "\n";
+  DaemonFixture daemon(options);
+  daemon.start();
+
+  std::string out, err;
+  REQUIRE(run_cli({"--config", daemon.config_path(), "auth", "status"}, out, err) == 0);
+  CHECK(contains(out, "mode: sealed (creds-adc)"));
+
+  const std::string file = daemon.dir() + "/sealed_storage.go";
+  std::ofstream(file) << kSealedStorageSnippet;
+  int code = run_cli({"--config", daemon.config_path(), "exec", "--json", file}, out, err);
+  INFO("exit " << code << "\nstdout:\n" << out << "\nstderr:\n" << err);
+  REQUIRE(code == 0);
+  {
+    kg::json::ReadJson read = kg::test::read_test_json(out);
+    rapidjson::Document& result = read.document;
+    REQUIRE(json_string(result, "status") == "ok");
+    const auto& value = result["result"]["value"];
+    REQUIRE(value.IsObject());
+    const std::string placeholder = value["token"].GetString();
+    CHECK(placeholder.starts_with("kg-sealed."));
+    CHECK(google.subject_of(placeholder).empty());  // Google never issued it
+    CHECK(std::string(value["ssl_cert_file"].GetString()) == "/opt/kode-gopher/ca-bundle.pem");
+    for (const char* list : {"buckets", "h2_buckets", "h1_buckets", "grpc_buckets"}) {
+      CAPTURE(list);
+      REQUIRE(value[list].IsArray());
+      REQUIRE(value[list].Size() == 1);
+      CHECK(std::string(value[list][0].GetString()) == kBucket);
+    }
+    CHECK(std::string(value["object"].GetString()) == kObjectText);
+    CHECK(std::string(value["h2_proto"].GetString()) == "HTTP/2.0");
+    CHECK(std::string(value["h1_proto"].GetString()) == "HTTP/1.1");
+    CHECK_FALSE(result.HasMember("warnings"));  // nothing refused, upstream verified
+  }
+  const auto issued = google.issued();
+  REQUIRE(issued.size() == 1);
+  const std::string real_token = issued.back().value;
+
+  // The scan, as a program (the token is cached by creds-adc, so this call's real token is the
+  // same one).
+  const std::string scan = daemon.dir() + "/scan.go";
+  std::ofstream(scan) << scan_program(real_token);
+  code = run_cli({"--config", daemon.config_path(), "exec", "--json", scan}, out, err);
+  INFO("exit " << code << "\nstdout:\n" << out << "\nstderr:\n" << err);
+  REQUIRE(code == 0);
+  kg::json::ReadJson read = kg::test::read_test_json(out);
+  const std::string stdout_text = json_string(read.document, "stdout");
+  INFO(stdout_text);
+  CHECK(contains(stdout_text, "found=[]"));
+  CHECK_FALSE(contains(stdout_text, "files=0 "));
+  CHECK_FALSE(contains(stdout_text, "memory=0 "));
+  CHECK(google.issued().size() == 1);
   daemon.stop_gracefully();
 }
 

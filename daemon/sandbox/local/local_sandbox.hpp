@@ -47,7 +47,8 @@ class LocalSandbox final : public Sandbox {
   // Keeps the sandbox's egress proxy (network = allowlist) until the sandbox stops.
   void keep_egress_proxy(std::unique_ptr<EgressProxy> proxy);
   // Hand the call's setup to the egress proxy, and take what it refused and forwarded during
-  // the call (nothing without a proxy).
+  // the call (nothing without a proxy). A sealed call in a sandbox with outbound network but no
+  // proxy (network = egress) gets a warning: its placeholder token opens nothing.
   void begin_egress_call(EgressCallSetup setup) override;
   EgressCallReport end_egress_call() override;
   // A LocalSandboxHandle: the sandbox's cgroup limits per command, its host folders, files
@@ -79,6 +80,7 @@ class LocalSandbox final : public Sandbox {
   const LocalSandboxPolicy& policy_;
   std::optional<EgressNetwork> network_;
   std::unique_ptr<EgressProxy> egress_proxy_;
+  bool sealed_call_without_proxy_ = false;  // the call is sealed, and nothing will unseal it
   bool reaped_ = false;
   std::vector<std::string> host_folders_;
   std::optional<std::string> owner_;  // set by the first call_handle() for an owner
