@@ -310,8 +310,8 @@ std::string Instance::sealed_note() const {
   const std::string& network = config_.sandbox_network;
   if (network == "allowlist" || network == "auto") {
     return placeholder + "; the daemon's egress proxy puts the real token in its place on "
-                         "HTTP/1.1 requests to Google API hosts (names under googleapis.com), "
-                         "never the sandbox; gRPC (HTTP/2 only) calls are not unsealed yet";
+                         "requests (HTTP/1.1, HTTP/2, gRPC) to Google API hosts (names under "
+                         "googleapis.com), and only there";
   }
   if (network == "none") {
     return placeholder + ", and [sandbox] network = none lets nothing leave the sandbox";
