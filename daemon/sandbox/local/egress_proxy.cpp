@@ -218,12 +218,12 @@ class ProxyConnection final : public Poco::Net::TCPServerConnection {
                  const std::string& what) {
     const std::string host = request.host.text();
     const TlsWaits waits{&proxy_.stopping(), proxy_.limits().idle_timeout};
+    const SslContextPtr certificate = proxy_.tls()->server_context(host);
     std::optional<TlsStream> client;
     try {
-      client.emplace(TlsStream::accept(socket().impl()->sockfd(),
-                                       proxy_.tls()->server_context(host).get(), std::move(hello),
-                                       waits, proxy_.limits().head_timeout));
-    } catch (const std::exception& e) {
+      client.emplace(TlsStream::accept(socket().impl()->sockfd(), certificate.get(),
+                                       std::move(hello), waits, proxy_.limits().head_timeout));
+    } catch (const TlsStreamError& e) {
       throw EgressRefusal{"the program did not complete TLS with the proxy (" +
                           std::string(e.what()) + "); a program must trust the sandbox's CA "
                           "bundle (SSL_CERT_FILE), and a client that pins Google's own "
