@@ -318,6 +318,7 @@ void relay_http1(TlsStream& client, TlsStream* upstream, const Http1RelayContext
       recorder.started = Clock::now();
       const auto request = parse_head<Poco::Net::HTTPRequest>(head, "The request");
       grpc = is_grpc(request);
+      if (context.started) context.started();
       recorder.armed = true;
       ApiRequestFacts& facts = recorder.exchange.request;
       facts.host = context.host;

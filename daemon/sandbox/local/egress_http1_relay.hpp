@@ -23,6 +23,9 @@ struct Http1RelayContext {
   int port = 443;
   // The current call's setup, read anew for every request.
   std::function<EgressCallSetup()> setup;
+  // Called once when a request's head has been read, and once with its exchange when it ended
+  // (so the proxy knows what is still in flight).
+  std::function<void()> started;
   std::function<void(ApiExchange)> record;
   // Why there is no upstream (its TLS handshake failed: the certificate...); every request is
   // then answered 502 with this reason. Empty when upstream is connected.

@@ -251,6 +251,7 @@ class Http2Relay {
       if (ends) pair->request_body.ended = true;
       if (frame->hd.type == NGHTTP2_HEADERS && !pair->request_head_done) {
         pair->request_head_done = true;
+        if (relay.context_.started) relay.context_.started();
         relay.request_head(*pair);
       } else if (pair->hold_for_json && pair->request_body.ended && !pair->decided) {
         relay.decide(*pair);

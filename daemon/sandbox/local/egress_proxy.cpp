@@ -233,6 +233,7 @@ class ProxyConnection final : public Poco::Net::TCPServerConnection {
     context.host = host;
     context.port = request.port;
     context.setup = [this] { return proxy_.call_setup(); };
+    context.started = [this] { proxy_.exchange_started(); };
     context.record = [this](ApiExchange exchange) { proxy_.record_exchange(std::move(exchange)); };
     // The upstream speaks what the program chose: h2, else HTTP/1.1.
     const bool h2 = client->alpn() == "h2";
@@ -361,13 +362,23 @@ void EgressProxy::refused(const std::string& what, const std::string& reason) {
   }
 }
 
+void EgressProxy::exchange_started() {
+  const std::lock_guard lock(in_flight_mutex_);
+  ++in_flight_;
+}
+
 void EgressProxy::record_exchange(ApiExchange exchange) {
-  const std::lock_guard lock(call_mutex_);
-  if (exchanges_.size() < EgressCallReport::kMaxKeptExchanges) {
-    exchanges_.push_back(std::move(exchange));
-  } else {
-    ++dropped_exchanges_;
+  {
+    const std::lock_guard lock(call_mutex_);
+    if (exchanges_.size() < EgressCallReport::kMaxKeptExchanges) {
+      exchanges_.push_back(std::move(exchange));
+    } else {
+      ++dropped_exchanges_;
+    }
   }
+  const std::lock_guard lock(in_flight_mutex_);
+  if (in_flight_ > 0) --in_flight_;
+  in_flight_ended_.notify_all();
 }
 
 void EgressProxy::begin_call(EgressCallSetup setup) {
@@ -380,6 +391,12 @@ void EgressProxy::begin_call(EgressCallSetup setup) {
 }
 
 EgressCallReport EgressProxy::end_call() {
+  {
+    // A request whose last byte the program already has may not be recorded yet (its handler
+    // is a moment behind): wait for it, briefly, so the report holds what the program saw.
+    std::unique_lock lock(in_flight_mutex_);
+    in_flight_ended_.wait_for(lock, kInFlightWait, [this] { return in_flight_ == 0; });
+  }
   const std::lock_guard lock(call_mutex_);
   EgressCallReport report;
   report.refusals = std::move(refusals_);

@@ -28,6 +28,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -65,7 +66,8 @@ class EgressProxy {
 
   // Starts one call: drops what earlier calls left and keeps `setup` for this call's requests.
   void begin_call(EgressCallSetup setup);
-  // Ends it: the refusals since begin_call, one line each ("egress refused CONNECT 10.0.0.1:443:
+  // Ends it (after waiting up to kInFlightWait for requests in flight to be recorded): the
+  // refusals since begin_call, one line each ("egress refused CONNECT 10.0.0.1:443:
   // IP address literals are refused ..."), at most kMaxKeptRefusals plus a count of the rest,
   // and the API exchanges the proxy read.
   EgressCallReport end_call();
@@ -74,6 +76,8 @@ class EgressProxy {
 
   // Records and logs one refusal (called by the connection handlers).
   void refused(const std::string& what, const std::string& reason);
+  // Counts a request in flight (its head was read); record_exchange() counts it out.
+  void exchange_started();
   // Keeps one request's exchange for the call's report (at most kMaxKeptExchanges, the rest
   // counted); called by the connection handlers when a request ends.
   void record_exchange(ApiExchange exchange);
@@ -91,6 +95,7 @@ class EgressProxy {
   EgressTls* tls() const noexcept { return tls_.get(); }
 
   static constexpr std::size_t kMaxKeptRefusals = 20;
+  static constexpr std::chrono::milliseconds kInFlightWait{1000};
 
  private:
   const std::string sandbox_id_;
@@ -106,6 +111,9 @@ class EgressProxy {
   std::size_t dropped_refusals_ = 0;
   std::vector<ApiExchange> exchanges_;
   std::uint64_t dropped_exchanges_ = 0;
+  std::mutex in_flight_mutex_;  // apart from call_mutex_: end_call waits on it
+  std::condition_variable in_flight_ended_;
+  int in_flight_ = 0;
   Poco::ThreadPool threads_;  // before server_: its connections run on these threads
   std::unique_ptr<Poco::Net::TCPServer> server_;
 };
