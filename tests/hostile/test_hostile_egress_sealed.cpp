@@ -7,7 +7,7 @@
 // real token; a second request on the same connection is refused by `refuse` before it leaves,
 // with a Google-style 403; the exchanges end_call() reports are exactly what happened; the
 // placeholder sent to an allowed non-Google name goes through the blind tunnel unchanged; an
-// upstream whose certificate the proxy cannot verify gives the program a 502 naming why. Over
+// upstream whose certificate the proxy cannot verify gives the program a 403 naming why. Over
 // HTTP/2 (an nghttp2 client here, fake-gcs-server's HTTPS port as the upstream): REST and gRPC
 // streams are relayed, a refused gRPC call gets grpc-status 7 with the rule as grpc-message, and
 // each stream's exchange (grpc-status from the upstream's trailers) is recorded.
@@ -439,7 +439,7 @@ TEST_CASE("hostile egress sealed: another Host inside, and an unverifiable upstr
     ProgramConnection program(socket, kGoogleName, world().internet_port, tls->ca_certificate_pem());
     const std::string answer = program.exchange(get_with_placeholder(kGoogleName, "/storage/v1/b"));
     INFO(answer);
-    CHECK(answer.starts_with("HTTP/1.1 502"));
+    CHECK(answer.starts_with("HTTP/1.1 403"));  // not 5xx: clients would retry it
     CHECK(contains(body_of(answer), "cannot reach storage.googleapis.com securely"));
     CHECK(contains(body_of(answer), "failed verification"));
   }
@@ -453,7 +453,7 @@ TEST_CASE("hostile egress sealed: another Host inside, and an unverifiable upstr
   const auto report = proxy.end_call();
   CHECK(peer.seen().empty());  // nothing reached the peer with the real token
   REQUIRE(report.exchanges.size() == 2);
-  CHECK(report.exchanges[0].http_status == 502);
+  CHECK(report.exchanges[0].http_status == 403);
   CHECK(report.exchanges[1].http_status == 403);
   CHECK(report.exchanges[1].refusal.has_value());
   bool warned = false;

@@ -28,7 +28,7 @@ struct Http1RelayContext {
   std::function<void()> started;
   std::function<void(ApiExchange)> record;
   // Why there is no upstream (its TLS handshake failed: the certificate...); every request is
-  // then answered 502 with this reason. Empty when upstream is connected.
+  // then answered 403 (gRPC: PERMISSION_DENIED) with this reason, which no client retries. Empty when upstream is connected.
   std::string upstream_failure;
 };
 

@@ -414,11 +414,13 @@ class Http2Relay {
         return;
       }
     }
-    if (up_ == nullptr || upstream_done_) {
-      answer_here(pair, 502, "kode-gopher egress proxy: " +
-                                 (context_.upstream_failure.empty()
-                                      ? context_.host + " closed the connection"
-                                      : context_.upstream_failure));
+    if (up_ == nullptr) {
+      answer_here(pair, 403, "kode-gopher egress proxy: " + context_.upstream_failure +
+                                 "; the request was not sent");
+      return;
+    }
+    if (upstream_done_) {
+      answer_here(pair, 502, "kode-gopher egress proxy: " + context_.host + " closed the connection");
       return;
     }
     std::optional<std::string> swapped;

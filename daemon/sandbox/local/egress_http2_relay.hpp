@@ -21,7 +21,7 @@ namespace kg::sandbox {
 
 // Serves the program's HTTP/2 connection until it or the upstream ends it, the proxy stops, or
 // nothing moves for the idle timeout. `upstream` may be null only when context.upstream_failure
-// is set (every stream is then answered 502). Throws TlsStreamError when a stream of bytes fails.
+// is set (every stream is then answered 403, gRPC PERMISSION_DENIED, with the reason). Throws TlsStreamError when a stream of bytes fails.
 void relay_http2(TlsStream& client, TlsStream* upstream, const Http1RelayContext& context,
                  const TlsWaits& waits);
 
