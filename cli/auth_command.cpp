@@ -30,6 +30,7 @@ std::string render_auth_status(const rapidjson::Value& status) {
   line("quota project", "quota_project_id");
   line("token expiry", "token_expiry");
   line("source", "source");
+  line("sealed", "sealed");
   line("problem", "problem");
   line("to log in", "login_hint");
   return out;

@@ -96,7 +96,7 @@ void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction
       ->type_name("ID");
   exec->add_flag("--read-only", options->read_only,
                  "Google API requests may only read (docs/api-policy.md lists what counts as a "
-                 "read); needs sealed credentials");
+                 "read); needs [sandbox] network = allowlist");
   const auto name_check = [](auto problem_of) {
     return CLI::Validator(
         [problem_of](const std::string& name) -> std::string {

@@ -203,6 +203,15 @@ void Instance::start_parts() {
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(std::string("[sandbox] allowed_hosts/allowed_ports: ") + e.what());
   }
+  if (sandbox_layout.egress_proxy) {
+    try {
+      sandbox_policy.egress_tls = std::make_shared<sandbox::EgressTls>(
+          config_.state_dir + "/egress-ca", config_.egress_upstream_ca_file);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("Cannot set up the egress proxy's TLS (sealed "
+                                           "credentials): ") + e.what());
+    }
+  }
   sandbox_policy.host_uid = config_.sandbox_host_uid == 0
                                 ? std::nullopt
                                 : std::optional<uid_t>(config_.sandbox_host_uid);
@@ -287,7 +296,29 @@ std::unique_ptr<session::CallCredentials> Instance::make_call_credentials(
       logger_.log(plugin::LogLevel::info, "Calls get Google credentials from " + name);
     }
   }
-  return std::make_unique<session::CallCredentials>(name, plugin, reason, store, logger_);
+  auto credentials = std::make_unique<session::CallCredentials>(name, plugin, reason, store, logger_);
+  credentials->set_sealed_note(sealed_note());
+  return credentials;
+}
+
+std::string Instance::sealed_note() const {
+  const std::string placeholder = "programs hold only a placeholder token, random per call";
+  if (config_.sandbox_provider == "kubernetes") {
+    return placeholder + ", which no Google API accepts: Kubernetes sandboxes have no egress "
+                         "proxy that unseals it; set the credential plugin's mode = access-token";
+  }
+  const std::string& network = config_.sandbox_network;
+  if (network == "allowlist" || network == "auto") {
+    return placeholder + "; the daemon's egress proxy puts the real token in its place on "
+                         "requests (HTTP/1.1, HTTP/2, gRPC) to Google API hosts (names under "
+                         "googleapis.com), and only there";
+  }
+  if (network == "none") {
+    return placeholder + ", and [sandbox] network = none lets nothing leave the sandbox";
+  }
+  return placeholder + ", which no Google API accepts: sealed credentials need [sandbox] "
+                       "network = allowlist (it is " + network + "); or set the credential "
+                       "plugin's mode = access-token";
 }
 
 int Instance::prewarm() {

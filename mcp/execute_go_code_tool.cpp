@@ -31,7 +31,7 @@ std::string input_schema() {
                    "description": "This call's run-phase wall-clock limit in milliseconds, for a program that needs longer (or should stop sooner) than the default (60000 unless the operator set another). At most the daemon's [limits] max_run_timeout_ms (600000 unless the operator set another); more is refused with a message naming the maximum. The build has its own limit."},
     "api_policy": {
       "type": "object",
-      "description": "Narrows what the program's Google API requests may do (never more than the daemon allows; needs sealed credentials, else the call is not run). A refused request gets HTTP 403 or gRPC PERMISSION_DENIED in the program and a warning in the result.",
+      "description": "Narrows what the program's Google API requests may do (never more than the daemon allows; holds in local sandboxes with network allowlist, else the call is not run). A refused request gets HTTP 403 or gRPC PERMISSION_DENIED in the program and a warning in the result.",
       "properties": {
         "read_only": {"type": "boolean", "description": "true: only reads (GET/HEAD, read RPCs such as Get*/List*/Read*, BigQuery dry runs)"},
         "projects": {"type": "array", "items": {"type": "string"}, "minItems": 1,

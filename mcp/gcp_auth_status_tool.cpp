@@ -21,7 +21,7 @@ constexpr std::string_view kOutputSchema = R"json({
   "type": "object",
   "required": ["mode"],
   "properties": {
-    "mode": {"type": "string", "enum": ["forwarded", "access-token", "workload", "none"]},
+    "mode": {"type": "string", "enum": ["sealed", "forwarded", "access-token", "workload", "none"]},
     "credential_type": {"type": "string",
                         "description": "e.g. authorized_user, service_account, impersonated_service_account, gce_metadata"},
     "email": {"type": "string"},
@@ -29,7 +29,8 @@ constexpr std::string_view kOutputSchema = R"json({
     "quota_project_id": {"type": "string"},
     "token_expiry": {"type": "string", "description": "RFC 3339 expiry of the current access token"},
     "problem": {"type": "string", "description": "why programs get no working credentials"},
-    "login_hint": {"type": "string", "description": "how the user can log in or fix it"}
+    "login_hint": {"type": "string", "description": "how the user can log in or fix it"},
+    "sealed": {"type": "string", "description": "mode sealed: what programs hold (a placeholder token) and what puts the real token in its place"}
   },
   "additionalProperties": false
 })json";
@@ -43,7 +44,7 @@ constexpr std::string_view kAnnotations = R"json({
 
 constexpr const char* kFields[] = {"mode",          "credential_type",  "email",
                                    "project_id",    "quota_project_id", "token_expiry",
-                                   "problem",       "login_hint"};
+                                   "problem",       "login_hint",       "sealed"};
 
 }  // namespace
 
@@ -78,6 +79,8 @@ ToolResult auth_status_result(const rapidjson::Value& auth_answer) {
             (project.empty() ? "" : ", project " + project) +
             (expiry.empty() ? "" : "; the current token is valid until " + expiry) + ".";
   }
+  const std::string sealed = json::string_member(auth_answer, "sealed");
+  if (!sealed.empty()) text += " Sealed: " + sealed + ".";
   if (!problem.empty()) text += " Problem: " + problem + ".";
   const std::string hint = json::string_member(auth_answer, "login_hint");
   if (!hint.empty()) text += " To fix it (the user, on the daemon's host): " + hint + ".";

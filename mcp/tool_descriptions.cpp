@@ -89,7 +89,9 @@ std::string execute_go_code_description() {
 
 std::string gcp_auth_status_description() {
   return "Report the Google Cloud credentials that programs run by execute_go_code get: mode "
-         "(forwarded: the user's own credentials; access-token: a short-lived token only; "
+         "(sealed: programs hold a placeholder token and the daemon adds the real one to their "
+         "Google API requests; forwarded: the user's own credentials; access-token: a "
+         "short-lived token only; "
          "workload: the cluster's workload identity; none: no credentials), and, when known, "
          "credential_type, email, project_id, quota_project_id and token_expiry; when programs "
          "get no working credentials, problem and login_hint (what the user must do on the "

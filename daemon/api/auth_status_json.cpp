@@ -27,6 +27,7 @@ std::string auth_status_json(const session::AuthStatus& status) {
   text("source", id.source);
   text("problem", id.problem);
   text("login_hint", id.login_hint);
+  text("sealed", status.sealed);
   w.EndObject();
   return buffer.GetString();
 }

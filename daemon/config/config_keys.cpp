@@ -178,6 +178,14 @@ constexpr ConfigKeySpec kKeySpecs[] = {
        for (const auto port : c.sandbox_allowed_ports) ports.push_back(std::to_string(port));
        return join_items(ports);
      }},
+    {.section = "sandbox", .name = "egress_upstream_ca_file", .kind = ValueKind::absolute_path,
+     .default_text = "none: the system's CA certificates only",
+     .help = "With network = allowlist: a PEM file of CA certificates the egress proxy also "
+             "trusts when it verifies a Google API host it terminates TLS for (sealed "
+             "credentials, docs/egress.md), such as a corporate TLS proxy's CA. The system's "
+             "CA certificates are always trusted.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.egress_upstream_ca_file = v.text; },
+     .current = [](const DaemonConfig& c) { return c.egress_upstream_ca_file; }},
     {.section = "sandbox", .name = "host_uid", .kind = ValueKind::integer, .min = 0,
      .max = 4294967294, .default_text = "65534",
      .help = "When the daemon runs as root: the unprivileged host uid a sandbox's user maps to "

@@ -106,6 +106,8 @@ struct DaemonConfig {
   // [sandbox] allowed_hosts / allowed_ports: what network = allowlist admits (egress_allowlist.hpp).
   std::vector<std::string> sandbox_allowed_hosts = {"*.googleapis.com", "accounts.google.com"};
   std::vector<std::uint32_t> sandbox_allowed_ports = {443};
+  // [sandbox] egress_upstream_ca_file: extra CAs the proxy trusts upstream; empty: none.
+  std::string egress_upstream_ca_file;
   // [kubernetes]: read only with [sandbox] provider = kubernetes (kubernetes_sandbox_provider.hpp).
   std::string kubernetes_kubeconfig;       // kubeconfig; empty: $KUBECONFIG, ~/.kube/config, in-cluster
   std::string kubernetes_context;          // context; empty: the kubeconfig's current context

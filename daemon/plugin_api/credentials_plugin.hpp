@@ -20,10 +20,13 @@
 
 namespace kg::plugin {
 
-// docs/contracts.md §4: forwarded (the user's own credentials file reaches the sandbox, an opt-in),
-// access-token (a short-lived token minted on the host is all the sandbox gets), workload (the
-// daemon's own workload identity, as a short-lived token), none (programs run without).
-enum class CredentialMode { forwarded, access_token, workload, none };
+// docs/contracts.md §4: sealed (the default of creds-adc and creds-workload: the sandbox gets a
+// worthless placeholder, and the daemon's egress proxy puts the real short-lived token in its
+// place on requests to Google API hosts), forwarded (the user's own credentials file reaches the
+// sandbox, an opt-in), access-token (a short-lived token minted on the host is all the sandbox
+// gets, an opt-in), workload (the daemon's own workload identity, as a short-lived token in the
+// sandbox, an opt-in), none (programs run without).
+enum class CredentialMode { forwarded, access_token, workload, none, sealed };
 
 // Who programs run as. Empty strings are unknown.
 struct Identity {
@@ -51,7 +54,10 @@ struct RunContext {
 // What one run gets.
 struct RunCredentials {
   CredentialMode mode = CredentialMode::access_token;  // never none
-  CommandCredentials token;          // served by the sandbox's metadata emulator
+  // The real token. In mode sealed the daemon serves the sandbox a placeholder instead and
+  // keeps this for its egress proxy (docs/credentials.md); otherwise the sandbox's metadata
+  // emulator serves it.
+  CommandCredentials token;
   std::vector<std::string> scopes;   // the token's OAuth scopes
   std::string identity;              // who the token is for: the email, else type and source
   std::string credential_type;
@@ -87,6 +93,7 @@ inline std::string_view to_string(CredentialMode mode) noexcept {
     case CredentialMode::access_token: return "access-token";
     case CredentialMode::workload: return "workload";
     case CredentialMode::none: return "none";
+    case CredentialMode::sealed: return "sealed";
   }
   return "none";
 }

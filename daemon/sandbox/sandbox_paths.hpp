@@ -30,5 +30,7 @@ inline constexpr const char* kSandboxPersistPath = "/persist";
 // [sandbox] network = allowlist: the daemon's egress proxy socket (egress_proxy.hpp), bound from
 // <sandbox dir>/egress.sock; the server bridges 127.0.0.1:3128 to it.
 inline constexpr const char* kSandboxEgressProxySocket = "/opt/kode-gopher/egress.sock";
+// The system's CA certificates and the daemon's egress CA (sealed credentials, docs/egress.md).
+inline constexpr const char* kSandboxCaBundlePath = "/opt/kode-gopher/ca-bundle.pem";
 
 }  // namespace kg::sandbox

@@ -92,6 +92,9 @@ class Sandbox {
   // What the egress filter refused and forwarded since begin_egress_call(); empty where the
   // provider filters egress elsewhere.
   virtual EgressCallReport end_egress_call() = 0;
+  // Whether `refuse` sees every Google API request a program here can make (the filter reads
+  // them: the local proxy, which terminates TLS for Google API hosts), so an API policy holds.
+  virtual bool reads_api_requests() const noexcept = 0;
   // From any thread (daemon shutdown): makes a call in flight fail now. Never throws.
   virtual void interrupt() noexcept = 0;
 };

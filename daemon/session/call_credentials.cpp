@@ -38,6 +38,7 @@ AuthStatus CallCredentials::status() const {
   }
   try {
     status.identity = plugin_->identity();
+    if (status.identity.mode == plugin::CredentialMode::sealed) status.sealed = sealed_note_;
   } catch (...) {
     status.identity = {};
     status.identity.problem = "The credential plugin " + plugin_name_ + " failed to report its "

@@ -30,6 +30,9 @@ struct AuthStatus {
   std::string plugin;  // as configured: creds-adc | creds-workload | none
   bool plugin_loaded = false;
   plugin::Identity identity;  // mode none (with problem and login_hint) when there is nothing
+  // Mode sealed: what programs hold and what unseals it with this daemon's sandboxes
+  // (set_sealed_note); empty in other modes.
+  std::string sealed;
 };
 
 // Team mode with [team] run_as = user: the signed-in user's own upstream token for one run
@@ -56,6 +59,10 @@ class CallCredentials {
                                                  std::int64_t call_id,
                                                  const std::string& owner = {});
 
+  // What mode sealed means with this daemon's sandboxes (their network, their provider), shown
+  // by status() when the plugin reports mode sealed. Set once, before serving.
+  void set_sealed_note(std::string note) { sealed_note_ = std::move(note); }
+
   // Sets where owned sessions' tokens come from (team mode, run_as = user); set once, before
   // the first call.
   void use_owner_credentials(OwnerCredentialSource source) { owner_source_ = std::move(source); }
@@ -67,6 +74,7 @@ class CallCredentials {
   store::Store& store_;
   plugin::Logger& logger_;
   OwnerCredentialSource owner_source_;
+  std::string sealed_note_;
 };
 
 }  // namespace kg::session

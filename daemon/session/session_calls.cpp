@@ -11,6 +11,7 @@
 #include "sandbox_provider.hpp"
 #include "managed_session.hpp"
 #include "package_docs_lookup.hpp"
+#include "sealed_credentials.hpp"
 #include "session_errors.hpp"
 #include "session_manager.hpp"
 
@@ -61,17 +62,18 @@ std::string code_sha256(const plugin::ExecuteRequest& request, std::uint64_t& by
   return Poco::DigestEngine::digestToHex(sha.digest());
 }
 
-// A policy that refuses requests on their content holds only where the egress proxy reads them
-// (sealed credentials): anywhere else the call fails before it runs, never unchecked.
+// A policy that refuses requests on their content holds only where the egress proxy reads every
+// Google API request a program can make (local sandboxes with network = allowlist, whatever the
+// credential mode): anywhere else the call fails before it runs, never unchecked.
 void check_policy_enforceable(const api_policy::CallApiPolicy& policy,
-                              const sandbox::EgressCallSetup& egress) {
-  if (!policy.effective.restricts() || egress.sealed) return;
+                              const sandbox::Sandbox& sandbox) {
+  if (!policy.effective.restricts() || sandbox.reads_api_requests()) return;
   throw plugin::InvalidInputError(
       "The API policy (read-only, project or bucket allowlists: the daemon's [api_policy] and the "
       "call's api_policy) holds only where kode-gopher's egress proxy reads a program's Google "
-      "API requests, which needs sealed credentials (docs/credentials.md); this call's sandbox "
-      "has none, so the call was not run. Use sealed credentials, or run without api_policy "
-      "(a daemon [api_policy] applies to every call)");
+      "API requests: local sandboxes with [sandbox] network = allowlist (docs/api-policy.md). "
+      "This call's sandbox has no such proxy, so the call was not run. Run without api_policy "
+      "(a daemon [api_policy] applies to every call), or use network = allowlist");
 }
 
 }  // namespace
@@ -134,12 +136,16 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
   const auto setup_started = Clock::now();
   bool retried = false;
   RunStartWatch watch(progress);
+  std::optional<sandbox::SealedToken> sealed;  // mode sealed: the real token, for the proxy
   for (;;) {
     ensure_sandbox(session, progress);
     // Per call, never per sandbox start, and once the sandbox is ready (starting one may wait
     // for the Go build cache): the token is fresh for this run and recorded with this call.
-    if (!retried) request.credentials = credentials_.for_call(session.record.id, call.call_id,
-                                                                  session.record.owner);
+    if (!retried) {
+      request.credentials = credentials_.for_call(session.record.id, call.call_id,
+                                                  session.record.owner);
+      sealed = seal_for_sandbox(request.credentials);
+    }
     // A retry's setup includes the attempt that failed.
     const std::uint64_t setup_us = us_since(setup_started);
     call.result.setup_us = setup_us;
@@ -148,9 +154,9 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
       const auto handle = session.sandbox->call_handle(
           {.canceller = &session.canceller, .wait = &wait, .owner = session.record.owner});
       sandbox::EgressCallSetup egress;
+      egress.sealed = sealed;
       if (policy.effective.restricts()) egress.refuse = api_policy::refusal_check(policy);
-      // After whatever gives the call its sealed token (egress.sealed): the policy needs it.
-      check_policy_enforceable(policy, egress);
+      check_policy_enforceable(policy, *session.sandbox);
       session.sandbox->begin_egress_call(std::move(egress));
       try {
         call.result = runtime.execute(request, *handle, watch);

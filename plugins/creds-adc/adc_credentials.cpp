@@ -176,7 +176,8 @@ plugin::Identity AdcCredentials::identity() {
     return id;
   }
   id.mode = settings_.copy_adc_file ? plugin::CredentialMode::forwarded
-                                    : plugin::CredentialMode::access_token;
+            : settings_.sealed       ? plugin::CredentialMode::sealed
+                                     : plugin::CredentialMode::access_token;
   id.credential_type = found->credential_type;
   id.project_id = project(found->file);
   id.quota_project_id = quota_project(found->file);
@@ -210,7 +211,8 @@ std::optional<plugin::RunCredentials> AdcCredentials::credentials_for_run(
   }
   plugin::RunCredentials out;
   out.mode = settings_.copy_adc_file ? plugin::CredentialMode::forwarded
-                                     : plugin::CredentialMode::access_token;
+             : settings_.sealed       ? plugin::CredentialMode::sealed
+                                      : plugin::CredentialMode::access_token;
   out.credential_type = found.credential_type;
   out.token.access_token = token.value;
   out.token.expiry_rfc3339 = utc::to_rfc3339(token.expiry);

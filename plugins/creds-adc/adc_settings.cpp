@@ -102,6 +102,17 @@ AdcSettings read_adc_settings(
     }
     s.copy_adc_file = *v == "true";
   }
+  if (auto v = text("mode")) {
+    if (*v != "sealed" && *v != "access-token") {
+      throw std::runtime_error("[creds-adc] mode must be sealed or access-token, got \"" + *v +
+                               "\" (copy_adc_file = true gives mode forwarded)");
+    }
+    if (*v == "sealed" && s.copy_adc_file) {
+      throw std::runtime_error("[creds-adc] mode = sealed cannot be combined with copy_adc_file "
+                               "= true, which hands the ADC file itself to the sandbox; drop one");
+    }
+    s.sealed = *v == "sealed";
+  }
   if (auto v = text("timeout_ms")) {
     char* end = nullptr;
     const long ms = std::strtol(v->c_str(), &end, 10);

@@ -33,6 +33,9 @@ struct AdcSettings {
   std::string project;        // empty: GOOGLE_CLOUD_PROJECT, the file's, gcloud's
   std::string quota_project;  // empty: GOOGLE_CLOUD_QUOTA_PROJECT, the file's
   bool copy_adc_file = false;  // mode forwarded: the ADC file itself is copied into the sandbox
+  // mode = sealed (default): the sandbox gets a placeholder, the egress proxy the token;
+  // false: mode = access-token, the sandbox gets the token itself. Ignored with copy_adc_file.
+  bool sealed = true;
   std::chrono::milliseconds timeout{10'000};
 };
 

@@ -12,6 +12,9 @@
 //   scopes = https://www.googleapis.com/auth/cloud-platform   (comma- or space-separated)
 //   project = my-project          default: GOOGLE_CLOUD_PROJECT, the file's, gcloud's config
 //   quota_project = my-project    default: GOOGLE_CLOUD_QUOTA_PROJECT, the file's
+//   mode = sealed                 sealed: the sandbox gets a worthless placeholder and the daemon's
+//                                 egress proxy adds the real token on requests to Google API
+//                                 hosts; access-token: the sandbox gets the token itself
 //   copy_adc_file = false         true: also copy the ADC file itself into the sandbox (mode
 //                                 forwarded; its refresh token or key is then readable there)
 //   token_url = https://oauth2.googleapis.com/token        default: the file's token_uri
@@ -38,6 +41,7 @@ kg::plugin::CredentialsPlugin* create(kg::plugin::HostServices& host) {
 }
 
 using kg::plugin::ConfigKeyType;
+constexpr const char* kModes[] = {"sealed", "access-token"};
 constexpr kg::plugin::PluginConfigKey kConfigKeys[] = {
     {.name = "adc_file", .type = ConfigKeyType::absolute_path,
      .default_text = "GOOGLE_APPLICATION_CREDENTIALS, else gcloud's well-known file",
@@ -55,6 +59,12 @@ constexpr kg::plugin::PluginConfigKey kConfigKeys[] = {
     {.name = "quota_project", .type = ConfigKeyType::text,
      .default_text = "GOOGLE_CLOUD_QUOTA_PROJECT, the file's",
      .help = "The project billed for quota."},
+    {.name = "mode", .type = ConfigKeyType::choice, .default_text = "sealed",
+     .help = "sealed: programs hold only a worthless placeholder token and the egress proxy "
+             "puts the real one on their requests to Google API hosts (needs [sandbox] network "
+             "= allowlist, docs/credentials.md); access-token: the sandbox holds the real "
+             "short-lived token. copy_adc_file = true gives mode forwarded instead.",
+     .choices = kModes, .choice_count = 2},
     {.name = "copy_adc_file", .type = ConfigKeyType::boolean, .default_text = "false",
      .help = "true: also copy the ADC file itself into the sandbox (its refresh token or key is "
              "then readable there)."},

@@ -8,6 +8,10 @@
 //   service_account = default         or the email of another account the server serves
 //   scopes =                          comma-separated; empty: the account's own scopes
 //   timeout_ms = 3000                 per request, 100..120000
+//   mode = sealed                     sealed: the sandbox gets a worthless placeholder and the
+//                                     daemon's egress proxy adds the real token on requests to
+//                                     Google API hosts; access-token: the sandbox gets the token
+//                                     (mode workload)
 // Example:
 //   [credentials]
 //   plugin = creds-workload
@@ -30,6 +34,7 @@ kg::plugin::CredentialsPlugin* create(kg::plugin::HostServices& host) {
 }
 
 using kg::plugin::ConfigKeyType;
+constexpr const char* kModes[] = {"sealed", "access-token"};
 constexpr kg::plugin::PluginConfigKey kConfigKeys[] = {
     {.name = "metadata_host", .type = ConfigKeyType::text, .default_text = "169.254.169.254",
      .help = "host[:port] of the metadata server; GCE_METADATA_HOST in the daemon's "
@@ -41,6 +46,12 @@ constexpr kg::plugin::PluginConfigKey kConfigKeys[] = {
      .help = "Comma-separated OAuth scopes of the tokens."},
     {.name = "timeout_ms", .type = ConfigKeyType::integer, .default_text = "3000",
      .help = "Timeout of each request to the metadata server.", .min = 100, .max = 120000},
+    {.name = "mode", .type = ConfigKeyType::choice, .default_text = "sealed",
+     .help = "sealed: programs hold only a worthless placeholder token and the egress proxy "
+             "puts the real one on their requests to Google API hosts (needs [sandbox] network "
+             "= allowlist, docs/credentials.md); access-token: the sandbox holds the real "
+             "short-lived token (reported as mode workload).",
+     .choices = kModes, .choice_count = 2},
 };
 
 const kg::plugin::PluginDescriptor kDescriptor = {

@@ -36,6 +36,13 @@ WorkloadSettings read_workload_settings(
     s.service_account = *v;
   }
   if (auto v = value("creds-workload.scopes")) s.scopes = google_oauth::split_words(*v);
+  if (auto v = value("creds-workload.mode")) {
+    if (*v != "sealed" && *v != "access-token") {
+      throw std::runtime_error("[creds-workload] mode must be sealed or access-token, got \"" +
+                               *v + "\"");
+    }
+    s.sealed = *v == "sealed";
+  }
   if (auto v = value("creds-workload.timeout_ms")) {
     char* end = nullptr;
     const long ms = std::strtol(v->c_str(), &end, 10);
@@ -113,7 +120,7 @@ std::string WorkloadCredentials::project() {
 
 plugin::Identity WorkloadCredentials::identity() {
   plugin::Identity id;
-  id.mode = plugin::CredentialMode::workload;
+  id.mode = settings_.sealed ? plugin::CredentialMode::sealed : plugin::CredentialMode::workload;
   id.credential_type = "gce_metadata";
   id.source = "metadata server " + settings_.metadata_host;
   try {
@@ -138,7 +145,7 @@ std::optional<plugin::RunCredentials> WorkloadCredentials::credentials_for_run(
   } catch (const CredentialsError& e) {
     throw CredentialsError(std::string(e.what()) + "; " + std::string(kLoginHint));
   }
-  out.mode = plugin::CredentialMode::workload;
+  out.mode = settings_.sealed ? plugin::CredentialMode::sealed : plugin::CredentialMode::workload;
   out.credential_type = "gce_metadata";
   out.token.access_token = minted.value;
   out.token.expiry_rfc3339 = utc::to_rfc3339(minted.expiry);

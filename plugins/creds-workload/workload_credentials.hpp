@@ -27,6 +27,9 @@ struct WorkloadSettings {
   std::string service_account = "default";
   std::vector<std::string> scopes;  // empty: the account's own scopes
   std::chrono::milliseconds timeout{3'000};
+  // mode = sealed (default): the sandbox gets a placeholder, the egress proxy the token;
+  // false: mode = access-token, the sandbox gets the token (reported as mode workload).
+  bool sealed = true;
 };
 
 // [creds-workload] keys through `value`, then GCE_METADATA_HOST from `environment`. Throws

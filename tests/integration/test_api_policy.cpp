@@ -43,7 +43,7 @@ TEST_CASE("a call may narrow [api_policy], never widen it; without sealed creden
   CHECK(json_string(daemon.json(malformed)["error"], "code") == "bad_request");
 
   // Within the daemon's list, or no api_policy at all: the daemon's policy holds, and with no
-  // sealed token (this daemon has no Google credentials) the call is not run.
+  // egress proxy to read requests (no credentials: network none) the call is not run.
   for (const std::string& policy : {std::string(R"(,"api_policy":{"projects":["proj-b"],"read_only":true})"),
                                     std::string()}) {
     const auto session = daemon.open_session();
@@ -53,7 +53,7 @@ TEST_CASE("a call may narrow [api_policy], never widen it; without sealed creden
     CHECK(json_string(answer["error"], "code") == "invalid_input");
     CHECK(contains(json_string(answer["error"], "message"),
                    "holds only where kode-gopher's egress proxy reads a program's Google API "
-                   "requests, which needs sealed credentials"));
+                   "requests: local sandboxes with [sandbox] network = allowlist"));
     const auto listed = daemon.json(daemon.get("/v1/sessions/" + session));
     CHECK(listed["calls"].GetInt64() == 1);  // recorded, as rejected
     CHECK(listed["api_calls"].GetInt64() == 0);

@@ -33,12 +33,14 @@ std::string adc_json(const LoopbackGoogle& google) {
 }
 
 // A daemon whose creds-adc reads `adc_file` and talks to `google`. Its sandboxes have no
-// network: the token reaches the program through the sandbox's own metadata emulator.
+// network: the token reaches the program through the sandbox's own metadata emulator (mode
+// access-token, the explicit opt-in; sealed mode is tested with the egress proxy in
+// tests/hostile/test_hostile_egress_credentials.cpp and test_hostile_egress_sealed.cpp).
 DaemonFixtureOptions creds_options(const LoopbackGoogle& google, const std::string& adc_file) {
   DaemonFixtureOptions options;
   options.extra_plugin_dirs = {kg::test::required_env("KG_CREDS_ADC_PLUGIN_DIR")};
   options.extra_sandbox_keys = "network = none\n";
-  options.extra_sections = "[credentials]\nplugin = creds-adc\n[creds-adc]\n" +
+  options.extra_sections = "[credentials]\nplugin = creds-adc\n[creds-adc]\nmode = access-token\n" +
                            (adc_file.empty() ? std::string() : "adc_file = " + adc_file + "\n") +
                            "project = test-project\n"
                            "token_url = " + google.token_url() + "\n"
@@ -349,7 +351,7 @@ TEST_CASE("creds-workload: programs run as the metadata server's identity (GCE_M
   DaemonFixtureOptions options;
   options.extra_plugin_dirs = {kg::test::required_env("KG_CREDS_WORKLOAD_PLUGIN_DIR")};
   options.extra_sandbox_keys = "network = none\n";
-  options.extra_sections = "[credentials]\nplugin = creds-workload\n";
+  options.extra_sections = "[credentials]\nplugin = creds-workload\n[creds-workload]\nmode = access-token\n";
   DaemonFixture daemon(options);
   start_isolated(daemon, google.metadata_host());
 

@@ -78,7 +78,7 @@ TEST_CASE("a 2025-03-26 client gets no outputSchema or title; 2025-06-18 and lat
   REQUIRE(tools.Size() == 3);
   CHECK(compact(tools[0]["title"]) == R"("Run Go code")");
   CHECK(compact(tools[1]["outputSchema"]["properties"]["mode"]["enum"]) ==
-        R"(["forwarded","access-token","workload","none"])");
+        R"(["sealed","forwarded","access-token","workload","none"])");
   CHECK(compact(tools[2]["outputSchema"]["required"]) == R"(["package","docs"])");
   CHECK_FALSE(new_list["result"].HasMember("ttlMs"));
 }

@@ -34,14 +34,29 @@ class KubernetesSandbox final : public Sandbox {
   // error stands).
   bool alive() override;
   std::unique_ptr<CallHandle> call_handle(const CallServices& services) override;
-  // Egress is filtered by the cluster's NetworkPolicy, which reports nothing per call.
-  void begin_egress_call(EgressCallSetup) override {}
-  EgressCallReport end_egress_call() override { return {}; }
+  // Egress is filtered by the cluster's NetworkPolicy, which reports nothing per call. Nothing
+  // unseals sealed credentials here (no egress proxy of kode-gopher), so a sealed call is told
+  // its program held only a placeholder (docs/credentials.md).
+  void begin_egress_call(EgressCallSetup setup) override { sealed_call_ = setup.sealed.has_value(); }
+  bool reads_api_requests() const noexcept override { return false; }
+  EgressCallReport end_egress_call() override {
+    EgressCallReport report;
+    if (sealed_call_) {
+      report.refusals.push_back(
+          "sealed credentials: Kubernetes sandboxes have no egress proxy that puts the real "
+          "token in the placeholder's place, so the program held only a placeholder that no "
+          "Google API accepts; set the credential plugin's mode = access-token on this daemon "
+          "(docs/credentials.md)");
+      sealed_call_ = false;
+    }
+    return report;
+  }
   void interrupt() noexcept override;
   // The lease renewal found the claim gone (404): alive() is false from now on.
   void mark_gone() noexcept { gone_ = true; }
 
  private:
+  bool sealed_call_ = false;
   KubernetesSandboxProvider& provider_;
   std::string claim_name_;
   std::string sandbox_name_;

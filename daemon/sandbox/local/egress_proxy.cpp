@@ -18,8 +18,12 @@
 
 #include "address_policy.hpp"
 #include "egress_policy.hpp"
+#include "egress_http1_relay.hpp"
+#include "egress_http2_relay.hpp"
 #include "egress_proxy_request.hpp"
+#include "egress_tls_stream.hpp"
 #include "egress_tunnel_check.hpp"
+#include "tls_client_hello.hpp"
 #include "socket_relay.hpp"
 #include "unix_socket_listener.hpp"
 
@@ -134,6 +138,21 @@ Poco::Net::StreamSocket connect_to_first(const std::vector<Poco::Net::SocketAddr
   throw ProxyRequestError(502, "Cannot connect to " + host + " (" + failures + ")");
 }
 
+// Whether a tunnel's first bytes (a checked ClientHello) come from a client the proxy can serve
+// once it terminates TLS: one offering h2 or http/1.1 among its ALPN protocols, or none at all
+// (HTTP/1.1 then).
+bool terminable(const std::string& hello) {
+  try {
+    const auto facts = read_client_hello(std::string_view(hello).substr(0, tls_record_size(hello)));
+    if (facts.alpn.empty()) return true;
+    for (const auto& protocol : facts.alpn) {
+      if (protocol == "http/1.1" || protocol == "h2") return true;
+    }
+  } catch (const std::invalid_argument&) {
+  }
+  return false;
+}
+
 class ProxyConnection final : public Poco::Net::TCPServerConnection {
  public:
   ProxyConnection(const Poco::Net::StreamSocket& socket, EgressProxy& proxy)
@@ -159,9 +178,15 @@ class ProxyConnection final : public Poco::Net::TCPServerConnection {
       if (request.tunnel) {
         answered_ = true;
         send_all(client, "HTTP/1.1 200 Connection established\r\n\r\n");
-        send_all(upstream, check_tunnel_hello(client, rest, request.host, request.port,
-                                              proxy_.allowlist(),
-                                              ReceiveDeadline(limits.head_timeout)));
+        std::string hello = check_tunnel_hello(client, rest, request.host, request.port,
+                                               proxy_.allowlist(),
+                                               ReceiveDeadline(limits.head_timeout));
+        if (proxy_.tls() != nullptr && request.host.name() != nullptr &&
+            is_google_api_host(request.host.text()) && terminable(hello)) {
+          terminate(std::move(hello), upstream, request, what);
+          return;
+        }
+        send_all(upstream, hello);
       } else {
         answered_ = true;
         // Upstream was told "Connection: close", so it closes after its answer (RFC 9112 §9.6)
@@ -188,6 +213,55 @@ class ProxyConnection final : public Poco::Net::TCPServerConnection {
   }
 
  private:
+  // Serves a tunnel to a Google API host with TLS terminated here (egress_http1_relay.hpp).
+  void terminate(std::string hello, Poco::Net::StreamSocket& upstream, const ProxyRequest& request,
+                 const std::string& what) {
+    const std::string host = request.host.text();
+    const TlsWaits waits{&proxy_.stopping(), proxy_.limits().idle_timeout};
+    const SslContextPtr certificate = proxy_.tls()->server_context(host);
+    std::optional<TlsStream> client;
+    try {
+      client.emplace(TlsStream::accept(socket().impl()->sockfd(), certificate.get(),
+                                       std::move(hello), waits, proxy_.limits().head_timeout));
+    } catch (const TlsStreamError& e) {
+      throw EgressRefusal{"the program did not complete TLS with the proxy (" +
+                          std::string(e.what()) + "); a program must trust the sandbox's CA "
+                          "bundle (SSL_CERT_FILE), and a client that pins Google's own "
+                          "certificates cannot reach " + host + " with sealed credentials"};
+    }
+    Http1RelayContext context;
+    context.host = host;
+    context.port = request.port;
+    context.setup = [this] { return proxy_.call_setup(); };
+    context.started = [this] { proxy_.exchange_started(); };
+    context.record = [this](ApiExchange exchange) { proxy_.record_exchange(std::move(exchange)); };
+    // The upstream speaks what the program chose: h2, else HTTP/1.1.
+    const bool h2 = client->alpn() == "h2";
+    std::optional<TlsStream> verified;
+    try {
+      verified.emplace(TlsStream::connect(
+          upstream.impl()->sockfd(), proxy_.tls()->upstream_context(), host,
+          h2 ? std::string_view("\x02h2", 3) : std::string_view("\x08http/1.1", 9), waits));
+      if (h2 && verified->alpn() != "h2") {
+        verified.reset();
+        throw TlsStreamError(host + " did not agree to HTTP/2 (ALPN h2), which the program chose");
+      }
+    } catch (const std::exception& e) {
+      context.upstream_failure = "cannot reach " + host + " securely: " + e.what();
+      proxy_.refused(what, context.upstream_failure);
+    }
+    try {
+      if (h2) {
+        relay_http2(*client, verified ? &*verified : nullptr, context, waits);
+      } else {
+        relay_http1(*client, verified ? &*verified : nullptr, context);
+      }
+    } catch (const std::exception& e) {
+      proxy_.logger().log(plugin::LogLevel::debug, "Sandbox " + proxy_.sandbox_id() + ": " +
+                                                       what + " ended: " + e.what());
+    }
+  }
+
   void try_answer(int status, const std::string& message) {
     if (answered_) return;
     try {
@@ -242,10 +316,12 @@ class ProxyConnectionFactory final : public Poco::Net::TCPServerConnectionFactor
 
 EgressProxy::EgressProxy(std::string sandbox_id, const std::string& socket_path,
                          std::optional<uid_t> owner, EgressAllowlist allowlist,
-                         plugin::Logger& logger, EgressProxyLimits limits)
+                         plugin::Logger& logger, EgressProxyLimits limits,
+                         std::shared_ptr<EgressTls> tls)
     : sandbox_id_(std::move(sandbox_id)),
       allowlist_(std::move(allowlist)),
       limits_(limits),
+      tls_(std::move(tls)),
       logger_(logger),
       threads_(1, limits.max_connections, 60) {
   auto socket = net::listen_on_unix_socket(socket_path, 0600);
@@ -286,14 +362,41 @@ void EgressProxy::refused(const std::string& what, const std::string& reason) {
   }
 }
 
+void EgressProxy::exchange_started() {
+  const std::lock_guard lock(in_flight_mutex_);
+  ++in_flight_;
+}
+
+void EgressProxy::record_exchange(ApiExchange exchange) {
+  {
+    const std::lock_guard lock(call_mutex_);
+    if (exchanges_.size() < EgressCallReport::kMaxKeptExchanges) {
+      exchanges_.push_back(std::move(exchange));
+    } else {
+      ++dropped_exchanges_;
+    }
+  }
+  const std::lock_guard lock(in_flight_mutex_);
+  if (in_flight_ > 0) --in_flight_;
+  in_flight_ended_.notify_all();
+}
+
 void EgressProxy::begin_call(EgressCallSetup setup) {
   const std::lock_guard lock(call_mutex_);
   setup_ = std::move(setup);
   refusals_.clear();
   dropped_refusals_ = 0;
+  exchanges_.clear();
+  dropped_exchanges_ = 0;
 }
 
 EgressCallReport EgressProxy::end_call() {
+  {
+    // A request whose last byte the program already has may not be recorded yet (its handler
+    // is a moment behind): wait for it, briefly, so the report holds what the program saw.
+    std::unique_lock lock(in_flight_mutex_);
+    in_flight_ended_.wait_for(lock, kInFlightWait, [this] { return in_flight_ == 0; });
+  }
   const std::lock_guard lock(call_mutex_);
   EgressCallReport report;
   report.refusals = std::move(refusals_);
@@ -303,6 +406,10 @@ EgressCallReport EgressProxy::end_call() {
                               " more egress refusals");
     dropped_refusals_ = 0;
   }
+  report.exchanges = std::move(exchanges_);
+  exchanges_.clear();
+  report.exchanges_dropped = dropped_exchanges_;
+  dropped_exchanges_ = 0;
   setup_ = {};
   return report;
 }

@@ -10,6 +10,13 @@
 // list, IP literals, and names resolving to any loopback, private, shared, link-local,
 // multicast, metadata or host address.
 //
+// With an EgressTls (sealed credentials, docs/egress.md), a tunnel to a Google API host
+// (is_google_api_host) whose client offers h2 or HTTP/1.1 is not relayed blindly: the proxy
+// terminates its TLS with a certificate from the daemon's CA, verifies the real upstream, and
+// relays each request or stream (egress_http1_relay.hpp, egress_http2_relay.hpp): the call's
+// `refuse` sees it, the sealed placeholder is replaced by the real token, and an ApiExchange is
+// recorded. Other tunnels are relayed as before.
+//
 // Owned by the LocalSandbox it serves. Each proxy has its own threads, one per open connection,
 // at most EgressProxyLimits::max_connections (the next connection is answered 429), so one
 // sandbox cannot take another's. begin_call(), end_call() and call_setup() may be called from any thread.
@@ -22,6 +29,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -30,6 +38,7 @@
 
 #include "egress_allowlist.hpp"
 #include "egress_call.hpp"
+#include "egress_tls.hpp"
 #include "host_services.hpp"
 
 namespace kg::sandbox {
@@ -49,7 +58,8 @@ class EgressProxy {
   // bubblewrap and the sandbox can connect). Throws std::runtime_error naming the path when
   // the socket cannot be made. `logger` must outlive the proxy.
   EgressProxy(std::string sandbox_id, const std::string& socket_path, std::optional<uid_t> owner,
-              EgressAllowlist allowlist, plugin::Logger& logger, EgressProxyLimits limits = {});
+              EgressAllowlist allowlist, plugin::Logger& logger, EgressProxyLimits limits = {},
+              std::shared_ptr<EgressTls> tls = nullptr);
   // Stops accepting and ends every open connection (within half a second).
   ~EgressProxy();
   EgressProxy(const EgressProxy&) = delete;
@@ -57,7 +67,8 @@ class EgressProxy {
 
   // Starts one call: drops what earlier calls left and keeps `setup` for this call's requests.
   void begin_call(EgressCallSetup setup);
-  // Ends it: the refusals since begin_call, one line each ("egress refused CONNECT 10.0.0.1:443:
+  // Ends it (after waiting up to kInFlightWait for requests in flight to be recorded): the
+  // refusals since begin_call, one line each ("egress refused CONNECT 10.0.0.1:443:
   // IP address literals are refused ..."), at most kMaxKeptRefusals plus a count of the rest,
   // and the API exchanges the proxy read.
   EgressCallReport end_call();
@@ -66,6 +77,11 @@ class EgressProxy {
 
   // Records and logs one refusal (called by the connection handlers).
   void refused(const std::string& what, const std::string& reason);
+  // Counts a request in flight (its head was read); record_exchange() counts it out.
+  void exchange_started();
+  // Keeps one request's exchange for the call's report (at most kMaxKeptExchanges, the rest
+  // counted); called by the connection handlers when a request ends.
+  void record_exchange(ApiExchange exchange);
   // Counts a new connection in; false (and nothing counted) when max_connections are open.
   bool admit_connection() noexcept;
   // Counts an admitted connection out (its handler, when it ends).
@@ -76,13 +92,17 @@ class EgressProxy {
   const EgressProxyLimits& limits() const noexcept { return limits_; }
   const std::atomic<bool>& stopping() const noexcept { return stopping_; }
   plugin::Logger& logger() noexcept { return logger_; }
+  // Null: every tunnel is relayed blindly.
+  EgressTls* tls() const noexcept { return tls_.get(); }
 
   static constexpr std::size_t kMaxKeptRefusals = 20;
+  static constexpr std::chrono::milliseconds kInFlightWait{1000};
 
  private:
   const std::string sandbox_id_;
   const EgressAllowlist allowlist_;
   const EgressProxyLimits limits_;
+  const std::shared_ptr<EgressTls> tls_;
   plugin::Logger& logger_;
   std::atomic<bool> stopping_{false};
   std::atomic<int> open_connections_{0};  // admitted, not yet ended
@@ -90,6 +110,11 @@ class EgressProxy {
   EgressCallSetup setup_;
   std::vector<std::string> refusals_;
   std::size_t dropped_refusals_ = 0;
+  std::vector<ApiExchange> exchanges_;
+  std::uint64_t dropped_exchanges_ = 0;
+  std::mutex in_flight_mutex_;  // apart from call_mutex_: end_call waits on it
+  std::condition_variable in_flight_ended_;
+  int in_flight_ = 0;
   Poco::ThreadPool threads_;  // before server_: its connections run on these threads
   std::unique_ptr<Poco::Net::TCPServer> server_;
 };

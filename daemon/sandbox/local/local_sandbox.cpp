@@ -38,11 +38,21 @@ void LocalSandbox::keep_egress_proxy(std::unique_ptr<EgressProxy> proxy) {
 }
 
 void LocalSandbox::begin_egress_call(EgressCallSetup setup) {
+  sealed_call_without_proxy_ = !egress_proxy_ && network_.has_value() && setup.sealed.has_value();
   if (egress_proxy_) egress_proxy_->begin_call(std::move(setup));
 }
 
 EgressCallReport LocalSandbox::end_egress_call() {
-  return egress_proxy_ ? egress_proxy_->end_call() : EgressCallReport{};
+  EgressCallReport report = egress_proxy_ ? egress_proxy_->end_call() : EgressCallReport{};
+  if (sealed_call_without_proxy_) {
+    report.refusals.push_back(
+        "sealed credentials: this sandbox reaches the internet without the daemon's egress proxy "
+        "([sandbox] network = egress), so the program held only a placeholder token that no "
+        "Google API accepts; use network = allowlist, or the credential plugin's mode = "
+        "access-token to hand the sandbox the token itself (docs/credentials.md)");
+    sealed_call_without_proxy_ = false;
+  }
+  return report;
 }
 
 std::unique_ptr<CallHandle> LocalSandbox::call_handle(const CallServices& services) {

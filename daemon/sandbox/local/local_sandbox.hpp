@@ -47,9 +47,14 @@ class LocalSandbox final : public Sandbox {
   // Keeps the sandbox's egress proxy (network = allowlist) until the sandbox stops.
   void keep_egress_proxy(std::unique_ptr<EgressProxy> proxy);
   // Hand the call's setup to the egress proxy, and take what it refused and forwarded during
-  // the call (nothing without a proxy).
+  // the call (nothing without a proxy). A sealed call in a sandbox with outbound network but no
+  // proxy (network = egress) gets a warning: its placeholder token opens nothing.
   void begin_egress_call(EgressCallSetup setup) override;
   EgressCallReport end_egress_call() override;
+  // With network = allowlist and the daemon's egress CA: the proxy reads Google API requests.
+  bool reads_api_requests() const noexcept override {
+    return egress_proxy_ != nullptr && policy_.egress_tls != nullptr;
+  }
   // A LocalSandboxHandle: the sandbox's cgroup limits per command, its host folders, files
   // taken straight from the sandbox's root. The first handle for an owner makes the sandbox that
   // owner's for good; one for another owner throws plugin::SandboxError, so no sandbox ever
@@ -79,6 +84,7 @@ class LocalSandbox final : public Sandbox {
   const LocalSandboxPolicy& policy_;
   std::optional<EgressNetwork> network_;
   std::unique_ptr<EgressProxy> egress_proxy_;
+  bool sealed_call_without_proxy_ = false;  // the call is sealed, and nothing will unseal it
   bool reaped_ = false;
   std::vector<std::string> host_folders_;
   std::optional<std::string> owner_;  // set by the first call_handle() for an owner

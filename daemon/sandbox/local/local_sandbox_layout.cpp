@@ -7,6 +7,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+constexpr const char* kSystemCaBundle = "/etc/ssl/certs/ca-certificates.crt";
+
 // The host's top-level system folders: merged-/usr systems have them as symlinks into /usr.
 void add_system_dirs(std::vector<std::string>& args) {
   args.insert(args.end(), {"--ro-bind", "/usr", "/usr"});
@@ -84,6 +86,14 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
     // The proxy resolves names itself; HTTPS clients still need the CA certificates.
     args.insert(args.end(), {"--ro-bind", sandbox_dir + "/egress.sock", kSandboxEgressProxySocket});
     args.insert(args.end(), {"--ro-bind-try", "/etc/ssl/certs", "/etc/ssl/certs"});
+    if (layout.egress_ca) {
+      const std::string bundle = sandbox_dir + "/ca-bundle.pem";
+      args.insert(args.end(), {"--ro-bind", bundle, kSandboxCaBundlePath});
+      std::error_code ec;
+      if (fs::exists(kSystemCaBundle, ec)) {
+        args.insert(args.end(), {"--ro-bind", bundle, kSystemCaBundle});
+      }
+    }
   }
   if (!layout.go_root.starts_with("/usr/")) {
     args.insert(args.end(), {"--ro-bind", layout.go_root, layout.go_root});
@@ -136,6 +146,12 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
   add_env(args, "GOPROXY", "off");
   add_env(args, "GOFLAGS", "-mod=mod");
   add_env(args, "CGO_ENABLED", "0");
+  if (layout.egress_proxy && layout.egress_ca) {
+    for (const char* name : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+                             "CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE", "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH"}) {
+      add_env(args, name, kSandboxCaBundlePath);
+    }
+  }
   if (access == BaseCacheAccess::writable) {
     add_env(args, "GOCACHE", kSandboxBaseCachePath);
   } else {

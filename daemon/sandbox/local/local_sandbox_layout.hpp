@@ -42,6 +42,12 @@ struct LocalSandboxLayout {
   // [sandbox] network = allowlist: a private network namespace with only its loopback, and the
   // egress proxy's socket from sandbox_dir, which the server bridges to (egress_proxy.hpp).
   bool egress_proxy = false;
+  // With egress_proxy and a CA (sealed credentials, egress_tls.hpp): sandbox_dir/ca-bundle.pem,
+  // the system's CA certificates and the daemon's egress CA, bound read-only at kSandboxCaBundlePath
+  // and named by the variables HTTPS clients read (SSL_CERT_FILE, REQUESTS_CA_BUNDLE,
+  // CURL_CA_BUNDLE, CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE, GRPC_DEFAULT_SSL_ROOTS_FILE_PATH) and over
+  // the system bundle /etc/ssl/certs/ca-certificates.crt, for clients that read no variable.
+  bool egress_ca = false;
   // Size of each private writable folder (/app, /tmp, the home): memory-backed tmpfs, so a full
   // disk is the sandbox's own ENOSPC and its pages count against its memory limit.
   std::uint64_t disk_bytes = 1ull << 30;

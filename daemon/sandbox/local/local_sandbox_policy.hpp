@@ -4,9 +4,11 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "egress_allowlist.hpp"
+#include "egress_tls.hpp"
 
 namespace kg::sandbox {
 
@@ -19,6 +21,9 @@ struct LocalSandboxPolicy {
   // What sandboxes may reach through the egress proxy when the layout has egress_proxy
   // ([sandbox] network = allowlist).
   EgressAllowlist egress_allowlist;
+  // The daemon's egress CA and upstream trust (sealed credentials); null: the proxy terminates
+  // no TLS and sandboxes get no CA.
+  std::shared_ptr<EgressTls> egress_tls;
 };
 
 }  // namespace kg::sandbox

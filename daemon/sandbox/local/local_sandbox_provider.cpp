@@ -108,6 +108,11 @@ std::string allowlist_summary(const EgressAllowlist& allowlist) {
 LocalSandboxProvider::LocalSandboxProvider(LocalSandboxLayout layout, plugin::Logger& logger,
                                            LocalSandboxPolicy policy)
     : layout_(std::move(layout)), logger_(logger), policy_(policy) {
+  // Sealed credentials: every allowlist sandbox trusts the daemon's egress CA.
+  if (layout_.egress_proxy && policy_.egress_tls) {
+    layout_.egress_ca = true;
+    trust_bundle_ = policy_.egress_tls->trust_bundle_pem();
+  }
   for (std::size_t i = 0; i < layout_.host_folders.size(); ++i) {
     const auto& folder = layout_.host_folders[i];
     for (std::size_t j = 0; j < i; ++j) {
@@ -188,6 +193,11 @@ std::unique_ptr<LocalSandbox> LocalSandboxProvider::open_local(BaseCacheAccess a
     }
     if (access == BaseCacheAccess::writable) fs::create_directories(dir + "/tmp");
     if (layout_.egress_network) std::ofstream(dir + "/resolv.conf") << EgressNetwork::resolv_conf();
+    if (layout_.egress_ca) {
+      std::ofstream(dir + "/ca-bundle.pem") << trust_bundle_;
+      fs::permissions(dir + "/ca-bundle.pem", fs::perms::owner_read | fs::perms::owner_write |
+                                                  fs::perms::group_read | fs::perms::others_read);
+    }
     ::chmod(dir.c_str(), 0700);
     SpawnOptions options;
     // The prewarm sandbox (trusted: it builds only the curated lockfile) writes the base cache as
@@ -232,7 +242,8 @@ std::unique_ptr<LocalSandbox> LocalSandboxProvider::open_local(BaseCacheAccess a
     std::unique_ptr<EgressProxy> egress_proxy;
     if (layout_.egress_proxy) {
       egress_proxy = std::make_unique<EgressProxy>(id, dir + "/egress.sock", options.uid,
-                                                   policy_.egress_allowlist, logger_);
+                                                   policy_.egress_allowlist, logger_,
+                                                   EgressProxyLimits{}, policy_.egress_tls);
     }
     const auto argv = bwrap_arguments(layout_, dir, access, descriptors, id);
     const pid_t pid = spawner_.spawn(argv, dir + "/sandbox.log", options);

@@ -58,6 +58,7 @@ class LocalSandboxProvider final : public SandboxProvider {
   LocalSandboxLayout layout_;
   plugin::Logger& logger_;
   LocalSandboxPolicy policy_;
+  std::string trust_bundle_;  // what ca-bundle.pem holds (layout_.egress_ca)
   std::unique_ptr<CgroupHierarchy> cgroups_;
   std::vector<std::uint8_t> seccomp_program_;
   std::optional<uid_t> host_uid_;  // in force: set only when running as root and usable

@@ -49,7 +49,7 @@ std::size_t tls_record_size(std::string_view bytes) {
               static_cast<unsigned char>(bytes[4]));
 }
 
-std::optional<std::string> tls_server_name(std::string_view record) {
+ClientHelloFacts read_client_hello(std::string_view record) {
   if (record.size() > kMaxTlsRecordSize) throw std::invalid_argument("TLS record too large");
   Reader outer(record);
   if (outer.number(1) != 22) throw std::invalid_argument("not a TLS handshake record");
@@ -64,24 +64,34 @@ std::optional<std::string> tls_server_name(std::string_view record) {
   hello.vector(1);     // session id
   hello.vector(2);     // cipher suites
   hello.vector(1);     // compression methods
-  if (hello.empty()) return std::nullopt;  // no extensions
+  ClientHelloFacts facts;
+  if (hello.empty()) return facts;  // no extensions
   Reader extensions(hello.vector(2));
   if (!hello.empty()) throw std::invalid_argument("bytes after the ClientHello's extensions");
   std::set<std::size_t> seen;
-  std::optional<std::string> server_name;
   while (!extensions.empty()) {
     const std::size_t type = extensions.number(2);
     Reader data(extensions.vector(2));
     if (!seen.insert(type).second) throw std::invalid_argument("a repeated TLS extension");
+    if (type == 16) {  // application_layer_protocol_negotiation (RFC 7301)
+      Reader protocols(data.vector(2));
+      if (!data.empty()) throw std::invalid_argument("bytes after the ALPN protocol list");
+      while (!protocols.empty()) facts.alpn.emplace_back(protocols.vector(1));
+      continue;
+    }
     if (type != 0) continue;  // server_name
     Reader names(data.vector(2));
     if (!data.empty()) throw std::invalid_argument("bytes after the server_name list");
     if (names.empty()) throw std::invalid_argument("an empty server_name list");
     if (names.number(1) != 0) throw std::invalid_argument("a server name that is not a host_name");
-    server_name = std::string(names.vector(2));
+    facts.server_name = std::string(names.vector(2));
     if (!names.empty()) throw std::invalid_argument("more than one server name");
   }
-  return server_name;
+  return facts;
+}
+
+std::optional<std::string> tls_server_name(std::string_view record) {
+  return read_client_hello(record).server_name;
 }
 
 }  // namespace kg::sandbox

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace kg::sandbox {
 
@@ -29,5 +30,14 @@ inline constexpr std::size_t kMaxTlsRecordSize = 5 + 16384;
 // holds a server_name extension that is empty, has trailing bytes, names a type other than
 // host_name or more than one name.
 std::optional<std::string> tls_server_name(std::string_view record);
+
+// What the proxy reads of a ClientHello: its server name (as above) and the application
+// protocols it offers (ALPN, in the client's order; empty when it offers none), so the proxy
+// knows whether a client it would terminate TLS for speaks HTTP/1.1. Same checks and errors.
+struct ClientHelloFacts {
+  std::optional<std::string> server_name;
+  std::vector<std::string> alpn;
+};
+ClientHelloFacts read_client_hello(std::string_view record);
 
 }  // namespace kg::sandbox

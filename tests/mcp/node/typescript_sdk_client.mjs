@@ -170,7 +170,7 @@ await runChecks("typescript-sdk", [
     assert.equal(result.isError, true);
     assert.equal(result.structuredContent, undefined);
     assert.match(result.content[0].text,
-      /^execute_go_code: the daemon refused the call \(invalid_input\): The API policy .* holds only where kode-gopher's egress proxy reads a program's Google API requests, which needs sealed credentials .* so the call was not run/);
+      /^execute_go_code: the daemon refused the call \(invalid_input\): The API policy .* holds only where kode-gopher's egress proxy reads a program's Google API requests: local sandboxes with \[sandbox\] network = allowlist.* so the call was not run/);
     assert.equal((await daemonGet("/v1/stats")).calls.by_status.rejected, before + 1);
   }],
 

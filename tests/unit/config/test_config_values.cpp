@@ -63,6 +63,7 @@ TEST_CASE("every key is read from the file") {
                                "network = host\n"
                                "allowed_hosts = *.example.com , api.example.org,199.36.153.8\n"
                                "allowed_ports = 443, 8443\n"
+                               "egress_upstream_ca_file = /etc/corp/proxy-ca.pem\n"
                                "host_uid = 0\n"
                                "warm_pool = 8\n"
                                "[api_policy]\n"
@@ -123,6 +124,7 @@ TEST_CASE("every key is read from the file") {
   CHECK(config.sandbox_allowed_hosts ==
         std::vector<std::string>{"*.example.com", "api.example.org", "199.36.153.8"});
   CHECK(config.sandbox_allowed_ports == std::vector<std::uint32_t>{443, 8443});
+  CHECK(config.egress_upstream_ca_file == "/etc/corp/proxy-ca.pem");
   CHECK(config.binary_cache_dir == "/var/cache/kg-bin");
   CHECK(config.binary_cache_max_bytes == 0);
   CHECK(config.tidy_modules_max_bytes == 1048576);
@@ -162,6 +164,7 @@ TEST_CASE("every key is read from the file") {
       {"sandbox.network", "host"},
       {"sandbox.allowed_hosts", "*.example.com, api.example.org, 199.36.153.8"},
       {"sandbox.allowed_ports", "443, 8443"},
+      {"sandbox.egress_upstream_ca_file", "/etc/corp/proxy-ca.pem"},
       {"cache.binary_dir", "/var/cache/kg-bin"},
       {"cache.binary_max_bytes", "0"},
       {"cache.tidy_modules_max_bytes", "1048576"},

@@ -43,7 +43,7 @@ TEST_CASE("authorized_user: the refresh grant on the host, the email from tokeni
   AdcCredentials adc(settings, home.environment(), logger);
 
   const auto id = adc.identity();
-  CHECK(id.mode == CredentialMode::access_token);
+  CHECK(id.mode == CredentialMode::sealed);  // the default
   CHECK(id.credential_type == "authorized_user");
   CHECK(id.email == google.user_email);
   CHECK(id.project_id == "gcloud-proj");
@@ -89,7 +89,7 @@ TEST_CASE("a refused refresh token names the endpoint's words and how to log in 
   CHECK(contains(error, home.well_known_adc()));
   CHECK_FALSE(contains(error, "1//revoked"));  // never the secret
   const auto id = adc.identity();
-  CHECK(id.mode == CredentialMode::access_token);
+  CHECK(id.mode == CredentialMode::sealed);  // the default
   CHECK(contains(id.problem, "invalid_grant"));
   CHECK(contains(id.login_hint, "gcloud auth application-default login"));
 }
@@ -319,6 +319,13 @@ TEST_CASE("[creds-adc] settings: defaults, overrides and errors naming the key")
   CHECK(defaults.scopes == std::vector<std::string>{"https://www.googleapis.com/auth/cloud-platform"});
   CHECK(defaults.tokeninfo_url == "https://oauth2.googleapis.com/tokeninfo");
   CHECK_FALSE(defaults.copy_adc_file);
+  CHECK(defaults.sealed);  // mode sealed is the default
+  values = {{"creds-adc.mode", "access-token"}};
+  CHECK_FALSE(read_adc_settings(lookup).sealed);
+  values = {{"creds-adc.mode", "open"}};
+  CHECK_THROWS_WITH(read_adc_settings(lookup), "[creds-adc] mode must be sealed or access-token, got \"open\" (copy_adc_file = true gives mode forwarded)");
+  values = {{"creds-adc.mode", "sealed"}, {"creds-adc.copy_adc_file", "true"}};
+  CHECK_THROWS_WITH(read_adc_settings(lookup), "[creds-adc] mode = sealed cannot be combined with copy_adc_file = true, which hands the ADC file itself to the sandbox; drop one");
   values = {{"creds-adc.impersonate_service_account", "a@p.iam.gserviceaccount.com, b@p.iam.gserviceaccount.com"},
             {"creds-adc.token_url", "http://127.0.0.1:9/token/"},
             {"creds-adc.copy_adc_file", "true"}};

@@ -32,7 +32,7 @@ TEST_CASE("creds-workload: the metadata server's token, email and project (GCE_M
   kg::test::RecordingLogger logger;
   WorkloadCredentials workload(settings_for(google.metadata_host()), logger);
   const auto id = workload.identity();
-  CHECK(id.mode == CredentialMode::workload);
+  CHECK(id.mode == CredentialMode::sealed);  // the default
   CHECK(id.credential_type == "gce_metadata");
   CHECK(id.email == google.metadata_email);
   CHECK(id.project_id == google.metadata_project);
@@ -54,7 +54,7 @@ TEST_CASE("creds-workload: no metadata server, or a failing one, is named with w
   kg::test::RecordingLogger logger;
   WorkloadCredentials nowhere(settings_for("127.0.0.1:1"), logger);
   const auto id = nowhere.identity();
-  CHECK(id.mode == CredentialMode::workload);
+  CHECK(id.mode == CredentialMode::sealed);  // the default
   CHECK(id.problem.find("cannot reach http://127.0.0.1:1/computeMetadata/v1/instance/service-accounts/default/token") != std::string::npos);
   CHECK(id.login_hint.find("[credentials] plugin = creds-adc") != std::string::npos);
   CHECK_THROWS_AS(nowhere.credentials_for_run(RunContext{"s", 1}), CredentialsError);

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <filesystem>
+
 #include <algorithm>
 
 #include "local_sandbox_layout.hpp"
@@ -137,6 +139,23 @@ TEST_CASE("an allowlist sandbox gets the egress proxy's socket and the server br
   CHECK(has(allowlist, {"--egress-proxy-socket", kSandboxEgressProxySocket}));
   CHECK(has(allowlist, {"--ro-bind-try", "/etc/ssl/certs", "/etc/ssl/certs"}));
   CHECK_FALSE(has(allowlist, {"--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"}));
+  CHECK_FALSE(has(allowlist, {"--setenv", "SSL_CERT_FILE", kSandboxCaBundlePath}));
+}
+
+TEST_CASE("with the daemon's egress CA, an allowlist sandbox trusts it where HTTPS clients look") {
+  auto sealed_layout = layout();
+  sealed_layout.egress_proxy = true;
+  sealed_layout.egress_ca = true;
+  const auto args = bwrap_arguments(sealed_layout, "/s/sandboxes/sb-5", BaseCacheAccess::layered);
+  CHECK(has(args, {"--ro-bind", "/s/sandboxes/sb-5/ca-bundle.pem", kSandboxCaBundlePath}));
+  if (std::filesystem::exists("/etc/ssl/certs/ca-certificates.crt")) {
+    CHECK(has(args, {"--ro-bind", "/s/sandboxes/sb-5/ca-bundle.pem", "/etc/ssl/certs/ca-certificates.crt"}));
+  }
+  for (const char* name : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+                           "CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE", "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH"}) {
+    CAPTURE(name);
+    CHECK(has(args, {"--setenv", name, kSandboxCaBundlePath}));
+  }
 }
 
 TEST_CASE("the Yaegi runner is mounted read-only when the install has one, else not at all") {

@@ -1,0 +1,25 @@
+// Sealed credentials (docs/credentials.md): a call whose credentials come in mode sealed hands
+// its sandbox a placeholder token, random per call and worthless anywhere else, with the real
+// token's expiry, and keeps the real token for the sandbox's egress proxy, which puts it in the
+// placeholder's place on requests to Google API hosts. The real token never reaches the sandbox.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "credentials_plugin.hpp"
+#include "egress_call.hpp"
+
+namespace kg::session {
+
+// A fresh placeholder: "kg-sealed." and 43 characters of base64url (32 random bytes from the
+// system's CSPRNG), shaped like a bearer token so every client library sends it as one.
+std::string new_placeholder_token();
+
+// For credentials in mode sealed: replaces their token by a new placeholder and returns what
+// the egress proxy needs (placeholder, real token, expiry). nullopt, with credentials untouched,
+// for any other mode or none.
+std::optional<sandbox::SealedToken> seal_for_sandbox(
+    std::optional<plugin::RunCredentials>& credentials);
+
+}  // namespace kg::session
