@@ -47,6 +47,7 @@ CommandRequest command_request(const RouteContext& context, const wire::ExecuteR
   request.reap_strays = context.options.reap_strays;
   request.launcher = context.launcher.get();
   request.clean_state = body.clean_state;
+  request.prestart_arguments = body.prestart_arguments;
   return request;
 }
 
@@ -97,6 +98,37 @@ wire::ExecuteAnswer answer_of(const CommandResult& result, std::optional<FileAft
   return answer;
 }
 
+// A "prestart" call: taken by the process started for it after the previous such call when
+// that one was born exactly as this call asks, else by one started now. Either way the process
+// gets its call the same way, on its stdin.
+CommandResult run_prestarted(RouteContext& context, const CommandRequest& command) {
+  const PrestartShape shape = prestart_shape_of(command);
+  std::unique_ptr<PrestartedCommand> process = std::move(context.prestarted);
+  if (!process || !(process->shape() == shape) || !process->waiting()) {
+    process.reset();
+    process = std::make_unique<PrestartedCommand>(shape, command.launcher);
+  }
+  const auto started = std::chrono::steady_clock::now();
+  ShellProcess child =
+      process->take(overlay_environment(command.env), *command.prestart_arguments);
+  return run_started_command(std::move(child), command, started);
+}
+
+// After the answer went out: the process for the next call, born once every process of this
+// one is gone (run_started_command reaped them) and with nothing of it. Never throws: the next
+// call starts its own then.
+void prestart_next(RouteContext& context, const CommandRequest& command) noexcept {
+  try {
+    const std::lock_guard one_command_at_a_time(context.execute_mutex);
+    if (context.prestarted) return;
+    context.prestarted = std::make_unique<PrestartedCommand>(prestart_shape_of(command),
+                                                             command.launcher);
+  } catch (const std::exception& e) {
+    context.logger.log(log::LogLevel::warn,
+                       std::string("Cannot prestart the next call's command: ") + e.what());
+  }
+}
+
 }  // namespace
 
 void serve_execute(RouteContext& context, Exchange& exchange) {
@@ -116,6 +148,8 @@ void serve_execute(RouteContext& context, Exchange& exchange) {
   std::optional<FileAfterCommand> file;
   {
     const std::lock_guard one_command_at_a_time(context.execute_mutex);
+    // No command runs beside a prestarted process (prestarted_command.hpp).
+    if (!command.prestart_arguments) context.prestarted.reset();
     if (command.clean_state) {
       prepare_clean_state(context.options);
     } else {
@@ -129,7 +163,7 @@ void serve_execute(RouteContext& context, Exchange& exchange) {
         set_variable(command.env, name, value);
       }
     }
-    result = run_command(command);
+    result = command.prestart_arguments ? run_prestarted(context, command) : run_command(command);
     metadata.reset();
     // Still under the lock: no other command can change the file in between.
     if (body.read_file && !result.cancelled) {
@@ -141,6 +175,7 @@ void serve_execute(RouteContext& context, Exchange& exchange) {
     context.logger.log(log::LogLevel::info, "The client hung up: command killed");
   }
   send_json(exchange.response, 200, wire::encode_execute_answer(answer_of(result, std::move(file))));
+  if (command.prestart_arguments && !result.cancelled) prestart_next(context, command);
 }
 
 }  // namespace kg::sandbox

@@ -1,5 +1,6 @@
 // What the routes share for the life of one server: its options, the workdir confinement and
-// the lock that runs one /execute at a time, the egress bridge and the command launcher. Owned by SandboxServer; routes on any server thread
+// the lock that runs one /execute at a time, the egress bridge, the command launcher and the
+// prestarted command. Owned by SandboxServer; routes on any server thread
 // read it, and only execute_mutex is ever locked.
 #pragma once
 
@@ -11,6 +12,7 @@
 
 #include "logger.hpp"
 #include "path_confinement.hpp"
+#include "prestarted_command.hpp"
 #include "sandbox_server_options.hpp"
 
 namespace kg::sandbox {
@@ -35,6 +37,9 @@ struct RouteContext {
   // Starts every command inside the commands' cgroup; null without one. Used under
   // execute_mutex only.
   const std::unique_ptr<CommandLauncher> launcher;
+  // The process started ahead of the next "prestart" call (prestarted_command.hpp), if any.
+  // Used under execute_mutex only.
+  std::unique_ptr<PrestartedCommand> prestarted;
   std::mutex execute_mutex;
 };
 

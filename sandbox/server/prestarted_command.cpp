@@ -1,0 +1,94 @@
+#include "prestarted_command.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace kg::sandbox {
+namespace {
+
+// Writes all of `text` to a blocking pipe; false when the reader is gone.
+bool write_all(int fd, const std::string& text) {
+  std::size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    written += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+PrestartShape prestart_shape_of(const CommandRequest& request) {
+  return PrestartShape{request.command, request.workdir, request.limits};
+}
+
+std::string call_message(const std::vector<std::string>& environment,
+                         const std::vector<std::string>& arguments) {
+  std::string message;
+  for (const auto& entry : environment) message.append(entry.c_str(), entry.size() + 1);
+  message.push_back('\0');
+  for (const auto& argument : arguments) message.append(argument.c_str(), argument.size() + 1);
+  return message;
+}
+
+PrestartedCommand::PrestartedCommand(const PrestartShape& shape, CommandLauncher* launcher)
+    : shape_(shape) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    throw std::runtime_error(std::string("Cannot create a prestarted command's stdin pipe: ") +
+                             std::strerror(errno));
+  }
+  UniqueFd read_end(fds[0]);
+  stdin_pipe_.reset(fds[1]);
+  const ChildLimits limits{shape.limits.cpu_seconds, shape.limits.file_size_bytes,
+                           shape.limits.open_files};
+  process_ = start_shell_process(shape.command, overlay_environment({}), shape.workdir, limits,
+                                 launcher, read_end.get());
+}
+
+PrestartedCommand::~PrestartedCommand() {
+  if (!taken_) kill_and_reap();
+}
+
+bool PrestartedCommand::waiting() const {
+  if (taken_ || process_.pid <= 0) return false;
+  siginfo_t info{};
+  const int rc =
+      ::waitid(P_PID, static_cast<id_t>(process_.pid), &info, WEXITED | WSTOPPED | WNOHANG | WNOWAIT);
+  return rc == 0 && info.si_pid == 0;
+}
+
+ShellProcess PrestartedCommand::take(const std::vector<std::string>& environment,
+                                     const std::vector<std::string>& arguments) {
+  const bool delivered = write_all(stdin_pipe_.get(), call_message(environment, arguments));
+  stdin_pipe_.reset();
+  if (!delivered) {
+    kill_and_reap();
+    taken_ = true;
+    throw std::runtime_error(std::string("Cannot hand the call to the prestarted command: ") +
+                             std::strerror(errno));
+  }
+  taken_ = true;
+  return std::move(process_);
+}
+
+void PrestartedCommand::kill_and_reap() noexcept {
+  stdin_pipe_.reset();
+  if (process_.pid <= 0) return;
+  ::kill(-process_.pid, SIGKILL);
+  ::kill(process_.pid, SIGKILL);
+  int status;
+  while (::waitpid(process_.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  process_.pid = -1;
+}
+
+}  // namespace kg::sandbox
