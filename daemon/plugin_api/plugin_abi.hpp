@@ -17,8 +17,10 @@ namespace kg::plugin {
 // (docs/architecture.md, "Plugin loading policy"). Its first values looked like dates (20261202
 // to 20261210, nine layouts); 10 is the last of those layouts renumbered as the counter.
 // 11: the descriptor declares its runtime names and config keys. 12: the Go host services
-// (binary cache, tidy) leave SandboxHandle for HostServices.
-inline constexpr std::uint32_t kAbiVersion = 12;
+// (binary cache, tidy) leave SandboxHandle for HostServices. 13: CommandSpec's
+// prestart_arguments, RuntimePlugin::answers_sooner_than_interpreting and
+// BinaryCacheService::holds_binary.
+inline constexpr std::uint32_t kAbiVersion = 13;
 
 enum class PluginKind : std::uint32_t {
   runtime = 1,
