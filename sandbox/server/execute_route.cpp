@@ -103,6 +103,7 @@ wire::ExecuteAnswer answer_of(const CommandResult& result, std::optional<FileAft
 // gets its call the same way, on its stdin.
 CommandResult run_prestarted(RouteContext& context, const CommandRequest& command) {
   const PrestartShape shape = prestart_shape_of(command);
+  context.prestart_shape = shape;
   std::unique_ptr<PrestartedCommand> process = std::move(context.prestarted);
   if (!process || !(process->shape() == shape) || !process->waiting()) {
     process.reset();
@@ -114,15 +115,18 @@ CommandResult run_prestarted(RouteContext& context, const CommandRequest& comman
   return run_started_command(std::move(child), command, started);
 }
 
-// After the answer went out: the process for the next call, born once every process of this
-// one is gone (run_started_command reaped them) and with nothing of it. Never throws: the next
-// call starts its own then.
-void prestart_next(RouteContext& context, const CommandRequest& command) noexcept {
+// After the answer went out, once a "prestart" call ran in this sandbox: the process for the
+// next such call, born once every process of the command that just ended is gone
+// (run_command reaped them) and with nothing of it. After any command, not only after a
+// prestart call: a session that mixes runtimes (auto's compiled calls, builds) still finds its
+// runner waiting, and the next ordinary command kills it first. Never throws: the next call
+// starts its own then.
+void prestart_next(RouteContext& context, CommandLauncher* launcher) noexcept {
   try {
     const std::lock_guard one_command_at_a_time(context.execute_mutex);
-    if (context.prestarted) return;
-    context.prestarted = std::make_unique<PrestartedCommand>(prestart_shape_of(command),
-                                                             command.launcher);
+    context.dying.reset();
+    if (context.prestarted || !context.prestart_shape) return;
+    context.prestarted = std::make_unique<PrestartedCommand>(*context.prestart_shape, launcher);
   } catch (const std::exception& e) {
     context.logger.log(log::LogLevel::warn,
                        std::string("Cannot prestart the next call's command: ") + e.what());
@@ -148,8 +152,12 @@ void serve_execute(RouteContext& context, Exchange& exchange) {
   std::optional<FileAfterCommand> file;
   {
     const std::lock_guard one_command_at_a_time(context.execute_mutex);
-    // No command runs beside a prestarted process (prestarted_command.hpp).
-    if (!command.prestart_arguments) context.prestarted.reset();
+    // No command runs beside a prestarted process (prestarted_command.hpp): killed now, reaped
+    // once the command has ended (its teardown takes milliseconds the command need not wait).
+    if (!command.prestart_arguments && context.prestarted) {
+      context.prestarted->kill_now();
+      context.dying = std::move(context.prestarted);
+    }
     if (command.clean_state) {
       prepare_clean_state(context.options);
     } else {
@@ -175,7 +183,7 @@ void serve_execute(RouteContext& context, Exchange& exchange) {
     context.logger.log(log::LogLevel::info, "The client hung up: command killed");
   }
   send_json(exchange.response, 200, wire::encode_execute_answer(answer_of(result, std::move(file))));
-  if (command.prestart_arguments && !result.cancelled) prestart_next(context, command);
+  if (!result.cancelled) prestart_next(context, command.launcher);
 }
 
 }  // namespace kg::sandbox

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,12 @@
 
 namespace kg::sandbox {
 namespace {
+
+#ifndef P_PIDFD
+constexpr idtype_t kPidfdIdType = static_cast<idtype_t>(3);
+#else
+constexpr idtype_t kPidfdIdType = P_PIDFD;
+#endif
 
 // Writes all of `text` to a blocking pipe; false when the reader is gone.
 bool write_all(int fd, const std::string& text) {
@@ -52,6 +59,7 @@ PrestartedCommand::PrestartedCommand(const PrestartShape& shape, CommandLauncher
                            shape.limits.open_files};
   process_ = start_shell_process(shape.command, overlay_environment({}), shape.workdir, limits,
                                  launcher, read_end.get());
+  pidfd_.reset(static_cast<int>(::syscall(SYS_pidfd_open, process_.pid, 0)));
 }
 
 PrestartedCommand::~PrestartedCommand() {
@@ -80,13 +88,29 @@ ShellProcess PrestartedCommand::take(const std::vector<std::string>& environment
   return std::move(process_);
 }
 
-void PrestartedCommand::kill_and_reap() noexcept {
+void PrestartedCommand::kill_now() noexcept {
   stdin_pipe_.reset();
-  if (process_.pid <= 0) return;
+  if (process_.pid <= 0 || killed_) return;
+  // Unreaped until the destructor (nothing else reaps it before the next command ends), so
+  // its pid, which is its group's id, is still its own.
   ::kill(-process_.pid, SIGKILL);
   ::kill(process_.pid, SIGKILL);
-  int status;
-  while (::waitpid(process_.pid, &status, 0) < 0 && errno == EINTR) {
+  killed_ = true;
+}
+
+void PrestartedCommand::kill_and_reap() noexcept {
+  kill_now();
+  if (process_.pid <= 0) return;
+  if (pidfd_) {
+    siginfo_t info{};
+    // ECHILD: the stray reaper (pid 1's waitpid) took it already.
+    while (::waitid(kPidfdIdType, static_cast<id_t>(pidfd_.get()), &info, WEXITED) < 0 &&
+           errno == EINTR) {
+    }
+  } else {
+    int status;
+    while (::waitpid(process_.pid, &status, 0) < 0 && errno == EINTR) {
+    }
   }
   process_.pid = -1;
 }

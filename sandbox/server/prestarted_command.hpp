@@ -4,8 +4,8 @@
 // and the call pays only for its own work.
 //
 // How it keeps calls apart: one prestarted process serves exactly one call and then ends like
-// any command (its group killed, strays reaped). The server starts the next one only after that
-// call's processes are all gone, with the server's own environment (nothing of any call), and
+// any command (its group killed, strays reaped). The server starts the next one only after the
+// last command's processes are all gone, with the server's own environment (nothing of any call), and
 // kills it before any other command runs, so no user code ever runs beside a waiting process.
 // Until its call comes it holds no call data at all: the call's environment and arguments reach
 // it on its stdin, a pipe only the server holds. It is born like every command (the launcher,
@@ -48,6 +48,11 @@ class PrestartedCommand {
   // on a pipe. Throws std::runtime_error as start_shell_process does.
   PrestartedCommand(const PrestartShape& shape, CommandLauncher* launcher);
   ~PrestartedCommand();  // kills and reaps the process unless its call took it
+  // SIGKILL without waiting for the process to be torn down (a Go runner's memory takes
+  // milliseconds): it runs no instruction after the signal, so a command may start at once;
+  // the destructor reaps it later (through a pidfd, so a pid the stray reaper already reaped
+  // and the kernel reused is never touched).
+  void kill_now() noexcept;
   PrestartedCommand(const PrestartedCommand&) = delete;
   PrestartedCommand& operator=(const PrestartedCommand&) = delete;
 
@@ -65,8 +70,10 @@ class PrestartedCommand {
 
   PrestartShape shape_;
   ShellProcess process_;
+  UniqueFd pidfd_;
   UniqueFd stdin_pipe_;
   bool taken_ = false;
+  bool killed_ = false;
 };
 
 }  // namespace kg::sandbox

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "command_launcher.hpp"
 #include "egress_bridge.hpp"
@@ -40,6 +41,12 @@ struct RouteContext {
   // The process started ahead of the next "prestart" call (prestarted_command.hpp), if any.
   // Used under execute_mutex only.
   std::unique_ptr<PrestartedCommand> prestarted;
+  // How the last "prestart" call's process was born: after every command from then on the
+  // server starts one like it for the next such call.
+  std::optional<PrestartShape> prestart_shape;
+  // A prestarted process an ordinary command killed (kill_now) and did not wait for; reaped
+  // once that command has ended.
+  std::unique_ptr<PrestartedCommand> dying;
   std::mutex execute_mutex;
 };
 
