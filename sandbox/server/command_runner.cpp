@@ -232,7 +232,7 @@ CommandResult run_started_command(ShellProcess child, const CommandRequest& requ
       kill_group();
     }
   }
-  if (request.reap_strays) kill_stray_processes(request.launcher);
+  if (request.reap_strays) kill_stray_processes(request.launcher, request.dying_process);
   // A launcher the command killed is replaced now, while the answer goes out, not when the
   // next command is already waiting.
   if (request.launcher != nullptr) request.launcher->start_if_gone();

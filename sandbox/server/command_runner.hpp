@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <sys/types.h>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,6 +43,9 @@ struct CommandRequest {
   CommandLimits limits;
   int cancel_watch_fd = -1;  // a connected socket; its peer hanging up kills the command
   bool reap_strays = false;  // see stray_process_reaper.hpp
+  // A process killed before this command started whose teardown the reaper need not wait for
+  // (a prestarted runner an ordinary command displaced, stray_process_reaper.hpp).
+  std::optional<pid_t> dying_process;
   // Starts the command inside the commands' cgroup (command_launcher.hpp); null: the server
   // has none and forks the command itself.
   CommandLauncher* launcher = nullptr;

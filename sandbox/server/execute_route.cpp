@@ -157,6 +157,7 @@ void serve_execute(RouteContext& context, Exchange& exchange) {
     if (!command.prestart_arguments && context.prestarted) {
       context.prestarted->kill_now();
       context.dying = std::move(context.prestarted);
+      command.dying_process = context.dying->pid();
     }
     if (command.clean_state) {
       prepare_clean_state(context.options);

@@ -57,6 +57,7 @@ class PrestartedCommand {
   PrestartedCommand& operator=(const PrestartedCommand&) = delete;
 
   const PrestartShape& shape() const noexcept { return shape_; }
+  pid_t pid() const noexcept { return process_.pid; }
   // Still running and waiting (a process that died meanwhile cannot take a call).
   bool waiting() const;
   // Hands the call to the process (writes call_message to its stdin and closes it) and gives
