@@ -76,14 +76,11 @@ bool PrestartedCommand::waiting() const {
 
 ShellProcess PrestartedCommand::take(const std::vector<std::string>& environment,
                                      const std::vector<std::string>& arguments) {
-  const bool delivered = write_all(stdin_pipe_.get(), call_message(environment, arguments));
+  // A process that cannot read its call has ended or closed stdin (a shell that could not
+  // start the runner, say): it is supervised all the same, so its own exit code and output say
+  // what happened, as for any command.
+  (void)write_all(stdin_pipe_.get(), call_message(environment, arguments));
   stdin_pipe_.reset();
-  if (!delivered) {
-    kill_and_reap();
-    taken_ = true;
-    throw std::runtime_error(std::string("Cannot hand the call to the prestarted command: ") +
-                             std::strerror(errno));
-  }
   taken_ = true;
   return std::move(process_);
 }

@@ -61,8 +61,9 @@ class PrestartedCommand {
   // Still running and waiting (a process that died meanwhile cannot take a call).
   bool waiting() const;
   // Hands the call to the process (writes call_message to its stdin and closes it) and gives
-  // the process to the caller, who supervises it as the command (run_started_command). Throws
-  // std::runtime_error when the message cannot be written (the process is then killed).
+  // the process to the caller, who supervises it as the command (run_started_command). A
+  // process that no longer reads (it exited) is given all the same: its exit code and output
+  // are the command's outcome.
   ShellProcess take(const std::vector<std::string>& environment,
                     const std::vector<std::string>& arguments);
 

@@ -113,3 +113,17 @@ TEST_CASE("POST /execute refuses a malformed prestart") {
     CHECK_MESSAGE(detail_of(response).find(message) != std::string::npos, detail_of(response));
   }
 }
+
+TEST_CASE("a prestart command that ends without reading its call is answered like any command") {
+  ::signal(SIGPIPE, SIG_IGN);  // as kode-gopher-sandbox's main does
+  RunningSandboxServer sandbox;
+  for (int call = 0; call < 2; ++call) {  // started for the call, then prestarted
+    const HttpResponse response = sandbox.post_json(
+        "/execute",
+        R"({"command": "echo cannot start the runner >&2; exit 127", "prestart": {"arguments": ["/app"]}})");
+    REQUIRE_MESSAGE(response.status == 200, response.body);
+    const auto answer = parse_json(response.body);
+    CHECK(answer["exit_code"].GetInt() == 127);
+    CHECK(answer["stderr"].GetString() == std::string("cannot start the runner\n"));
+  }
+}
