@@ -20,6 +20,7 @@ func main() {
 		// The program sees an os.Args like a compiled binary's (see below), in the prepared
 		// interpreter too.
 		os.Args = os.Args[:1]
+		setDumpable(false) // from the start: receiveCall makes it dumpable again once the call is in
 		prepared = prepareInterpreter()
 		var err error
 		if arguments, err = receiveCall(os.Stdin); err != nil {
