@@ -163,3 +163,27 @@ func run(ctx context.Context) (any, error) {{
 	return map[string]any{{"regions": summary, "top_customers": customers[:5]}}, nil
 }}
 """
+
+# CPU-bound (issue 27): the primes below 2,000,000 by a sieve. Interpreted it runs longer than a
+# build and a compiled run together, so auto must send it to the compiler.
+PRIME_SIEVE = """package main
+
+import "fmt"
+
+// bench nonce {nonce}
+func main() {{
+	const n = 2_000_000
+	composite := make([]bool, n+1)
+	count := 0
+	for i := 2; i <= n; i++ {{
+		if composite[i] {{
+			continue
+		}}
+		count++
+		for j := i * 2; j <= n; j += i {{
+			composite[j] = true
+		}}
+	}}
+	fmt.Println("primes below 2000000:", count)
+}}
+"""

@@ -46,7 +46,7 @@ class Bench:
         samples = {"api": [], "cli": [], "sandbox_build_exec": [], "go_run": []}
         # A yaegi row also runs the same program compiled through the daemon, and with the
         # upstream yaegi CLI (which has no symbols for third-party packages such as storage).
-        yaegi_row = row.request.get("runtime") == "yaegi"
+        yaegi_row = row.request.get("runtime") in ("yaegi", "auto")
         yaegi_cli = yaegi_row and not row_table.needs_curated_symbols(row)
         if yaegi_row:
             samples["compiled_api"] = []
@@ -58,6 +58,7 @@ class Bench:
         fallbacks = []
         overheads, outside_daemon, daemon_own, requests = [], [], [], []
         phases = {"setup_ms": [], "build_ms": [], "run_ms": [], "duration_ms": []}
+        chosen = {}  # auto: which runtime ran, per repetition kept
         program_dir = os.path.join(self.work, "programs", row.key)
         host_dir = os.path.join(self.work, "go-run", row.key)
         fixed = self.nonce(row.key, "fixed")
@@ -83,6 +84,8 @@ class Bench:
                         outside_daemon.append(wall - result.get("duration_ms", 0))
                     for name, values in phases.items():
                         values.append(result.get(name, 0))
+                    ran = result.get("runtime", "?")
+                    chosen[ran] = chosen.get(ran, 0) + 1
                 if row.expect and row.expect not in result.get("stdout", ""):
                     raise mp.CallFailed(f"stdout lacks {row.expect!r}: "
                                         f"{result.get('stdout', '')[:300]!r}")
@@ -145,7 +148,8 @@ class Bench:
             # How much faster Yaegi answers than compiled-go through the same daemon.
             summary["compiled_api_over_api"] = ratio(summary["compiled_api"]["median"],
                                                      summary["api"]["median"])
-            summary["runtime"] = "yaegi"
+            summary["runtime"] = row.request["runtime"]
+            summary["runtimes_chosen"] = chosen
         summary["title"] = row.title
         summary["mode"] = row.mode
         summary["overhead_outside_sandbox"] = summarize(overheads)

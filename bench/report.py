@@ -8,6 +8,7 @@ import platform
 import subprocess
 
 import issue15_report
+import issue27_report
 
 
 def _run(argv):
@@ -184,7 +185,7 @@ def markdown(r):
             f"{_alone_cell(row)} | "
             f"{row['api']['ratio_to_sandbox_build_exec']} | {row['cli']['ratio_to_sandbox_build_exec']} | "
             f"{row['go_run']['ratio_to_sandbox_build_exec']} |")
-    yaegi_rows = {k: row for k, row in r["rows"].items() if row.get("runtime") == "yaegi"}
+    yaegi_rows = {k: row for k, row in r["rows"].items() if row.get("runtime") in ("yaegi", "auto")}
     if yaegi_rows:
         lines += ["", "## Yaegi beside compiled-go and the upstream yaegi CLI (same run)", "",
                   "Each repetition runs the same program through the daemon with runtime yaegi, "
@@ -192,7 +193,9 @@ def markdown(r):
                   "`yaegi run` (cmd/yaegi at the runner's pinned version, standard library "
                   "symbols only: it cannot run the storage program) on the host over the same "
                   "normalized files.", "",
-                  "| row | yaegi API median (p95) | compiled-go API median (p95) | compiled / yaegi "
+                  "Rows titled auto run with runtime auto instead of yaegi (the runtimes it chose "
+                  "are in the issue-27 table below).", "",
+                  "| row | yaegi (or auto) API median (p95) | compiled-go API median (p95) | compiled / yaegi "
                   "| upstream yaegi CLI median (p95) | go build + exec in sandbox | yaegi "
                   "parse+compile / run (API phases) |", "|---|---|---|---|---|---|---|"]
         for key, row in yaegi_rows.items():
@@ -205,6 +208,7 @@ def markdown(r):
                 f"{_cell(row['sandbox_build_exec'])} | "
                 f"{_get(row, 'api_phases', 'build_ms', 'median')} / "
                 f"{_get(row, 'api_phases', 'run_ms', 'median')} |")
+    lines += issue27_report.section(r)
     lines += issue15_report.alone_section(r)
     fc = r["first_call"]
     if fc:
@@ -269,7 +273,7 @@ def markdown(r):
             lines.append(f"| {label} | {mem[key] / 1024:.1f} |")
     lines += ["", "## Targets (issue 6)", "", "| target | measured | met | bounded by (measured) |",
               "|---|---|---|---|"]
-    for target, measured, met, bound in targets(r):
+    for target, measured, met, bound in _measured(targets(r)):
         lines.append(f"| {target} | {measured} | {'met' if met else '**not met**'} | "
                      f"{'' if met else bound} |")
     if yaegi_targets(r):
@@ -279,9 +283,15 @@ def markdown(r):
             lines.append(f"| {target} | {measured} | {'met' if met else '**not met**'} | "
                          f"{'' if met else bound} |")
     lines += issue15_report.targets_section(r)
+    lines += issue27_report.targets_section(r)
     if r["errors"]:
         lines += ["", "## Failed sections", ""] + [f"- {e}" for e in r["errors"]]
     return "\n".join(lines) + "\n"
+
+
+def _measured(targets_list):
+    """The targets whose rows this run measured (a run with --only leaves the others out)."""
+    return [t for t in targets_list if "None" not in str(t[1])]
 
 
 def _ratio(summary, base):
@@ -292,8 +302,8 @@ def _ratio(summary, base):
 
 def write(results, out_dir):
     results["targets"] = [{"target": t, "measured": m, "met": met, "bound": b}
-                          for t, m, met, b in targets(results) + yaegi_targets(results)
-                          + issue15_report.targets(results)]
+                          for t, m, met, b in _measured(targets(results) + yaegi_targets(results))
+                          + issue15_report.targets(results) + issue27_report.targets(results)]
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(results, f, indent=2)

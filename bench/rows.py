@@ -5,9 +5,11 @@ storage path) is one Row(...) line here plus, if new, its Go program in go_progr
   mode     "compile": every repetition gets a new nonce (a real go build of the user's package);
            "cached":  every repetition resubmits the same program (the binary cache's hit)
   daemon   "main" (the default sandbox, no network) or "storage" ([sandbox] network = host)
-  request  extra members of the ExecuteRequest (e.g. {"runtime": "yaegi"}); a yaegi row is also
-           measured through the daemon with compiled-go and with the upstream yaegi CLI
-           (cmd/yaegi at the runner's pinned version) on the host, in the same repetitions
+  request  extra members of the ExecuteRequest (e.g. {"runtime": "yaegi"}); a yaegi or auto row
+           is also measured through the daemon with compiled-go and with the upstream yaegi CLI
+           (cmd/yaegi at the runner's pinned version) on the host, in the same repetitions (a
+           "cached" auto row's compiled-go call resubmits the same program, so from the second
+           repetition on compiled-go has built it)
   expect   text the API call's stdout must contain (so a row never times a wrong answer)
   breakdown  also time go build's own steps (compile of the user's package, link) on the host
   alone    also time the compile of the user's package and the link run directly, with the
@@ -60,4 +62,16 @@ ROWS = [
     Row("yaegi_storage", "Yaegi: cloud.google.com/go/storage listing fake-gcs-server",
         _main(go_programs.STORAGE), daemon="storage", request={"runtime": "yaegi"},
         expect="objects: 5"),
+    Row("yaegi_sieve", "Yaegi: prime sieve below 2e6 (CPU-bound)", _main(go_programs.PRIME_SIEVE),
+        request={"runtime": "yaegi"}, expect="primes below 2000000: 148933"),
+    # auto (issue 27): each beside compiled-go in the same repetitions; none may be slower.
+    Row("auto_hello", "auto: hello-world program", _main(go_programs.HELLO),
+        request={"runtime": "auto"}, expect="hello, gopher"),
+    Row("auto_shaping", "auto: data-shaping snippet", _main(go_programs.DATA_SHAPING),
+        request={"runtime": "auto"}, expect="shaped 2000 orders"),
+    Row("auto_sieve", "auto: prime sieve below 2e6 (CPU-bound)", _main(go_programs.PRIME_SIEVE),
+        request={"runtime": "auto"}, expect="primes below 2000000: 148933"),
+    Row("auto_resubmit", "auto: identical resubmission of a program compiled-go built",
+        _main(go_programs.HELLO), mode="cached", request={"runtime": "auto"},
+        expect="hello, gopher"),
 ]

@@ -1,6 +1,7 @@
 // Starts kode-gopherd when a command finds nobody listening on the daemon socket: fully
 // detached (own session, stdin /dev/null, stdout and stderr appended to <state_dir>/daemon.log),
-// then waits until GET /v1/health answers. Called by connect_to_daemon on the main thread.
+// then waits until GET /v1/health answers. Called by connect_to_daemon and with_daemon on the
+// main thread.
 #pragma once
 
 #include <chrono>

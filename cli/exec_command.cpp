@@ -28,9 +28,13 @@ int run_exec(const GlobalOptions& globals, const ExecOptions& options) {
   const ProgramFiles files = options.target == "-" ? collect_program_from_stream(std::cin)
                                                    : collect_program(options.target);
   const std::string body = execute_request_body(files, options);
-  const DaemonConnection connection = connect_to_daemon(globals, std::cerr);
-  const rapidjson::Document result = connection.client.post(
-      execute_target(options), body, execute_wait(connection.config, options));
+  // No /v1/health first: the request itself says whether a daemon listens (issue 27: the CLI
+  // adds as little as it can to the call).
+  const DaemonConnection connection = open_daemon_connection(globals, std::cerr);
+  const rapidjson::Document result = with_daemon(connection, globals, std::cerr, [&] {
+    return connection.client.post(execute_target(options), body,
+                                  execute_wait(connection.config, options));
+  });
   if (options.json) {
     std::cout << pretty_json(result) << '\n';
   } else {

@@ -23,6 +23,19 @@ std::optional<std::string> BinaryCacheHostService::cached_binary(plugin::Sandbox
   return std::nullopt;
 }
 
+bool BinaryCacheHostService::holds_binary(plugin::SandboxHandle& sandbox,
+                                          std::string_view key) noexcept {
+  try {
+    auto* call = dynamic_cast<CallHandle*>(&sandbox);
+    return call != nullptr && call->host_folder(kSandboxBinaryCachePath) &&
+           cache_.contains(call->owner(), key);
+  } catch (const std::exception& e) {
+    logger_.log(plugin::LogLevel::warn, "Binary cache: " + describe_error_chain(e));
+  } catch (...) {
+  }
+  return false;
+}
+
 void BinaryCacheHostService::store_binary(plugin::SandboxHandle& sandbox, std::string_view key,
                                           std::string_view sandbox_path) noexcept {
   try {

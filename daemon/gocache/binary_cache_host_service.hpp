@@ -23,6 +23,7 @@ class BinaryCacheHostService final : public plugin::BinaryCacheService {
   // link that cannot be made is logged, and a miss.
   std::optional<std::string> cached_binary(plugin::SandboxHandle& sandbox,
                                            std::string_view key) noexcept override;
+  bool holds_binary(plugin::SandboxHandle& sandbox, std::string_view key) noexcept override;
   // A frozen file (the sandbox's user is another host uid) is copied by the cache's own thread,
   // off the call's path; otherwise it is copied before this returns, while no command runs.
   void store_binary(plugin::SandboxHandle& sandbox, std::string_view key,

@@ -30,6 +30,9 @@ class BinaryCacheService {
   // logged by the host and is a miss; never throws.
   virtual std::optional<std::string> cached_binary(SandboxHandle& sandbox,
                                                    std::string_view key) noexcept = 0;
+  // Whether cached_binary would hit, without serving anything into the sandbox (auto asks it
+  // before choosing a runtime). Never throws: a failure is false.
+  virtual bool holds_binary(SandboxHandle& sandbox, std::string_view key) noexcept = 0;
   // Keeps the executable at `sandbox_path` (under the sandbox's home) under `key`, only when the
   // handle's last command succeeded with clean_state. A failure to store (or a refusal) is
   // logged by the host, never thrown.

@@ -18,8 +18,10 @@ namespace kg::plugin {
 // to 20261210, nine layouts); 10 is the last of those layouts renumbered as the counter.
 // 11: the descriptor declares its runtime names and config keys. 12: the Go host services
 // (binary cache, tidy) leave SandboxHandle for HostServices. 13: Limits carries
-// max_run_timeout_ms, CommandOutcome the bytes of output discarded.
-inline constexpr std::uint32_t kAbiVersion = 13;
+// max_run_timeout_ms, CommandOutcome the bytes of output discarded. 14: CommandSpec's
+// prestart_arguments, RuntimePlugin::answers_sooner_than_interpreting and
+// BinaryCacheService::holds_binary.
+inline constexpr std::uint32_t kAbiVersion = 14;
 
 enum class PluginKind : std::uint32_t {
   runtime = 1,

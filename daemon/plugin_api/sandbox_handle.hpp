@@ -75,6 +75,11 @@ struct CommandSpec {
   // Set only on the command that runs the user's program of a credentialed call, never on a
   // build: the sandbox serves this token to that command alone.
   std::optional<CommandCredentials> credentials;
+  // Set for a command that takes its call on stdin (the yaegi runner): the sandbox may start
+  // it ahead of the call, with none of this call's environment, and hands it `env` (with the
+  // sandbox's own variables) and these arguments on its stdin when the call comes
+  // (docs/sandbox-api.md, "Prestarted commands"). Otherwise: an ordinary command.
+  std::optional<std::vector<std::string>> prestart_arguments;
 };
 
 struct CommandOutcome {

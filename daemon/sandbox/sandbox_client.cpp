@@ -47,6 +47,7 @@ wire::ExecuteRequest execute_request_of(const plugin::CommandSpec& spec) {
         wire::ExecuteCredentials{credentials.access_token, credentials.expiry_rfc3339,
                                  credentials.email, credentials.project, credentials.quota_project};
   }
+  request.prestart_arguments = spec.prestart_arguments;
   return request;
 }
 

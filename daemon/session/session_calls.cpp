@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "available_backends.hpp"
 #include "call_limits.hpp"
 #include "error_chain.hpp"
 #include "sandbox_provider.hpp"
@@ -112,6 +113,15 @@ std::string SessionManager::package_docs(const std::string& session_id,
   // Through a handle like every command: the sandbox's cgroup limits and OOM count stay right.
   const auto handle = session->sandbox->call_handle({.owner = session->record.owner});
   return lookup.docs(handle->run_command(lookup.command()));
+}
+
+std::optional<std::string> SessionManager::compiled_answers_sooner(
+    Session& session, const plugin::ExecuteRequest& request, plugin::ProgressSink& progress) {
+  ensure_sandbox(session, progress);
+  const auto handle = session.sandbox->call_handle({.owner = session.record.owner});
+  return plugin_for("compiled-go", std::string(config::kAutoRuntime))
+      .answers_sooner_than_interpreting(
+      request, *handle);
 }
 
 void SessionManager::warm_up(sandbox::Sandbox& sandbox) {
@@ -267,8 +277,22 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   outcome.queue_ms = call.queue_us / 1000;
   try {
     call.runtime = plan.first;
-    run_in_sandbox(session, first_runtime, request.execute, progress, policy, call);
-    if (plan.auto_select) {
+    // auto: a program compiled-go answers sooner for sure (its binary cache holds it) goes
+    // there without the interpreter (docs/runtimes.md, "When auto picks yaegi").
+    const std::optional<std::string> sooner =
+        plan.auto_select ? compiled_answers_sooner(session, request.execute, progress)
+                         : std::nullopt;
+    if (sooner) {
+      call.runtime = "compiled-go";
+      call.runtime_reason = *sooner;
+      request.execute.auto_select = false;
+      progress.phase_started(plugin::Phase::setup, "auto: compiled-go runs it (" + *sooner + ")");
+      run_in_sandbox(session, plugin_for(call.runtime, plan.requested), request.execute,
+                     progress, policy, call);
+    } else {
+      run_in_sandbox(session, first_runtime, request.execute, progress, policy, call);
+    }
+    if (plan.auto_select && !sooner) {
       const AutoVerdict verdict =
           after_yaegi(call.result, request.execute.credentials.has_value());
       call.runtime_reason = verdict.reason;

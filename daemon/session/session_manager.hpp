@@ -153,6 +153,10 @@ class SessionManager {
                       std::chrono::steady_clock::time_point started);
   std::shared_ptr<Session> find_open(const std::string& session_id);
   void ensure_sandbox(Session& session, plugin::ProgressSink& progress);
+  // auto: why compiled-go answers this call sooner than the interpreter would, if it can say.
+  std::optional<std::string> compiled_answers_sooner(Session& session,
+                                                     const plugin::ExecuteRequest& request,
+                                                     plugin::ProgressSink& progress);
   // The runtime(s) a call asking for `requested` runs with (empty: the session's, else the
   // default), checked to be loaded and available. Throws UnknownRuntimeError or
   // RuntimeUnavailableError.

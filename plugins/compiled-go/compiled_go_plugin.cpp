@@ -146,6 +146,22 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     return {};
   }
 
+  std::optional<std::string> answers_sooner_than_interpreting(
+      const plugin::ExecuteRequest& request, plugin::SandboxHandle& sandbox) noexcept override {
+    try {
+      plugin::BinaryCacheService* cache = host_.binary_cache();
+      if (cache == nullptr) return std::nullopt;
+      const auto program = normalize_program(request.files, request.extra_imports);
+      if (!cache->holds_binary(sandbox, binary_cache_key(program, host_.toolchain()))) {
+        return std::nullopt;
+      }
+      return "compiled Go already built this exact program: its binary cache answers in "
+             "milliseconds";
+    } catch (...) {
+      return std::nullopt;  // input the runtimes refuse is refused by the one that runs it
+    }
+  }
+
   plugin::ExecuteResult execute(const plugin::ExecuteRequest& request,
                                 plugin::SandboxHandle& sandbox,
                                 plugin::ProgressSink& progress) override {

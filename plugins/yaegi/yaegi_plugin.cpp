@@ -17,6 +17,9 @@
 // tree and the lockfile's go.mod/go.sum, then run
 //     KG_YAEGI_TOKEN=<random hex> kode-gopher-yaegi [--auto] /app
 // reading /app/.kode-gopher/result.json in the same round trip: two sandbox requests. The
+// runner is a prestarted command (`kode-gopher-yaegi --call-on-stdin`, docs/sandbox-api.md
+// "Prestarted commands"): the sandbox started it after the previous Yaegi call, and this call's
+// environment and arguments reach it on its stdin. The
 // runner's token-marked stderr lines (runner_events.hpp) say what happened; yaegi_run_result.cpp
 // maps them onto the result. With ExecuteRequest::auto_select the runner first checks the
 // program statically and declines what Yaegi would get wrong; the daemon then compiles it.
@@ -90,8 +93,13 @@ class YaegiRuntime final : public plugin::RuntimePlugin {
                                : "interpreting the program with Yaegi");
     const std::string token = new_token();
     plugin::CommandSpec spec;
-    spec.command = "exec " + host_.toolchain().yaegi_runner +
-                   (request.auto_select ? " --auto" : "") + " /app";
+    // Prestarted (docs/sandbox-api.md): the sandbox starts the runner after the previous call,
+    // so its start and symbol tables are paid before this call; the call (environment with
+    // the token, arguments) reaches it on stdin.
+    spec.command = "exec " + host_.toolchain().yaegi_runner + " --call-on-stdin";
+    spec.prestart_arguments = std::vector<std::string>{};
+    if (request.auto_select) spec.prestart_arguments->push_back("--auto");
+    spec.prestart_arguments->push_back("/app");
     if (request.credentials) {
       spec.credentials = request.credentials->token;
       spec.env = request.credentials->env;

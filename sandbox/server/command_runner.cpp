@@ -191,11 +191,17 @@ std::vector<std::string> overlay_environment(
 
 CommandResult run_command(const CommandRequest& request) {
   const auto started = Clock::now();
-  const auto deadline = started + request.timeout;
   const ChildLimits child_limits{request.limits.cpu_seconds, request.limits.file_size_bytes,
                                  request.limits.open_files};
-  ShellProcess child = start_shell_process(request.command, overlay_environment(request.env),
-                                           request.workdir, child_limits, request.launcher);
+  return run_started_command(
+      start_shell_process(request.command, overlay_environment(request.env), request.workdir,
+                          child_limits, request.launcher),
+      request, started);
+}
+
+CommandResult run_started_command(ShellProcess child, const CommandRequest& request,
+                                  std::chrono::steady_clock::time_point started) {
+  const auto deadline = started + request.timeout;
   ProcessGroupGuard group(child.pid);
   const UniqueFd pidfd = open_pidfd(child.pid);
   CappedOutput out(request.output_limit_bytes), err(request.output_limit_bytes);
@@ -249,7 +255,7 @@ CommandResult run_command(const CommandRequest& request) {
       kill_group();
     }
   }
-  if (request.reap_strays) kill_stray_processes(request.launcher);
+  if (request.reap_strays) kill_stray_processes(request.launcher, request.dying_process);
   // A launcher the command killed is replaced now, while the answer goes out, not when the
   // next command is already waiting.
   if (request.launcher != nullptr) request.launcher->start_if_gone();

@@ -10,10 +10,14 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <sys/types.h>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "shell_process.hpp"
 
 namespace kg::sandbox {
 
@@ -32,6 +36,7 @@ struct CommandLimits {
   std::uint64_t cpu_seconds = 0;      // RLIMIT_CPU: SIGXCPU, then SIGKILL a second later
   std::uint64_t file_size_bytes = 0;  // RLIMIT_FSIZE: larger writes fail with EFBIG
   std::uint64_t open_files = 0;       // RLIMIT_NOFILE
+  bool operator==(const CommandLimits&) const = default;
 };
 
 struct CommandRequest {
@@ -43,12 +48,17 @@ struct CommandRequest {
   CommandLimits limits;
   int cancel_watch_fd = -1;  // a connected socket; its peer hanging up kills the command
   bool reap_strays = false;  // see stray_process_reaper.hpp
+  // A process killed before this command started whose teardown the reaper need not wait for
+  // (a prestarted runner an ordinary command displaced, stray_process_reaper.hpp).
+  std::optional<pid_t> dying_process;
   // Starts the command inside the commands' cgroup (command_launcher.hpp); null: the server
   // has none and forks the command itself.
   CommandLauncher* launcher = nullptr;
   // Run in a sandbox where nothing earlier commands wrote outside the workdir is readable
   // (command_state.hpp): for builds whose output is cached for everyone.
   bool clean_state = false;
+  // The command takes its call on stdin (prestarted_command.hpp): these are its arguments.
+  std::optional<std::vector<std::string>> prestart_arguments;
 };
 
 struct CommandResult {
@@ -70,6 +80,11 @@ struct CommandResult {
 // Throws std::runtime_error when the command cannot be started (see start_shell_process) or
 // waiting for it fails; a command that fails, times out or is killed is a result, not an error.
 CommandResult run_command(const CommandRequest& request);
+
+// The same for a command already started (a prestarted one, prestarted_command.hpp): its
+// deadline counts from `started`, the moment its call was handed to it.
+CommandResult run_started_command(ShellProcess child, const CommandRequest& request,
+                                  std::chrono::steady_clock::time_point started);
 
 // The server's environment (`environ`) with `overrides` replacing or adding variables.
 std::vector<std::string> overlay_environment(

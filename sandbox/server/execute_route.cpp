@@ -47,6 +47,7 @@ CommandRequest command_request(const RouteContext& context, const wire::ExecuteR
   request.reap_strays = context.options.reap_strays;
   request.launcher = context.launcher.get();
   request.clean_state = body.clean_state;
+  request.prestart_arguments = body.prestart_arguments;
   return request;
 }
 
@@ -99,6 +100,41 @@ wire::ExecuteAnswer answer_of(const CommandResult& result, std::optional<FileAft
   return answer;
 }
 
+// A "prestart" call: taken by the process started for it after the previous such call when
+// that one was born exactly as this call asks, else by one started now. Either way the process
+// gets its call the same way, on its stdin.
+CommandResult run_prestarted(RouteContext& context, const CommandRequest& command) {
+  const PrestartShape shape = prestart_shape_of(command);
+  context.prestart_shape = shape;
+  std::unique_ptr<PrestartedCommand> process = std::move(context.prestarted);
+  if (!process || !(process->shape() == shape) || !process->waiting()) {
+    process.reset();
+    process = std::make_unique<PrestartedCommand>(shape, command.launcher);
+  }
+  const auto started = std::chrono::steady_clock::now();
+  ShellProcess child =
+      process->take(overlay_environment(command.env), *command.prestart_arguments);
+  return run_started_command(std::move(child), command, started);
+}
+
+// After the answer went out, once a "prestart" call ran in this sandbox: the process for the
+// next such call, born once every process of the command that just ended is gone
+// (run_command reaped them) and with nothing of it. After any command, not only after a
+// prestart call: a session that mixes runtimes (auto's compiled calls, builds) still finds its
+// runner waiting, and the next ordinary command kills it first. Never throws: the next call
+// starts its own then.
+void prestart_next(RouteContext& context, CommandLauncher* launcher) noexcept {
+  try {
+    const std::lock_guard one_command_at_a_time(context.execute_mutex);
+    context.dying.reset();
+    if (context.prestarted || !context.prestart_shape) return;
+    context.prestarted = std::make_unique<PrestartedCommand>(*context.prestart_shape, launcher);
+  } catch (const std::exception& e) {
+    context.logger.log(log::LogLevel::warn,
+                       std::string("Cannot prestart the next call's command: ") + e.what());
+  }
+}
+
 }  // namespace
 
 void serve_execute(RouteContext& context, Exchange& exchange) {
@@ -118,6 +154,13 @@ void serve_execute(RouteContext& context, Exchange& exchange) {
   std::optional<FileAfterCommand> file;
   {
     const std::lock_guard one_command_at_a_time(context.execute_mutex);
+    // No command runs beside a prestarted process (prestarted_command.hpp): killed now, reaped
+    // once the command has ended (its teardown takes milliseconds the command need not wait).
+    if (!command.prestart_arguments && context.prestarted) {
+      context.prestarted->kill_now();
+      context.dying = std::move(context.prestarted);
+      command.dying_process = context.dying->pid();
+    }
     if (command.clean_state) {
       prepare_clean_state(context.options);
     } else {
@@ -131,7 +174,7 @@ void serve_execute(RouteContext& context, Exchange& exchange) {
         set_variable(command.env, name, value);
       }
     }
-    result = run_command(command);
+    result = command.prestart_arguments ? run_prestarted(context, command) : run_command(command);
     metadata.reset();
     // Still under the lock: no other command can change the file in between.
     if (body.read_file && !result.cancelled) {
@@ -143,6 +186,7 @@ void serve_execute(RouteContext& context, Exchange& exchange) {
     context.logger.log(log::LogLevel::info, "The client hung up: command killed");
   }
   send_json(exchange.response, 200, wire::encode_execute_answer(answer_of(result, std::move(file))));
+  if (!result.cancelled) prestart_next(context, command.launcher);
 }
 
 }  // namespace kg::sandbox

@@ -124,7 +124,7 @@ pid_t fork_command(const std::vector<std::string>& argv_strings,
 ShellProcess start_shell_process(const std::string& command,
                                  const std::vector<std::string>& environment,
                                  const std::filesystem::path& workdir, const ChildLimits& limits,
-                                 CommandLauncher* launcher) {
+                                 CommandLauncher* launcher, int stdin_fd) {
   const std::vector<std::string> argv{"/bin/sh", "-c", command};
   const std::string workdir_text = workdir.string();
   const int highest_fd = highest_possible_fd();
@@ -132,18 +132,21 @@ ShellProcess start_shell_process(const std::string& command,
       prepare_limits(limits.cpu_seconds, limits.file_size_bytes, limits.open_files);
   // A second try only when a launcher died after taking the command but before starting it.
   for (int attempt = 0;; ++attempt) {
-    UniqueFd dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    if (!dev_null) throw std::runtime_error(std::string("Cannot open /dev/null: ") + std::strerror(errno));
+    UniqueFd dev_null(stdin_fd >= 0 ? -1 : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (stdin_fd < 0 && !dev_null) {
+      throw std::runtime_error(std::string("Cannot open /dev/null: ") + std::strerror(errno));
+    }
+    const int child_stdin = stdin_fd >= 0 ? stdin_fd : dev_null.get();
     Pipe out = make_pipe("stdout");
     Pipe err = make_pipe("stderr");
     Pipe status = make_pipe("exec status");
     std::optional<pid_t> forked;
     if (launcher != nullptr) {
       launcher->send(LaunchOrder{&argv, &environment, workdir_text, &prepared_limits, highest_fd,
-                                 dev_null.get(), out.write_end.get(), err.write_end.get(),
+                                 child_stdin, out.write_end.get(), err.write_end.get(),
                                  status.write_end.get()});
     } else {
-      forked = fork_command(argv, environment, workdir_text, prepared_limits, highest_fd, dev_null.get(),
+      forked = fork_command(argv, environment, workdir_text, prepared_limits, highest_fd, child_stdin,
                    out.write_end.get(), err.write_end.get(), status.write_end.get());
     }
     status.write_end.reset();

@@ -1,5 +1,5 @@
 // Starts `/bin/sh -c <command>` as the leader of its own process group, with stdin on /dev/null
-// and stdout/stderr on pipes the caller reads, no way to gain privileges (no_new_privs), first in
+// (or a descriptor the caller gives: a prestarted command's pipe) and stdout/stderr on pipes the caller reads, no way to gain privileges (no_new_privs), first in
 // line for the OOM killer, and the given rlimits (command_exec.hpp). Either a fork of the server
 // or, when the server has a commands' cgroup, a child the command launcher starts inside it
 // (command_launcher.hpp); a child of the server either way.
@@ -43,6 +43,6 @@ ShellProcess start_shell_process(const std::string& command,
                                  const std::vector<std::string>& environment,
                                  const std::filesystem::path& workdir,
                                  const ChildLimits& limits = {},
-                                 CommandLauncher* launcher = nullptr);
+                                 CommandLauncher* launcher = nullptr, int stdin_fd = -1);
 
 }  // namespace kg::sandbox

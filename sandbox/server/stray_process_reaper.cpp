@@ -46,9 +46,9 @@ pid_t parent_of(pid_t pid, const std::filesystem::path& proc_root) {
 }  // namespace
 
 std::vector<pid_t> find_stray_processes(pid_t self, const std::filesystem::path& proc_root,
-                                        std::optional<pid_t> also_spared) {
+                                        const std::vector<pid_t>& also_spared) {
   std::vector<pid_t> spared{1, self};
-  if (also_spared) spared.push_back(*also_spared);
+  spared.insert(spared.end(), also_spared.begin(), also_spared.end());
   for (pid_t pid = parent_of(self, proc_root); pid > 1; pid = parent_of(pid, proc_root)) {
     if (std::find(spared.begin(), spared.end(), pid) != spared.end()) break;
     spared.push_back(pid);
@@ -80,16 +80,18 @@ std::optional<pid_t> kill_everything_once(CommandLauncher* launcher) {
 
 // pid 1 of a pid namespace: kill(-1) reaches every other process in it at once, and every
 // orphan ends up our child, so "no child left" (or only the launcher) means "no process left".
-std::size_t kill_everything_as_init(CommandLauncher* launcher) {
+std::size_t kill_everything_as_init(CommandLauncher* launcher, std::optional<pid_t> dying) {
   std::size_t ended = 0;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   while (std::chrono::steady_clock::now() < deadline) {
-    const std::optional<pid_t> spared = kill_everything_once(launcher);
+    std::vector<pid_t> spared;
+    if (const std::optional<pid_t> live = kill_everything_once(launcher)) spared.push_back(*live);
+    if (dying) spared.push_back(*dying);
     int status = 0;
     pid_t pid;
     while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) ++ended;
     if (pid < 0 && errno == ECHILD) return ended;  // nothing is left
-    if (spared && find_stray_processes(1, "/proc", spared).empty()) return ended;
+    if (!spared.empty() && find_stray_processes(1, "/proc", spared).empty()) return ended;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return ended;
@@ -97,15 +99,18 @@ std::size_t kill_everything_as_init(CommandLauncher* launcher) {
 
 }  // namespace
 
-std::size_t kill_stray_processes(CommandLauncher* launcher) {
-  if (::getpid() == 1) return kill_everything_as_init(launcher);
-  const std::optional<pid_t> launcher_pid =
-      launcher != nullptr ? launcher->pid() : std::nullopt;
+std::size_t kill_stray_processes(CommandLauncher* launcher, std::optional<pid_t> dying) {
+  if (::getpid() == 1) return kill_everything_as_init(launcher, dying);
+  std::vector<pid_t> spared;
+  if (const auto launcher_pid = launcher != nullptr ? launcher->pid() : std::nullopt) {
+    spared.push_back(*launcher_pid);
+  }
+  if (dying) spared.push_back(*dying);
   std::size_t signalled = 0;
   // A process forked between the scan and the kills is caught by the next pass.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   while (std::chrono::steady_clock::now() < deadline) {
-    const auto strays = find_stray_processes(::getpid(), "/proc", launcher_pid);
+    const auto strays = find_stray_processes(::getpid(), "/proc", spared);
     if (strays.empty()) break;
     for (const pid_t pid : strays) {
       if (::kill(pid, SIGKILL) == 0) ++signalled;

@@ -30,10 +30,14 @@ class CommandLauncher;
 // Every process listed under `proc_root` except pid 1, `self`, self's ancestors and `spared`.
 std::vector<pid_t> find_stray_processes(pid_t self,
                                         const std::filesystem::path& proc_root = "/proc",
-                                        std::optional<pid_t> spared = std::nullopt);
+                                        const std::vector<pid_t>& spared = {});
 
 // Kills every process but the server, its ancestors and the launcher (when given and alive),
-// and waits (about 2 s at most) until none is left; returns how many it signalled or reaped.
-std::size_t kill_stray_processes(CommandLauncher* launcher = nullptr);
+// and waits (about 2 s at most) until none is left but `dying`: a process already sent SIGKILL
+// before the command started (a prestarted runner, prestarted_command.hpp), which runs nothing
+// more but whose teardown the command's answer need not wait for. Returns how many it
+// signalled or reaped.
+std::size_t kill_stray_processes(CommandLauncher* launcher = nullptr,
+                                 std::optional<pid_t> dying = std::nullopt);
 
 }  // namespace kg::sandbox

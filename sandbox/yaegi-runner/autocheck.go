@@ -36,6 +36,9 @@ func checkProgram(p *program) verdict {
 	if problem := c.run(); problem != "" {
 		return verdict{reason: problem}
 	}
+	if problem := c.checkLoopWork(); problem != "" {
+		return verdict{reason: problem}
+	}
 	imports := p.importPaths()
 	described := "no imports"
 	if len(imports) > 0 {

@@ -182,3 +182,70 @@ func BenchmarkCheckProgram(b *testing.B) {
 		checkProgram(p)
 	}
 }
+
+func TestAutoSendsCPUBoundLoopsToTheCompiler(t *testing.T) {
+	for name, c := range map[string]struct {
+		src  string
+		want string // "" = accepted
+	}{
+		"prime sieve over 2e6": {`import "fmt"
+const n = 2_000_000
+func main() {
+	composite := make([]bool, n+1)
+	count := 0
+	for i := 2; i <= n; i++ {
+		if composite[i] { continue }
+		count++
+		for j := i * i; j <= n; j += i { composite[j] = true }
+	}
+	fmt.Println(count)
+}`, "CPU-bound: the loops at main.go:8 can run about 4e+12 iterations"},
+		"nested loops 2000 x 1000": {`import "fmt"
+func main() {
+	s := 0
+	for i := 0; i < 2000; i++ {
+		for j := 0; j < 1000; j++ { s += i ^ j }
+	}
+	fmt.Println(s)
+}`, "CPU-bound: the loops at main.go:6 can run about 2e+06 iterations"},
+		"a loop inside a function literal": {`import "fmt"
+func main() {
+	f := func() int { s := 0; for i := 0; i < 5e6; i++ { s += i }; return s }
+	fmt.Println(f())
+}`, "CPU-bound: the loops at main.go:5"},
+		"2000 records built and ranged over": {`import "fmt"
+func main() {
+	var rows []int
+	for i := 0; i < 2000; i++ { rows = append(rows, i*7%13) }
+	sum := 0
+	for _, r := range rows { for k := 0; k < 10; k++ { sum += r } }
+	fmt.Println(sum)
+}`, ""},
+		"a loop without a constant bound": {`import "fmt"
+func main() {
+	n, s, limit := 0, 0, 3_000_000
+	for n < limit { n++; s += n }
+	for { break }
+	fmt.Println(s)
+}`, ""},
+		"doubling steps count logarithmically": {`import "fmt"
+func main() {
+	s := 0
+	for i := 1; i < 1<<40; i *= 2 { s++ }
+	fmt.Println(s)
+}`, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			v := checkSource(t, map[string]string{"main.go": "package main\n\n" + c.src + "\n"})
+			if c.want == "" {
+				if !v.accepted {
+					t.Fatalf("want accepted, got declined: %s", v.reason)
+				}
+				return
+			}
+			if v.accepted || !strings.Contains(v.reason, c.want) {
+				t.Fatalf("want declined with %q, got accepted=%v %q", c.want, v.accepted, v.reason)
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"go/scanner"
+	"io/fs"
 	"os"
 	"reflect"
 	"regexp"
@@ -16,12 +17,50 @@ import (
 	"github.com/traefik/yaegi/stdlib/unrestricted"
 )
 
+// preparedInterpreter is an interpreter made, with its symbol tables loaded, before the program
+// is known: a prestarted runner (call_on_stdin.go) makes it while it waits for its call, so the
+// call does not pay for it. Its source file system is a slot the call fills.
+type preparedInterpreter struct {
+	interpreter *interp.Interpreter
+	err         error
+	source      *programSlot
+	trace       *panicTrace
+}
+
+var prepared *preparedInterpreter
+
+// prepareInterpreter makes the interpreter ahead; os.Args must already be the program's.
+func prepareInterpreter() *preparedInterpreter {
+	p := &preparedInterpreter{source: &programSlot{}, trace: &panicTrace{}}
+	p.interpreter, p.err = makeInterpreter(p.source, p.trace)
+	return p
+}
+
+// programSlot serves the program's files once the call has said where they are.
+type programSlot struct{ program programFS }
+
+func (s *programSlot) Open(name string) (fs.File, error) { return s.program.Open(name) }
+func (s *programSlot) ReadDir(name string) ([]fs.DirEntry, error) {
+	return s.program.ReadDir(name)
+}
+
 // newInterpreter makes an interpreter for the program in dir with the real process: real
-// environment, os.Args, os.Exit and log.Fatal (yaegi's unrestricted mode), real stdio.
+// environment, os.Args, os.Exit and log.Fatal (yaegi's unrestricted mode), real stdio. The
+// prepared one when there is one (it is used once).
 func newInterpreter(dir string, rewritten fstest.MapFS, trace *panicTrace) (*interp.Interpreter, error) {
+	if p := prepared; p != nil && p.trace == trace {
+		prepared = nil
+		p.source.program = newProgramFS(dir, rewritten)
+		return p.interpreter, p.err
+	}
+	slot := &programSlot{program: newProgramFS(dir, rewritten)}
+	return makeInterpreter(slot, trace)
+}
+
+func makeInterpreter(source fs.FS, trace *panicTrace) (*interp.Interpreter, error) {
 	i := interp.New(interp.Options{
 		GoPath:               interpGoPath,
-		SourcecodeFilesystem: newProgramFS(dir, rewritten),
+		SourcecodeFilesystem: source,
 		Unrestricted:         true,
 		Stdout:               os.Stdout,
 		Stderr:               trace.filter(os.Stderr),

@@ -3,6 +3,7 @@
 // compiler. See README.md for the contract with the yaegi plugin.
 //
 //	KG_YAEGI_TOKEN=<hex> kode-gopher-yaegi [--auto] <program folder>
+//	kode-gopher-yaegi --call-on-stdin   (prestarted: call_on_stdin.go)
 package main
 
 import (
@@ -14,12 +15,25 @@ import (
 )
 
 func main() {
+	arguments := os.Args[1:]
+	if len(arguments) == 1 && arguments[0] == callOnStdinFlag {
+		// The program sees an os.Args like a compiled binary's (see below), in the prepared
+		// interpreter too.
+		os.Args = os.Args[:1]
+		setDumpable(false) // from the start: receiveCall makes it dumpable again once the call is in
+		prepared = prepareInterpreter()
+		var err error
+		if arguments, err = receiveCall(os.Stdin); err != nil {
+			messenger{}.internal(err.Error())
+			os.Exit(exitInternal)
+		}
+	}
 	token := os.Getenv(tokenVariable)
 	os.Unsetenv(tokenVariable)
 	scrubInitialEnvironment(tokenVariable)
 	say := messenger{token: token}
 
-	auto, dir, err := parseArguments(os.Args[1:])
+	auto, dir, err := parseArguments(arguments)
 	if err != nil {
 		say.internal(err.Error())
 		os.Exit(exitInternal)
@@ -30,7 +44,7 @@ func main() {
 		os.Exit(exitInternal)
 	}
 	if needsCloudRunner(program) {
-		err := execCloudRunner(os.Args[1:], token)
+		err := execCloudRunner(arguments, token)
 		say.internal(err.Error())
 		os.Exit(exitInternal)
 	}
@@ -83,6 +97,9 @@ func runProgram(program *program, auto bool, say messenger) int {
 		}
 	}
 	trace := &panicTrace{}
+	if prepared != nil {
+		trace = prepared.trace // the one the prepared interpreter reports to
+	}
 	entryName, rewritten := "run", fstest.MapFS(nil)
 	if !program.wrapped {
 		rewritten, entryName, err = program.renameMain()

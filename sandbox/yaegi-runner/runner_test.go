@@ -333,3 +333,59 @@ func main() {
 		t.Fatalf("want the environ block readable, without the token, other variables kept: %q (stderr %s)", r.stdout, r.stderr)
 	}
 }
+
+// A prestarted runner (call_on_stdin.go): the call's environment and arguments come on stdin.
+func TestCallOnStdinTakesEnvironmentAndArguments(t *testing.T) {
+	dir := writeProgram(t, map[string]string{"main.go": `package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	in, err := io.ReadAll(os.Stdin)
+	environ, _ := os.ReadFile("/proc/self/environ")
+	fmt.Printf("keep=%q token=%q args=%d stdin=%q/%v environ-has-token=%v started-with=%v\n",
+		os.Getenv("KEEP_ME"), os.Getenv("KG_YAEGI_TOKEN"), len(os.Args), in, err,
+		strings.Contains(string(environ), "tok123"), strings.Contains(string(environ), "PRESTART_ONLY=1"))
+}
+`})
+	run := func(stdin string) runnerRun {
+		cmd := exec.Command(runnerBinary(t), "--call-on-stdin")
+		cmd.Dir = dir
+		cmd.Env = []string{"PRESTART_ONLY=1"}
+		cmd.Stdin = strings.NewReader(stdin)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		r := runnerRun{stdout: stdout.String(), stderr: stderr.String()}
+		if exitErr, ok := err.(*exec.ExitError); ok {
+			r.exitCode = exitErr.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := run("KG_YAEGI_TOKEN=tok123\x00KEEP_ME=a=b\x00PATH=" + os.Getenv("PATH") + "\x00\x00--auto\x00" + dir + "\x00")
+	want := "keep=\"a=b\" token=\"\" args=1 stdin=\"\"/<nil> environ-has-token=false started-with=true\n"
+	if r.stdout != want || r.exitCode != 0 {
+		t.Fatalf("want %q (exit 0), got %q exit %d; stderr %s", want, r.stdout, r.exitCode, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "kode-gopher-yaegi[tok123] {\"event\":\"accepted\"") {
+		t.Fatalf("the call's token and --auto must be used: %q", r.stderr)
+	}
+	for stdin, message := range map[string]string{
+		"":                "no call on stdin",
+		"A=1\x00\x00/app": "does not end with a NUL",
+		"A=1\x00/app\x00": "is not NAME=value",
+		"A=1\x00B=2\x00":  "no end of its environment",
+	} {
+		r := run(stdin)
+		if r.exitCode != exitInternal || !strings.Contains(r.stderr, message) {
+			t.Errorf("stdin %q: want exit %d and %q, got exit %d, stderr %q", stdin, exitInternal, message, r.exitCode, r.stderr)
+		}
+	}
+}

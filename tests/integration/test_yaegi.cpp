@@ -215,6 +215,47 @@ func run(ctx context.Context) (any, error) { return item{base{1}, "x"}, nil }
     CHECK(json_string(r, "status") == "compile_error");
     CHECK(json_string(r["diagnostics"][0], "message") == "declared and not used: x");
   }
+  SUBCASE("a CPU-bound loop goes to compiled-go, with the estimate as the reason") {
+    const auto r = daemon.execute(session, R"(package main
+
+import "fmt"
+
+func main() {
+	const n = 3_000_000
+	composite := make([]bool, n+1)
+	count := 0
+	for i := 2; i <= n; i++ {
+		if !composite[i] {
+			count++
+			for j := i * 2; j <= n; j += i {
+				composite[j] = true
+			}
+		}
+	}
+	fmt.Println(count)
+}
+)", kAuto);
+    CHECK(json_string(r, "runtime") == "compiled-go");
+    CHECK(json_string(r, "runtime_reason").find("CPU-bound") != std::string::npos);
+    CHECK(json_string(r, "stdout") == "216816\n");
+  }
+  SUBCASE("a program compiled-go already built goes to its binary cache, not to Yaegi") {
+    const std::string program =
+        "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"built once\") }\n";
+    const auto first = daemon.execute(session, program, kAuto);
+    CHECK(json_string(first, "runtime") == "yaegi");  // never built: the interpreter
+    const auto compiled = daemon.execute(session, program, R"("runtime": "compiled-go")");
+    CHECK(json_string(compiled, "runtime") == "compiled-go");
+    const auto again = daemon.execute(session, program, kAuto);
+    CHECK(json_string(again, "runtime") == "compiled-go");
+    CHECK(again["cache_hit"].GetBool());
+    CHECK(json_string(again, "runtime_reason").find("binary cache") != std::string::npos);
+    CHECK(json_string(again, "stdout") == "built once\n");
+    // Another program is not in the cache: back to the interpreter.
+    const auto other = daemon.execute(
+        session, "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"other\") }\n", kAuto);
+    CHECK(json_string(other, "runtime") == "yaegi");
+  }
   SUBCASE("the store records the runtime that ran, and the stats count it") {
     daemon.execute(session, "package main\nfunc main() {}\n", kAuto);
     const auto stats = daemon.json(daemon.get("/v1/stats"));

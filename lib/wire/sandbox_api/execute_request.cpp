@@ -53,6 +53,16 @@ void write_credentials(JsonWriter& writer, const ExecuteCredentials& credentials
   writer.EndObject();
 }
 
+void write_prestart(JsonWriter& writer, const std::vector<std::string>& arguments) {
+  writer.Key("prestart");
+  writer.StartObject();
+  writer.Key("arguments");
+  writer.StartArray();
+  for (const auto& argument : arguments) write_bytes(writer, argument);
+  writer.EndArray();
+  writer.EndObject();
+}
+
 // --- reading -------------------------------------------------------------------------------
 
 MalformedMessage bad(const std::string& message) { return MalformedMessage(message); }
@@ -211,6 +221,33 @@ std::optional<ExecuteCredentials> read_credentials(const rapidjson::Value& body)
   return credentials;
 }
 
+std::optional<std::vector<std::string>> read_prestart(const rapidjson::Value& body) {
+  const rapidjson::Value* object = given(body, "prestart");
+  if (object == nullptr) return std::nullopt;
+  constexpr const char* kShape =
+      R"("prestart" must be an object such as {"arguments": ["--auto", "/app"]})";
+  if (!object->IsObject()) throw bad(kShape);
+  for (const auto& member : object->GetObject()) {
+    if (string_of(member.name) != "arguments") {
+      throw bad("\"prestart\" has the unknown key \"" + string_of(member.name) +
+                "\"; known: arguments");
+    }
+  }
+  const rapidjson::Value* arguments = given(*object, "arguments");
+  if (arguments == nullptr || !arguments->IsArray()) throw bad(kShape);
+  std::vector<std::string> texts;
+  for (const auto& argument : arguments->GetArray()) {
+    if (!argument.IsString()) throw bad("\"prestart\".\"arguments\" must hold strings only");
+    std::string text = string_of(argument);
+    if (text.empty() || text.find('\0') != std::string::npos) {
+      throw bad("\"prestart\".\"arguments\" holds an empty argument or a NUL byte, which the "
+                "call on stdin cannot carry (entries end at NUL; an empty one ends the list)");
+    }
+    texts.push_back(std::move(text));
+  }
+  return texts;
+}
+
 }  // namespace
 
 std::string encode_execute_request(const ExecuteRequest& request) {
@@ -232,6 +269,7 @@ std::string encode_execute_request(const ExecuteRequest& request) {
   write_limits(writer, request.limits);
   if (request.read_file) write_read_file(writer, *request.read_file);
   if (request.credentials) write_credentials(writer, *request.credentials);
+  if (request.prestart_arguments) write_prestart(writer, *request.prestart_arguments);
   writer.Key("env");
   writer.StartObject();
   for (const auto& [name, value] : request.env) {
@@ -264,6 +302,7 @@ ExecuteRequest decode_execute_request(std::string_view body) {
   request.clean_state = read_clean_state(document);
   request.read_file = read_read_file(document);
   request.credentials = read_credentials(document);
+  request.prestart_arguments = read_prestart(document);
   return request;
 }
 

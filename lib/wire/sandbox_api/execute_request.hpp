@@ -55,16 +55,21 @@ struct ExecuteRequest {
   std::optional<ReadFileRequest> read_file;
   bool clean_state = false;
   std::optional<ExecuteCredentials> credentials;
+  // "prestart": {"arguments": [...]}: the command takes its call on stdin, so the server may
+  // start it ahead of the call (docs/sandbox-api.md, "Prestarted commands"). The arguments go
+  // with the call; each is non-empty of NUL. nullopt: an ordinary command.
+  std::optional<std::vector<std::string>> prestart_arguments;
   bool operator==(const ExecuteRequest&) const = default;
 };
 
 // The body as compact JSON: command, timeout_ms, output_limit_bytes (when set), clean_state (when
-// true), limits, read_file, credentials (when set), env. Strings are written as they are.
+// true), limits, read_file, credentials, prestart (when set), env. Strings are written as they are.
 std::string encode_execute_request(const ExecuteRequest& request);
 
 // Reads a body (lib/json's request limits: valid UTF-8, bounded depth). Throws MalformedMessage
 // naming the first problem found: the body ("The /execute body ..."), then command, env,
-// timeout_ms, output_limit_bytes, limits, clean_state, read_file and credentials, in that order.
+// timeout_ms, output_limit_bytes, limits, clean_state, read_file, credentials and prestart, in
+// that order.
 ExecuteRequest decode_execute_request(std::string_view body);
 
 }  // namespace kg::wire::sandbox_api

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "malformed_message.hpp"
 #include "sandbox_api/execute_request.hpp"
@@ -24,6 +25,7 @@ ExecuteRequest full_request() {
   request.clean_state = true;
   request.credentials =
       ExecuteCredentials{"ya29.token", "2999-01-01T00:00:00Z", "me@example.com", "my-project", ""};
+  request.prestart_arguments = std::vector<std::string>{"--auto", "/app"};
   return request;
 }
 
@@ -64,11 +66,13 @@ TEST_CASE("an /execute request is written in the contract's member order") {
   request.clean_state = true;
   request.read_file = ReadFileRequest{"r.json", 5};
   request.credentials = ExecuteCredentials{"t", "2030-01-01T00:00:00Z", "", "p", ""};
+  request.prestart_arguments = std::vector<std::string>{"/app"};
   CHECK(encode_execute_request(request) ==
         R"({"command":"ls","timeout_ms":60000,"output_limit_bytes":100,"clean_state":true,)"
         R"("limits":{"cpu_seconds":0,"file_size_bytes":0,"open_files":0},)"
         R"("read_file":{"path":"r.json","max_bytes":5},)"
         R"("credentials":{"access_token":"t","expiry":"2030-01-01T00:00:00Z","project":"p"},)"
+        R"("prestart":{"arguments":["/app"]},)"
         R"("env":{"A":"1"}})");
 }
 
@@ -82,6 +86,7 @@ TEST_CASE("an /execute request leaves out what it does not set, and the server's
   CHECK_FALSE(request.read_file);
   CHECK_FALSE(request.clean_state);
   CHECK_FALSE(request.credentials);
+  CHECK_FALSE(request.prestart_arguments);
   const auto read = decode_execute_request(R"({"command":"ls","read_file":{"path":"a"}})").read_file;
   REQUIRE(read);
   CHECK(read->max_bytes == kDefaultReadFileBytes);
@@ -143,6 +148,21 @@ TEST_CASE("limits, clean_state and read_file out of shape are refused") {
         "\"read_file\".\"path\" holds a NUL byte, which no path can hold");
   CHECK(refusal_of(R"({"command":"ls","read_file":{"path":"a","max_bytes":16777217}})") ==
         "\"max_bytes\" must be an integer from 0 to 16777216");
+}
+
+TEST_CASE("prestart out of shape is refused") {
+  CHECK(refusal_of(R"({"command":"ls","prestart":true})") ==
+        R"("prestart" must be an object such as {"arguments": ["--auto", "/app"]})");
+  CHECK(refusal_of(R"({"command":"ls","prestart":{}})") ==
+        R"("prestart" must be an object such as {"arguments": ["--auto", "/app"]})");
+  CHECK(refusal_of(R"({"command":"ls","prestart":{"arguments":[],"env":{}}})") ==
+        R"("prestart" has the unknown key "env"; known: arguments)");
+  CHECK(refusal_of(R"({"command":"ls","prestart":{"arguments":["a",2]}})") ==
+        R"("prestart"."arguments" must hold strings only)");
+  CHECK(refusal_of(R"({"command":"ls","prestart":{"arguments":["a",""]}})").starts_with(
+        R"("prestart"."arguments" holds an empty argument or a NUL byte)"));
+  CHECK(decode_execute_request(R"({"command":"ls","prestart":{"arguments":[]}})")
+            .prestart_arguments == std::vector<std::string>{});
 }
 
 TEST_CASE("credentials out of shape are refused before anything of them is used") {

@@ -1,0 +1,118 @@
+"""RESULTS.md's issue-27 parts: auto beside compiled-go (which runtime auto chose, and whether it
+was ever the slower one), what the CLI adds over the API call it makes, and the issue's targets
+(a warm Yaegi call through the API, auto never slower than compiled-go, a thin CLI)."""
+
+
+def _get(data, *keys):
+    for key in keys:
+        if not isinstance(data, dict) or data.get(key) is None:
+            return None
+        data = data[key]
+    return data
+
+
+def _ratio(value, base):
+    return round(value / base, 2) if value is not None and base else None
+
+
+def _auto_rows(r):
+    return {k: row for k, row in r["rows"].items() if row.get("runtime") == "auto"}
+
+
+def cli_overheads(r):
+    """Per row: CLI median − API median (the same kind of call in the same session and
+    repetitions: the CLI process against the bench's own HTTP request on the socket)."""
+    out = {}
+    for key, row in r["rows"].items():
+        api, cli = _get(row, "api", "median"), _get(row, "cli", "median")
+        if api is not None and cli is not None:
+            out[key] = round(cli - api, 1)
+    return out
+
+
+def section(r):
+    lines = []
+    auto = _auto_rows(r)
+    if auto:
+        lines += ["", "## auto beside compiled-go (issue 27)", "",
+                  "Each repetition runs the row's program with runtime auto, then with "
+                  "compiled-go (a one-line edit, a real build; for the resubmission row the same "
+                  "program, which compiled-go built in the warm-up). auto must never be the "
+                  "slower one (docs/runtimes.md, \"When auto picks yaegi\").", "",
+                  "| row | auto API median (p95) | compiled-go API median (p95) | auto / compiled-go "
+                  "| runtimes auto chose (repetitions) |", "|---|---|---|---|---|"]
+        for row in auto.values():
+            chosen = ", ".join(f"{name} {n}" for name, n in sorted(
+                (row.get("runtimes_chosen") or {}).items()))
+            lines.append(
+                f"| {row['title']} | {_get(row, 'api', 'median')} ({_get(row, 'api', 'p95')}) | "
+                f"{_get(row, 'compiled_api', 'median')} ({_get(row, 'compiled_api', 'p95')}) | "
+                f"{_ratio(_get(row, 'api', 'median'), _get(row, 'compiled_api', 'median'))} | "
+                f"{chosen} |")
+    overheads = cli_overheads(r)
+    if overheads:
+        lines += ["", "## What the CLI adds over its API call (issue 27)", "",
+                  "`kode-gopher --config <bench config> exec --json --session <id> DIR` (a process "
+                  "per call) against the bench's own POST on the daemon socket, same row, same "
+                  "session, same repetitions: CLI median − API median, ms.", "",
+                  "| row | API median | CLI median | CLI − API |", "|---|---|---|---|"]
+        for key, extra in overheads.items():
+            row = r["rows"][key]
+            lines.append(f"| {row['title']} | {_get(row, 'api', 'median')} | "
+                         f"{_get(row, 'cli', 'median')} | {extra} |")
+    return lines
+
+
+def targets(r):
+    """(target, measured, met, what bounds it) for issue 27's goals 1-3."""
+    rows = r["rows"]
+    out = []
+    hello = _get(rows, "yaegi_hello", "api", "median")
+    if hello is not None:
+        out.append(("Yaegi hello through the daemon API ≤ 8 ms median", f"{hello} ms",
+                    hello <= 8,
+                    f"parse+compile {_get(rows, 'yaegi_hello', 'api_phases', 'build_ms', 'median')} ms, "
+                    f"run {_get(rows, 'yaegi_hello', 'api_phases', 'run_ms', 'median')} ms, "
+                    f"{_get(rows, 'yaegi_hello', 'sandbox_requests', 'median')} sandbox requests, "
+                    f"the daemon's own work {_get(rows, 'yaegi_hello', 'daemon_own_work', 'median')} ms"))
+    shaping = _get(rows, "yaegi_shaping", "api", "median")
+    if shaping is not None:
+        out.append(("Yaegi data-shaping snippet through the daemon API ≤ 25 ms median",
+                    f"{shaping} ms", shaping <= 25,
+                    f"the interpretation itself: parse+compile "
+                    f"{_get(rows, 'yaegi_shaping', 'api_phases', 'build_ms', 'median')} ms, run "
+                    f"{_get(rows, 'yaegi_shaping', 'api_phases', 'run_ms', 'median')} ms"))
+    auto = _auto_rows(r)
+    if auto:
+        ratios = {k: _ratio(_get(row, "api", "median"), _get(row, "compiled_api", "median"))
+                  for k, row in auto.items()}
+        worst_key = max(ratios, key=lambda k: ratios[k] or 0)
+        worst = ratios[worst_key]
+        out.append(("no auto row slower than compiled-go (auto / compiled-go ≤ 1.0)",
+                    f"worst {worst} × ({rows[worst_key]['title']}); "
+                    + ", ".join(f"{k} {v}" for k, v in ratios.items()),
+                    worst is not None and worst <= 1.0,
+                    f"{rows[worst_key]['title']}: auto ran "
+                    f"{rows[worst_key].get('runtimes_chosen')}; a call auto sends to the compiler "
+                    f"first pays the runner's check (one sandbox round trip)"))
+    overheads = cli_overheads(r)
+    if overheads:
+        key = "cache_hit" if "cache_hit" in overheads else next(iter(overheads))
+        extra = overheads[key]
+        out.append(("kode-gopher exec adds ≤ 5 ms over its API call",
+                    f"{extra} ms ({rows[key]['title']}); all rows: "
+                    + ", ".join(f"{k} {v}" for k, v in overheads.items()),
+                    extra <= 5, "the CLI process: start, config, its HTTP exchange, rendering"))
+    return out
+
+
+def targets_section(r):
+    t = targets(r)
+    if not t:
+        return []
+    lines = ["", "## Targets (issue 27, warm interpreter, auto, thin CLI)", "",
+             "| target | measured | met | bounded by (measured) |", "|---|---|---|---|"]
+    for target, measured, met, bound in t:
+        lines.append(f"| {target} | {measured} | {'met' if met else '**not met**'} | "
+                     f"{'' if met else bound} |")
+    return lines
