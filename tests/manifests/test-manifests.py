@@ -74,8 +74,8 @@ KUSTOMIZATIONS = {
 }
 DAEMON_RULES = {
     ("extensions.agents.x-k8s.io", "sandboxclaims"):
-        {"create", "get", "list", "watch", "delete", "patch"},
-    ("agents.x-k8s.io", "sandboxes"): {"get", "list", "watch"},
+        {"create", "get", "list", "delete", "patch"},
+    ("agents.x-k8s.io", "sandboxes"): {"get"},
     ("extensions.agents.x-k8s.io", "sandboxwarmpools"): {"get"},
     ("extensions.agents.x-k8s.io", "sandboxtemplates"): {"get"},
 }
