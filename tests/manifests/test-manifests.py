@@ -368,7 +368,46 @@ def check_daemon_rbac(f, objects, gke):
         f.check(annotation is None, "Workload Identity annotation outside the gke overlay")
 
 
+# Images still named by a tag, and why (README's status section says it too).
+TAGGED_IMAGES = {"kode-gopherd": "the team daemon's image is not yet built without a container "
+                                 "engine (packaging/images/build-images.py makes the other two)"}
+PINNED = re.compile(r"^[a-z0-9./_-]+@sha256:[0-9a-f]{64}$")
+
+
+def containers_of(document):
+    """Every container of a workload or SandboxTemplate, wherever its pod spec sits."""
+    found = []
+
+    def walk(value):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in ("containers", "initContainers") and isinstance(item, list):
+                    found.extend(c for c in item if isinstance(c, dict) and "image" in c)
+                else:
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+    walk(document.get("spec", {}))
+    return found
+
+
+def check_images_pinned(f, name, documents):
+    """Every image by digest (NAME@sha256:...), no mutable tag such as :dev: a pod restarted or
+    rescheduled gets the very image that was tested."""
+    for document in documents:
+        for container in containers_of(document):
+            image = container["image"]
+            if image.split("@")[0].split(":")[0].rsplit("/", 1)[-1] in TAGGED_IMAGES:
+                continue
+            f.check(PINNED.match(image) is not None,
+                    f"{name}: {document['kind']}/{document['metadata']['name']} container "
+                    f"{container.get('name')}: image {image!r} is not pinned by digest "
+                    "(kustomization images: with digest:)")
+
+
 def check_rendering(f, name, documents, expected_kinds, runtime_class, gke, schemas, builtin):
+    check_images_pinned(f, name, documents)
     objects = {object_key(d): d for d in documents}
     f.check(len(objects) == len(documents), f"{name}: two objects share a kind and name")
     f.check(set(objects) == expected_kinds,
