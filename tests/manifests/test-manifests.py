@@ -230,6 +230,11 @@ def check_sandbox_pod(f, template, runtime_class, gke):
     probe = container.get("readinessProbe", {}).get("httpGet", {})
     f.check(probe.get("path") == "/" and probe.get("port") == 8888,
             f"sandbox container: readiness probe is {probe}, want GET / on 8888")
+    liveness = container.get("livenessProbe", {})
+    f.check(liveness.get("httpGet", {}).get("path") == "/" and
+            liveness.get("httpGet", {}).get("port") == 8888 and
+            liveness.get("periodSeconds", 10) * liveness.get("failureThreshold", 3) >= 60,
+            "sandbox container: no liveness probe GET / on 8888 allowing a minute of silence")
     f.check(container.get("image", "").startswith("kode-gopher-sandbox"),
             f"sandbox container: image {container.get('image')!r} is not the kode-gopher-sandbox "
             "image (kustomization images: sets it)")
