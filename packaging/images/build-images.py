@@ -5,7 +5,8 @@
   kode-gopher-sandbox  Debian 12 (mmdebstrap, minbase) with packaging/debian-sandbox-image-packages.txt,
                        then sandbox/Dockerfile's final stage read as data (dockerfile_layout.py): its
                        RUN steps in the root filesystem, its files (this build's sandbox binaries,
-                       the Go toolchain, the prewarmed caches, the lockfile, the image stamp) as one
+                       the Go toolchain, the prewarmed caches without the module zips, the
+                       lockfile, the image stamp) as one
                        layer, its ENV, USER, WORKDIR, EXPOSE and ENTRYPOINT as the image config
   sandbox-router       agent-sandbox v1.0.1's Go router, built from its pinned module
                        (tests/k8s/tools/agent-sandbox, by tests/k8s/build-cluster-tools.sh), on the
@@ -49,6 +50,11 @@ SLIM = ["--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-include=/usr/
 SANDBOX_PACKAGES = os.path.join(REPO, "packaging", "debian-sandbox-image-packages.txt")
 ROUTER_PACKAGES = os.path.join(REPO, "packaging", "debian-router-image-packages.txt")
 ROUTER_BINARY = "/usr/local/bin/sandbox-router"
+# Left out of the sandbox image, as sandbox/Dockerfile's prewarm stage deletes them: the module
+# zips (~190 MB). Builds read the extracted modules and check them against the .ziphash files kept
+# beside the zips; with GOPROXY=off nothing downloads, so nothing needs a zip again.
+LEFT_OUT = {"/opt/kode-gopher/gomodcache": lambda relative: relative.startswith("cache/download/")
+            and relative.endswith(".zip")}
 ROUTER_USER = "65532:65532"
 
 
@@ -98,7 +104,7 @@ def reset(info):
     return info
 
 
-def add_tree(layer, host, target, read_only):
+def add_tree(layer, host, target, read_only, left_out=None):
     """`host` at `target` in the layer, root-owned, timestamps at EPOCH; read_only drops write
     bits (the Dockerfile's chmod -R a-w,a+rX for the caches)."""
     parents = []
@@ -114,6 +120,8 @@ def add_tree(layer, host, target, read_only):
             layer.added.add(parent)
 
     def tidy(info):
+        if left_out and left_out(os.path.relpath(info.name, target.lstrip("/"))):
+            return None
         reset(info)
         if read_only:
             info.mode = (info.mode & ~0o222) | 0o444 | (0o111 if info.isdir() or info.mode & 0o100 else 0)
@@ -172,7 +180,7 @@ def assemble(out, name, base_tar, layer_tar, config):
 
 
 def build(out, name, packages, variant, hook, pairs, read_only_targets, config):
-    inputs = inputs_digest(pairs, [packages, variant, hook, config, EPOCH])
+    inputs = inputs_digest(pairs, [packages, variant, hook, config, EPOCH, sorted(LEFT_OUT)])
     stamp = os.path.join(out, f"{name}.inputs")
     digest_file = os.path.join(out, f"{name}.digest")
     if os.path.exists(stamp) and os.path.exists(digest_file) and \
@@ -184,7 +192,7 @@ def build(out, name, packages, variant, hook, pairs, read_only_targets, config):
         with tarfile.open(fileobj=layer_file, mode="w", format=tarfile.PAX_FORMAT) as layer:
             layer.added = set()
             for host, target in pairs:
-                add_tree(layer, host, target, target in read_only_targets)
+                add_tree(layer, host, target, target in read_only_targets, LEFT_OUT.get(target))
         layer_file.flush()
         log(f"{name}: assembling with umoci")
         digest = assemble(out, name, base, layer_file.name, config)

@@ -75,6 +75,12 @@ def unpack(store, name):
         fcntl.flock(lock, fcntl.LOCK_EX)
         if os.path.exists(os.path.join(target, "config.json")):
             return target
+        # Images of earlier builds are unpacked no more (a few GB each for the sandbox's).
+        current = {digest_of(store, n).split(":", 1)[1] for n in IMAGES
+                   if os.path.exists(os.path.join(store, f"{n}.digest"))}
+        for old in os.listdir(os.path.dirname(target)):
+            if old not in current and not old.startswith(".") and not old.startswith("tmp"):
+                shutil.rmtree(os.path.join(os.path.dirname(target), old), ignore_errors=True)
         with tempfile.TemporaryDirectory(dir=os.path.dirname(target)) as scratch:
             layout = os.path.join(scratch, "layout")
             with tarfile.open(os.path.join(store, f"{name}.oci.tar")) as archive:
