@@ -12,6 +12,8 @@ working dir, on a read-only root.
       builds a program importing a curated package from the image's prewarmed cache (only the
       program's own package compiles) and runs it, and the Yaegi runner interprets it; the router
       starts and prints its flags.
+  oci-run.py unpack STORE
+      Unpacks every image in STORE (what a node's pull is to the pods after it).
   oci-run.py pod STORE tcp:HOST:PORT
       A pod of the k8s suite (the kubelet player's pod command): the image $KG_IMAGE with the
       entrypoint's tcp:0.0.0.0:8888 made tcp:HOST:PORT, fresh tmpfs at $KG_POD_WRITABLE
@@ -210,8 +212,16 @@ def check(store):
 
 
 def main():
-    if len(sys.argv) >= 3 and sys.argv[1] == "check":
+    if len(sys.argv) == 3 and sys.argv[1] == "check":
         return check(sys.argv[2])
+    if len(sys.argv) == 3 and sys.argv[1] == "unpack":
+        try:
+            for name in IMAGES:
+                print(f"{name}: {unpack(sys.argv[2], name)}")
+        except Refused as error:
+            print(f"oci-run: {error}", file=sys.stderr)
+            return 1
+        return 0
     try:
         if len(sys.argv) == 4 and sys.argv[1] == "pod":
             store, listen = sys.argv[2], sys.argv[3]
