@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# README's second command: set up, then run every test suite (unit, plugins, integration, ...)
-# but the opt-in k8s suite. Extra arguments go to `meson test`, e.g. `scripts/test.sh --suite unit`.
-# `scripts/test.sh --k8s` runs the k8s suite instead: it first builds the test cluster's etcd,
-# kube-apiserver, agent-sandbox controller and router from the Go proxy into build/k8s-tools
-# (about 11 minutes on two cores, once; tests/k8s/README.md).
+# README's second command (and CI's, .ci/run): set up, build the k8s suite's cluster (etcd,
+# kube-apiserver, the agent-sandbox controller and router, from the Go proxy into build/k8s-tools;
+# about 11 minutes on two cores the first time, seconds after; tests/k8s/README.md), then run every
+# test suite, the k8s one included, and a short fuzz run. Extra arguments go to `meson test`, e.g.
+# `scripts/test.sh --suite unit`. `scripts/test.sh --k8s` runs only the k8s suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh --no-prewarm
 . scripts/go-env.sh  # the Go setup.sh picked
+tests/k8s/build-cluster-tools.sh build/k8s-tools
 if [ "${1:-}" = --k8s ]; then
   shift
-  tests/k8s/build-cluster-tools.sh build/k8s-tools
   exec meson test -C build --print-errorlogs --suite k8s "$@"
 fi
 status=0
-meson test -C build --print-errorlogs --num-processes 2 --no-suite k8s "$@" || status=$?
+meson test -C build --print-errorlogs --num-processes 2 "$@" || status=$?
 # A short libFuzzer run of every fuzz/ target (docs/fuzzing.md); KG_SKIP_FUZZ=1 skips it.
 if [ "${KG_SKIP_FUZZ:-0}" != 1 ]; then
   ./scripts/fuzz.sh --ci || status=1
