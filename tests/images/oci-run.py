@@ -118,6 +118,16 @@ def bwrap_command(bundle, args=None, listen=None, writable=(), readable=()):
                "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm"]
     for folder in writable:
         command += ["--perms", "0755", "--tmpfs", folder]
+    # Paths handed in are mounted as a kubelet mounts a volume: on a fresh tmpfs at their top
+    # folder when the read-only image has no such folder or it is /tmp (bwrap cannot make a
+    # mount point in a read-only root).
+    rootfs = os.path.join(bundle, "rootfs")
+    tops = []
+    for path in readable:
+        top = "/" + path.strip("/").split("/", 1)[0]
+        if top not in tops and (top == "/tmp" or not os.path.isdir(rootfs + top)):
+            tops.append(top)
+            command += ["--tmpfs", top]
     for path in readable:
         command += ["--ro-bind", path, path]
     command += ["--clearenv", "--chdir", process.get("cwd", "/")]

@@ -78,6 +78,19 @@ TestCluster& TestCluster::get() {
 
 TestCluster::TestCluster() : state_dir_(unique_temp_dir("kg-k8s-")) {
   Poco::Net::initializeSSL();
+  try {
+    start();
+  } catch (...) {
+    // No destructor runs for a constructor that throws: stop what started and leave no state
+    // dir behind (the next TestCluster::get() starts afresh).
+    run_command("/bin/bash", {repo_root() + "/tests/k8s/stop-cluster.sh", state_dir_});
+    std::error_code ec;
+    fs::remove_all(state_dir_, ec);
+    throw;
+  }
+}
+
+void TestCluster::start() {
   {
     // The sandbox image carries the shared prewarmed caches: a local daemon's start makes them,
     // once, when no other suite has yet.

@@ -52,6 +52,7 @@ class TestCluster {
 
  private:
   TestCluster();
+  void start();
   void write_daemon_kubeconfig();
   std::string state_dir_;
   std::string daemon_kubeconfig_;
