@@ -14,6 +14,7 @@ package main
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -92,9 +93,14 @@ func rewriteRouterArgs(args []string, values, replaced map[string]string, added 
 		}
 		out = append(out, arg)
 	}
-	for name, value := range replaced {
+	names := make([]string, 0, len(replaced))
+	for name := range replaced {
+		names = append(names, name)
+	}
+	sort.Strings(names) // the same command line every time
+	for _, name := range names {
 		if !seen[name] {
-			out = append(out, "--"+name+"="+value)
+			out = append(out, "--"+name+"="+replaced[name])
 		}
 	}
 	return append(out, added...), nil
