@@ -9,12 +9,19 @@
 # SIGTERM, or when the process --parent-pid names exits (default: the caller of this script).
 #
 # Usage: tests/k8s/start-cluster.sh <state-dir> [--parent-pid PID] [--tools-dir DIR]
-#                                               [--sandbox-server PATH]
+#                                               [--sandbox-server PATH] [--router-manifests FILE]
 #   --tools-dir       where build-cluster-tools.sh built (default $KG_K8S_TOOLS_DIR, else
 #                     <repo>/build/k8s-tools)
 #   --sandbox-server  kode-gopher-sandbox (default $KG_SANDBOX_SERVER, else
 #                     <repo>/build/sandbox/server/kode-gopher-sandbox)
 #   --parent-pid      0 keeps the cluster until stop-cluster.sh
+#   --router-manifests  rendered manifests (e.g. kustomize build manifests/overlays/daemon): the
+#                     router runs with their Deployment sandbox-router's arguments (bind addresses
+#                     made loopback ones; kcluster's router_args.go). Without: a router over every
+#                     namespace. With it and $KG_K8S_ROUTER_COMMAND, that command runs the router
+#                     (the Deployment's image in $KG_IMAGE, the arguments after the command).
+# $KG_K8S_POD_COMMAND, when set, runs each pod instead of the sandbox server
+# (tests/k8s/README.md).
 # Writes <state-dir>/env (KEY=VALUE lines, see README.md), kubeconfig (token user),
 # kubeconfig-cert (client-certificate user), kubeconfig-exec (exec-plugin user), pki/,
 # logs/, pods/ and supervisor.pid. The state dir must not hold a running cluster.
@@ -23,13 +30,14 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 usage() {
-	echo "usage: $0 <state-dir> [--parent-pid PID] [--tools-dir DIR] [--sandbox-server PATH]" >&2
+	echo "usage: $0 <state-dir> [--parent-pid PID] [--tools-dir DIR] [--sandbox-server PATH] [--router-manifests FILE]" >&2
 	exit 2
 }
 [[ $# -ge 1 ]] || usage
 state_arg=$1
 shift
 parent_pid=$PPID
+router_manifests=
 tools=${KG_K8S_TOOLS_DIR:-$repo/build/k8s-tools}
 sandbox_server=${KG_SANDBOX_SERVER:-$repo/build/sandbox/server/kode-gopher-sandbox}
 while [[ $# -gt 0 ]]; do
@@ -37,6 +45,7 @@ while [[ $# -gt 0 ]]; do
 	--parent-pid) parent_pid=${2:?}; shift 2 ;;
 	--tools-dir) tools=${2:?}; shift 2 ;;
 	--sandbox-server) sandbox_server=${2:?}; shift 2 ;;
+	--router-manifests) router_manifests=${2:?}; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -52,6 +61,13 @@ if [[ ! -x "$sandbox_server" ]]; then
 	exit 1
 fi
 tools=$(cd "$tools" && pwd)
+if [[ -n "$router_manifests" ]]; then
+	if [[ ! -f "$router_manifests" ]]; then
+		echo "start-cluster: --router-manifests $router_manifests does not exist" >&2
+		exit 1
+	fi
+	router_manifests=$(cd "$(dirname "$router_manifests")" && pwd)/$(basename "$router_manifests")
+fi
 sandbox_server=$(cd "$(dirname "$sandbox_server")" && pwd)/$(basename "$sandbox_server")
 crd_dir=$tools/crds
 
@@ -202,6 +218,8 @@ KG_K8S_CRD_DIR=$crd_dir
 KG_K8S_BIN_DIR=$tools/bin
 KG_K8S_LOG_DIR=$state/logs
 KG_K8S_PODS_DIR=$state/pods
+KG_K8S_ROUTER_MANIFESTS=$router_manifests
+KG_K8S_ROUTER_COMMAND=${KG_K8S_ROUTER_COMMAND:-}
 EOF
 
 # --- The supervisor ------------------------------------------------------------------------------

@@ -22,13 +22,13 @@ constexpr const char* kHello =
     "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"hello from a pod\") }\n";
 
 // A daemon whose sandboxes are claims in the test cluster, labelled with `daemon_id`, signing in
-// with `kubeconfig` (default: the token user's).
+// with `kubeconfig` (default: the manifests' ServiceAccount kode-gopherd's token).
 DaemonFixtureOptions kubernetes_daemon(const std::string& daemon_id,
                                        const std::string& warm_pool = TestCluster::kWarmPool,
                                        int claim_timeout_s = 120, std::string kubeconfig = "",
                                        const std::string& more_kubernetes_keys = "") {
   auto& cluster = TestCluster::get();
-  if (kubeconfig.empty()) kubeconfig = cluster.kubeconfig();
+  if (kubeconfig.empty()) kubeconfig = cluster.daemon_kubeconfig();
   DaemonFixtureOptions options;
   // No host build cache: the sandbox image carries it (the fixture must not prewarm one).
   options.base_cache_dir = unique_temp_dir("kg-k8s-no-cache-");
@@ -145,6 +145,49 @@ TEST_CASE("the daemon signs in to the API server with a client certificate or an
   }
   // The exec plugin ran (it logs each call): the daemon's token came from it.
   CHECK(file_text(cluster.env("KG_K8S_LOG_DIR") + "/exec-credential.log").size() > 0);
+}
+
+TEST_CASE("each image unpacks and its entry binaries run from its own root filesystem") {
+  TestCluster::get();  // builds the images
+  Poco::Pipe out;
+  auto process = Poco::Process::launch(
+      "/usr/bin/python3",
+      {required_env("KG_REPO") + "/tests/images/oci-run.py", "check", required_env("KG_IMAGES_DIR")},
+      nullptr, &out, &out);
+  Poco::PipeInputStream in(out);
+  std::stringstream text;
+  text << in.rdbuf();
+  const int rc = process.wait();
+  INFO(text.str());
+  CHECK(rc == 0);
+  CHECK(text.str().find("2 passed, 0 failed") != std::string::npos);
+}
+
+TEST_CASE("the daemon's ServiceAccount may do what the provider does and nothing outside its Role") {
+  auto& cluster = TestCluster::get();
+  const std::string& token = cluster.daemon_token();
+  const std::string ns = std::string("/namespaces/") + TestCluster::kNamespace;
+  const std::string pools = "/apis/extensions.agents.x-k8s.io/v1beta1" + ns + "/sandboxwarmpools/";
+  // Granted: what the provider calls (a list of claims by label, the warm pool).
+  CHECK(cluster.api("GET", claims_path() + "?labelSelector=x%3Dy", "", token).status == 200);
+  CHECK(cluster.api("GET", pools + TestCluster::kWarmPool, "", token).status == 200);
+  // Refused (403): verbs and resources the Role does not give, the provider never needs.
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"GET", claims_path() + "?watch=true"},                         // claims: no watch
+      {"GET", "/apis/agents.x-k8s.io/v1beta1" + ns + "/sandboxes"},  // sandboxes: no list
+      {"DELETE", sandbox_path("any")},                                // sandboxes: get only
+      {"DELETE", pools + TestCluster::kWarmPool},                     // warm pools: get only
+      {"GET", "/api/v1" + ns + "/pods"},
+      {"GET", "/api/v1" + ns + "/secrets"},
+      {"GET", "/apis/extensions.agents.x-k8s.io/v1beta1/sandboxclaims"},  // other namespaces
+  };
+  for (const auto& [method, path] : refused) {
+    CAPTURE(method);
+    CAPTURE(path);
+    const auto answer = cluster.api(method, path, "", token);
+    INFO(answer.body);
+    CHECK(answer.status == 403);
+  }
 }
 
 TEST_CASE("every overlay of manifests/ passes the API server's strict server-side dry run") {

@@ -78,22 +78,72 @@ TestCluster& TestCluster::get() {
 
 TestCluster::TestCluster() : state_dir_(unique_temp_dir("kg-k8s-")) {
   Poco::Net::initializeSSL();
+  try {
+    start();
+  } catch (...) {
+    // No destructor runs for a constructor that throws: stop what started and leave no state
+    // dir behind (the next TestCluster::get() starts afresh).
+    run_command("/bin/bash", {repo_root() + "/tests/k8s/stop-cluster.sh", state_dir_});
+    std::error_code ec;
+    fs::remove_all(state_dir_, ec);
+    throw;
+  }
+}
+
+void TestCluster::start() {
   {
-    // The pods' image layout reads the shared prewarmed caches: a local daemon's start makes
-    // them, once, when no other suite has yet.
+    // The sandbox image carries the shared prewarmed caches: a local daemon's start makes them,
+    // once, when no other suite has yet.
     DaemonFixture prewarmer;
     prewarmer.start();
     prewarmer.stop_gracefully();
   }
-  // Each pod is the sandbox image's layout, made from this build's parts and the shared
-  // prewarmed caches (the image's /opt/kode-gopher/gocache-base).
+  // The images, built as CI ships them (packaging/images/build-images.py: mmdebstrap, umoci) from
+  // this build, the router's pinned module and the prewarmed caches; unchanged ones are kept.
+  const std::string images = required_env("KG_IMAGES_DIR");
+  const auto built = run_command(
+      "/usr/bin/python3",
+      {repo_root() + "/packaging/images/build-images.py", images, "--build-dir",
+       required_env("KG_BUILD_DIR"), "--k8s-tools", required_env("KG_K8S_TOOLS_DIR"),
+       "--base-cache", required_env("KG_BASE_CACHE"), "--base-modcache",
+       required_env("KG_BASE_MODCACHE")});
+  if (built.rc != 0) throw std::runtime_error("build-images.py failed:\n" + built.output);
+  // The project's manifests with the images just built, by digest, as an install sets its own
+  // (an overlay over manifests/overlays/daemon with `images:`), rendered first: the router runs
+  // with their Deployment's arguments and image.
+  const std::string overlay = state_dir_ + "/overlay";
+  fs::create_directories(overlay);
+  std::ofstream(overlay + "/kustomization.yaml")
+      << "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- "
+      // kustomize takes only relative paths to another kustomization.
+      << fs::relative(repo_root() + "/manifests/overlays/daemon", overlay).string()
+      << "\nimages:\n"
+      << "- name: kode-gopher-sandbox\n  digest: "
+      << last_line(read_file(images + "/kode-gopher-sandbox.digest"))
+      << "\n- name: sandbox-router\n  digest: "
+      << last_line(read_file(images + "/sandbox-router.digest")) << "\n";
+  const auto kustomize = run_command("/bin/bash", {repo_root() + "/tests/manifests/kustomize.sh"});
+  if (kustomize.rc != 0) throw std::runtime_error("kustomize.sh failed:\n" + kustomize.output);
+  // It prints the binary's path last (after any build output).
+  const auto rendered = run_command(last_line(kustomize.output), {"build", overlay});
+  if (rendered.rc != 0) throw std::runtime_error("kustomize build failed:\n" + rendered.output);
+  const std::string manifests = state_dir_ + "/manifests.yaml";
+  std::ofstream(manifests) << rendered.output;
+  // Each pod, and the router, runs from its image's root filesystem in bubblewrap
+  // (tests/images/oci-run.py), found by the digest the manifests name; unpacked here first (a
+  // minute or two for the sandbox image), as a node pulls an image before starting its pods.
+  const std::string oci_run = "/usr/bin/python3 " + repo_root() + "/tests/images/oci-run.py";
+  const auto unpacked = run_command("/usr/bin/python3",
+                                    {repo_root() + "/tests/images/oci-run.py", "unpack", images});
+  if (unpacked.rc != 0) throw std::runtime_error("oci-run.py unpack failed:\n" + unpacked.output);
   Poco::Process::Env env;
-  env["KG_K8S_POD_COMMAND"] =
-      "/usr/bin/python3 " + repo_root() + "/tests/manifests/test-sandbox-image.py run-pod";
+  env["KG_K8S_POD_COMMAND"] = oci_run + " pod " + images;
+  env["KG_K8S_ROUTER_COMMAND"] = oci_run + " run " + images + " --bind-ro " + state_dir_ + " --";
   const auto started = run_command(
       "/bin/bash", {repo_root() + "/tests/k8s/start-cluster.sh", state_dir_, "--parent-pid",
                     std::to_string(::getpid()), "--tools-dir", required_env("KG_K8S_TOOLS_DIR"),
-                    "--sandbox-server", required_env("KG_SANDBOX_SERVER")},
+                    "--sandbox-server", required_env("KG_SANDBOX_SERVER"),
+                    "--router-manifests", manifests},
       env);
   if (started.rc != 0) {
     throw std::runtime_error("tests/k8s/start-cluster.sh failed (exit " +
@@ -104,18 +154,11 @@ TestCluster::TestCluster() : state_dir_(unique_temp_dir("kg-k8s-")) {
     const auto equals = line.find('=');
     if (equals != std::string::npos) env_[line.substr(0, equals)] = line.substr(equals + 1);
   }
-  // The project's manifests: namespace, SandboxTemplate, SandboxWarmPool, the daemon's RBAC.
-  const auto kustomize = run_command("/bin/bash", {repo_root() + "/tests/manifests/kustomize.sh"});
-  if (kustomize.rc != 0) throw std::runtime_error("kustomize.sh failed:\n" + kustomize.output);
-  // It prints the binary's path last (after any build output).
-  const auto rendered =
-      run_command(last_line(kustomize.output), {"build", repo_root() + "/manifests/overlays/daemon"});
-  if (rendered.rc != 0) throw std::runtime_error("kustomize build failed:\n" + rendered.output);
-  const std::string manifests = state_dir_ + "/manifests.yaml";
-  std::ofstream(manifests) << rendered.output;
+  // Namespace, SandboxTemplate, SandboxWarmPool, the router, the daemon's RBAC.
   const auto applied = run_command(env_.at("KG_K8S_BIN_DIR") + "/kcluster",
                                    {"apply", "--kubeconfig", kubeconfig(), manifests});
   if (applied.rc != 0) throw std::runtime_error("kcluster apply failed:\n" + applied.output);
+  write_daemon_kubeconfig();
   wait_for_ready_pool(1, 120);
 }
 
@@ -125,6 +168,38 @@ TestCluster::~TestCluster() {
   fs::remove_all(state_dir_, ec);
 }
 
+// A token of the manifests' own ServiceAccount kode-gopherd (TokenRequest, as `kubectl create
+// token` makes one) in a kubeconfig: the daemon signs in as that account, so it has only what the
+// shipped Role grants.
+void TestCluster::write_daemon_kubeconfig() {
+  const std::string path = std::string("/api/v1/namespaces/") + kNamespace + "/serviceaccounts/" +
+                           kDaemonAccount + "/token";
+  ApiAnswer answer;
+  // The account exists once `apply` returned; its token endpoint may lag a moment behind.
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    answer = api("POST", path,
+                 R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest",)"
+                 R"("spec":{"expirationSeconds":14400}})");
+    if (answer.status == 201 || answer.status == 200) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  kg::json::ReadJson read = kg::test::read_test_json(answer.body);
+  if ((answer.status != 201 && answer.status != 200) || read.refused ||
+      !read.document.HasMember("status") || !read.document["status"].HasMember("token")) {
+    throw std::runtime_error("POST " + path + ": " + std::to_string(answer.status) + " " +
+                             answer.body);
+  }
+  daemon_token_ = read.document["status"]["token"].GetString();
+  daemon_kubeconfig_ = state_dir_ + "/kubeconfig-daemon";
+  std::ofstream(daemon_kubeconfig_)
+      << "apiVersion: v1\nkind: Config\nclusters:\n- name: kcluster\n  cluster:\n    server: "
+      << env("KG_K8S_API_URL") << "\n    certificate-authority: " << env("KG_K8S_CA_FILE")
+      << "\nusers:\n- name: " << kDaemonAccount << "\n  user:\n    token: " << daemon_token_
+      << "\ncontexts:\n- name: kode-gopher\n  context:\n    cluster: kcluster\n    user: "
+      << kDaemonAccount << "\n    namespace: " << kNamespace
+      << "\ncurrent-context: kode-gopher\n";
+}
+
 const std::string& TestCluster::env(const std::string& key) const {
   auto it = env_.find(key);
   if (it == env_.end()) throw std::runtime_error("the cluster's env file has no " + key);
@@ -132,7 +207,7 @@ const std::string& TestCluster::env(const std::string& key) const {
 }
 
 ApiAnswer TestCluster::api(const std::string& method, const std::string& path,
-                           const std::string& body) const {
+                           const std::string& body, const std::string& token) const {
   const Poco::URI server(env("KG_K8S_API_URL"));
   Poco::Net::Context::Ptr context = new Poco::Net::Context(
       Poco::Net::Context::TLS_CLIENT_USE, "", "", env("KG_K8S_CA_FILE"),
@@ -140,7 +215,7 @@ ApiAnswer TestCluster::api(const std::string& method, const std::string& path,
   Poco::Net::HTTPSClientSession session(server.getHost(), server.getPort(), context);
   session.setTimeout(Poco::Timespan(30, 0));
   Poco::Net::HTTPRequest request(method, path, Poco::Net::HTTPMessage::HTTP_1_1);
-  request.set("Authorization", "Bearer " + env("KG_K8S_TOKEN"));
+  request.set("Authorization", "Bearer " + (token.empty() ? env("KG_K8S_TOKEN") : token));
   request.set("Accept", "application/json");
   if (!body.empty()) {
     request.setContentType(method == "PATCH" ? "application/merge-patch+json" : "application/json");

@@ -4,7 +4,9 @@
 // on loopback, with the test playing the kubelet: each pod runs the sandbox image's layout in
 // bubblewrap (tests/manifests/test-sandbox-image.py run-pod) on an address 127.0.0.N. The
 // project's own manifests (manifests/overlays/daemon, rendered with the pinned kustomize) are
-// applied to it, so their SandboxTemplate and SandboxWarmPool are what the provider claims from.
+// applied to it, so their SandboxTemplate and SandboxWarmPool are what the provider claims from,
+// the router runs with their Deployment's arguments, and the daemon signs in with a token of their
+// ServiceAccount kode-gopherd, so it has only what their Role grants.
 #pragma once
 
 #include <map>
@@ -26,14 +28,20 @@ class TestCluster {
   static TestCluster& get();
 
   const std::string& env(const std::string& key) const;
+  // The admin's (system:masters), for the test's own requests.
   std::string kubeconfig() const { return env("KG_K8S_KUBECONFIG"); }
+  // The manifests' ServiceAccount kode-gopherd's token: what the daemon signs in with.
+  const std::string& daemon_kubeconfig() const { return daemon_kubeconfig_; }
+  const std::string& daemon_token() const { return daemon_token_; }
   std::string router() const { return env("KG_K8S_ROUTER_ADDR"); }
   static constexpr const char* kNamespace = "kode-gopher";     // manifests/base
   static constexpr const char* kWarmPool = "kode-gopher-pool";  // manifests/base
+  static constexpr const char* kDaemonAccount = "kode-gopherd";  // manifests/components/daemon
 
-  // One request to the API server as the admin token user; `path` starts with /api or /apis.
-  ApiAnswer api(const std::string& method, const std::string& path,
-                const std::string& body = "") const;
+  // One request to the API server as the admin token user (or with `token`); `path` starts with
+  // /api or /apis.
+  ApiAnswer api(const std::string& method, const std::string& path, const std::string& body = "",
+                const std::string& token = "") const;
   rapidjson::Document api_json(const std::string& path) const;
   // The claims in the test namespace, by name.
   std::map<std::string, rapidjson::Document> claims() const;
@@ -44,7 +52,11 @@ class TestCluster {
 
  private:
   TestCluster();
+  void start();
+  void write_daemon_kubeconfig();
   std::string state_dir_;
+  std::string daemon_kubeconfig_;
+  std::string daemon_token_;
   std::map<std::string, std::string> env_;
 };
 

@@ -74,8 +74,8 @@ KUSTOMIZATIONS = {
 }
 DAEMON_RULES = {
     ("extensions.agents.x-k8s.io", "sandboxclaims"):
-        {"create", "get", "list", "watch", "delete", "patch"},
-    ("agents.x-k8s.io", "sandboxes"): {"get", "list", "watch"},
+        {"create", "get", "list", "delete", "patch"},
+    ("agents.x-k8s.io", "sandboxes"): {"get"},
     ("extensions.agents.x-k8s.io", "sandboxwarmpools"): {"get"},
     ("extensions.agents.x-k8s.io", "sandboxtemplates"): {"get"},
 }
@@ -230,6 +230,11 @@ def check_sandbox_pod(f, template, runtime_class, gke):
     probe = container.get("readinessProbe", {}).get("httpGet", {})
     f.check(probe.get("path") == "/" and probe.get("port") == 8888,
             f"sandbox container: readiness probe is {probe}, want GET / on 8888")
+    liveness = container.get("livenessProbe", {})
+    f.check(liveness.get("httpGet", {}).get("path") == "/" and
+            liveness.get("httpGet", {}).get("port") == 8888 and
+            liveness.get("periodSeconds", 10) * liveness.get("failureThreshold", 3) >= 60,
+            "sandbox container: no liveness probe GET / on 8888 allowing a minute of silence")
     f.check(container.get("image", "").startswith("kode-gopher-sandbox"),
             f"sandbox container: image {container.get('image')!r} is not the kode-gopher-sandbox "
             "image (kustomization images: sets it)")
@@ -368,7 +373,46 @@ def check_daemon_rbac(f, objects, gke):
         f.check(annotation is None, "Workload Identity annotation outside the gke overlay")
 
 
+# Images still named by a tag, and why (README's status section says it too).
+TAGGED_IMAGES = {"kode-gopherd": "the team daemon's image is not yet built without a container "
+                                 "engine (packaging/images/build-images.py makes the other two)"}
+PINNED = re.compile(r"^[a-z0-9./_-]+@sha256:[0-9a-f]{64}$")
+
+
+def containers_of(document):
+    """Every container of a workload or SandboxTemplate, wherever its pod spec sits."""
+    found = []
+
+    def walk(value):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key in ("containers", "initContainers") and isinstance(item, list):
+                    found.extend(c for c in item if isinstance(c, dict) and "image" in c)
+                else:
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+    walk(document.get("spec", {}))
+    return found
+
+
+def check_images_pinned(f, name, documents):
+    """Every image by digest (NAME@sha256:...), no mutable tag such as :dev: a pod restarted or
+    rescheduled gets the very image that was tested."""
+    for document in documents:
+        for container in containers_of(document):
+            image = container["image"]
+            if image.split("@")[0].split(":")[0].rsplit("/", 1)[-1] in TAGGED_IMAGES:
+                continue
+            f.check(PINNED.match(image) is not None,
+                    f"{name}: {document['kind']}/{document['metadata']['name']} container "
+                    f"{container.get('name')}: image {image!r} is not pinned by digest "
+                    "(kustomization images: with digest:)")
+
+
 def check_rendering(f, name, documents, expected_kinds, runtime_class, gke, schemas, builtin):
+    check_images_pinned(f, name, documents)
     objects = {object_key(d): d for d in documents}
     f.check(len(objects) == len(documents), f"{name}: two objects share a kind and name")
     f.check(set(objects) == expected_kinds,

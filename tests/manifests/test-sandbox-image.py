@@ -46,7 +46,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import signal
 import socket
 import tempfile
 import time
@@ -55,11 +54,18 @@ import fnmatch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-DOCKERFILE = os.path.join(REPO, "sandbox", "Dockerfile")
-PREWARM = os.path.join(REPO, "sandbox", "prewarm.sh")
+sys.path.insert(0, os.path.join(REPO, "packaging", "images"))
+from dockerfile_layout import (DOCKERFILE, PREWARM, copy_sources, env_of,  # noqa: E402
+                               instructions, layout_sources as image_sources, listed_packages,
+                               read, stage_package_lists)
 LAYOUT_HPP = os.path.join(REPO, "daemon", "sandbox", "sandbox_paths.hpp")
 LAYOUT_CPP = os.path.join(REPO, "daemon", "sandbox", "local", "local_sandbox_layout.cpp")
 LOCKFILE = os.path.join(REPO, "sandbox", "lockfile")
+
+
+def layout_sources(build_dir, scratch):
+    return image_sources(build_dir, scratch, os.environ["KG_BASE_CACHE"],
+                         os.environ["KG_BASE_MODCACHE"])
 IMAGE_GOROOT = "/opt/kode-gopher/go"
 # Packages debian:12-slim already has (apt itself needs them).
 IN_DEBIAN_SLIM = {"libc6", "libgcc-s1", "libstdc++6"}
@@ -67,44 +73,6 @@ IN_DEBIAN_SLIM = {"libc6", "libgcc-s1", "libstdc++6"}
 
 class Skip(Exception):
     pass
-
-
-def read(path):
-    with open(path) as f:
-        return f.read()
-
-
-# --- the Dockerfile ------------------------------------------------------------------------------
-
-def instructions():
-    """[(stage name or None, INSTRUCTION, rest)] with continuation lines joined."""
-    text = re.sub(r"\\\n", " ", read(DOCKERFILE))
-    stage = None
-    result = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        word, _, rest = line.partition(" ")
-        word = word.upper()
-        if word == "FROM":
-            match = re.search(r"\bAS\s+(\S+)$", rest, re.IGNORECASE)
-            stage = match.group(1) if match else None
-        result.append((stage, word, rest.strip()))
-    return result
-
-
-def copy_sources(rest):
-    words = shlex.split(rest)
-    options = [w for w in words if w.startswith("--")]
-    paths = [w for w in words if not w.startswith("--")]
-    source_stage = next((o.split("=", 1)[1] for o in options if o.startswith("--from=")), None)
-    return source_stage, paths[:-1], paths[-1]
-
-
-def env_of(rest):
-    """ENV a=b c="d e" → dict."""
-    return dict(word.split("=", 1) for word in shlex.split(rest))
 
 
 def dockerignore_patterns():
@@ -214,13 +182,36 @@ def check_build_packages():
                                    f"packaging/debian-build-packages.txt does not list")
 
 
+def check_image_packages():
+    """The final stage and packaging/images/build-images.py install the sandbox image's packages
+    from one list, and the build-package list feeds setup.sh, the builder stage and the tools the
+    image build needs."""
+    import importlib.util
+    listed = os.path.join(REPO, "packaging", "debian-sandbox-image-packages.txt")
+    assert stage_package_lists(None) == [listed], \
+        f"the final stage installs from {stage_package_lists(None)}, not only {listed}"
+    inline = final_stage_packages() - set(listed_packages(listed))
+    assert not inline, f"the final stage names packages outside the list: {sorted(inline)}"
+    spec = importlib.util.spec_from_file_location(
+        "build_images", os.path.join(REPO, "packaging", "images", "build-images.py"))
+    build_images = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_images)
+    assert os.path.samefile(build_images.SANDBOX_PACKAGES, listed), \
+        f"build-images.py installs {build_images.SANDBOX_PACKAGES}, the Dockerfile {listed}"
+    assert {"mmdebstrap", "umoci"} <= listed_build_packages(), \
+        "packaging/debian-build-packages.txt lacks mmdebstrap or umoci, which build the images"
+
+
 def final_stage_packages(name=None):
-    """The packages stage `name` (None: the unnamed final stage) installs with apt-get."""
+    """The packages stage `name` (None: the unnamed final stage) installs with apt-get: named on
+    the line, or from a packaging/*.txt list it reads."""
     packages = set()
     for stage, word, rest in instructions():
         if stage == name and word == "RUN" and "apt-get install" in rest:
-            install = rest.split("apt-get install", 1)[1].split("&&")[0]
-            packages |= {w for w in shlex.split(install) if not w.startswith("-")}
+            install = re.sub(r"\$\(sed [^)]*\)", "", rest.split("apt-get install", 1)[1])
+            packages |= {w for w in shlex.split(install.split("&&")[0]) if not w.startswith("-")}
+    for path in stage_package_lists(name):
+        packages |= set(listed_packages(path))
     return packages
 
 
@@ -479,50 +470,6 @@ func main() { fmt.Println("scope", storage.ScopeReadOnly) }
 """
 
 
-def layout_sources(build_dir, scratch):
-    """Where each path the final stage copies comes from on this machine: the meson build, the
-    Go toolchain, the daemon's prewarmed caches, the lockfile."""
-    go_root = subprocess.run(["go", "env", "GOROOT"], capture_output=True, text=True,
-                             check=True).stdout.strip()
-    lockfile = os.path.join(scratch, "lockfile")
-    os.mkdir(lockfile)
-    for name in ("go.mod", "go.sum", "curated.go"):
-        shutil.copy(os.path.join(LOCKFILE, name), lockfile)
-    shutil.copy(PREWARM, lockfile)
-    extra = os.path.join(scratch, "gomodcache-extra", "cache", "download")
-    os.makedirs(extra)
-    stamp = os.path.join(scratch, "kode-gopher-image")
-    # What the Dockerfile's RUN writes: the toolchain's version and the lockfile's digest.
-    go_version = subprocess.run(["go", "env", "GOVERSION"], capture_output=True, text=True,
-                                check=True).stdout.strip()
-    digest = subprocess.run(["sh", PREWARM, "digest", LOCKFILE], capture_output=True, text=True,
-                            check=True).stdout.strip()
-    with open(stamp, "w") as f:
-        f.write(f"{go_version}\nlockfile {digest}\n")
-    prewarmed = {"/opt/kode-gopher/lockfile": lockfile,
-                 "/opt/kode-gopher/gomodcache": os.environ["KG_BASE_MODCACHE"],
-                 "/opt/kode-gopher/gocache-base": os.environ["KG_BASE_CACHE"],
-                 "/opt/kode-gopher/gomodcache-extra": os.path.dirname(os.path.dirname(extra)),
-                 "/opt/kode-gopher/kode-gopher-image": stamp}
-    binds = []
-    for stage, word, rest in instructions():
-        if stage is not None or word != "COPY":
-            continue
-        source_stage, sources, destination = copy_sources(rest)
-        for source in sources:
-            target = os.path.join(destination, os.path.basename(source)) \
-                if destination.endswith("/") else destination
-            if source_stage == "builder":
-                host = os.path.join(build_dir, os.path.relpath(source, "/build"))
-            elif source_stage == "toolchain":
-                host = go_root
-            else:
-                host = prewarmed[source]
-            assert os.path.exists(host), f"no {host} for the image's {target}"
-            binds.append((host, target))
-    return binds
-
-
 def http(port, method, path, body=None, timeout=600):
     request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", method=method,
                                      data=json.dumps(body).encode() if body else None,
@@ -637,30 +584,17 @@ def check_layout():
 
 
 CHECKS = [("context", check_context), ("meson", check_meson),
-          ("build-packages", check_build_packages), ("libraries", check_libraries),
+          ("build-packages", check_build_packages), ("image-packages", check_image_packages),
+          ("libraries", check_libraries),
           ("daemon-libraries", check_daemon_libraries),
           ("environment", check_environment), ("entrypoint", check_entrypoint),
           ("prewarm", check_prewarm_script), ("download", check_download),
           ("compile", check_compile), ("layout", check_layout)]
 
 
-def run_pod(listen):
-    """`run-pod tcp:HOST:PORT`: runs the image's layout in the foreground (the k8s suite's
-    kubelet player starts one per sandbox pod). Needs KG_SANDBOX_SERVER, KG_BASE_CACHE and
-    KG_BASE_MODCACHE as the layout check does."""
-    server = os.environ["KG_SANDBOX_SERVER"]
-    # A kubelet stops a pod with SIGTERM: end like Ctrl-C, so the server and the scratch go too.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    with tempfile.TemporaryDirectory() as scratch:
-        command, _ = pod_command(server, scratch, listen)
-        return subprocess.call(command)
-
-
 def main():
     if os.environ.get("GO"):
         os.environ["PATH"] = os.path.dirname(os.environ["GO"]) + os.pathsep + os.environ["PATH"]
-    if sys.argv[1:2] == ["run-pod"] and len(sys.argv) == 3:
-        return run_pod(sys.argv[2])
     passed = failed = skipped = 0
     only = set(sys.argv[1:])
     for name, check in CHECKS:

@@ -41,8 +41,9 @@ func kubeletCommand(args []string) error {
 	fs.StringVar(&p.podsDir, "pods-dir", "", "folder for each pod's work dir and server log (required)")
 	podCommand := fs.String("pod-command", os.Getenv("KG_K8S_POD_COMMAND"),
 		"instead of the plain server: a command (words split on spaces) that runs a pod's server "+
-			"given one more argument, tcp:IP:PORT, e.g. tests/manifests/test-sandbox-image.py run-pod "+
-			"(the sandbox image's layout in bubblewrap) (default: $KG_K8S_POD_COMMAND)")
+			"given one more argument, tcp:IP:PORT, the pod's image in $KG_IMAGE and its emptyDir mounts "+
+			"in $KG_POD_WRITABLE, e.g. tests/images/oci-run.py pod STORE (the image's root filesystem "+
+			"in bubblewrap) (default: $KG_K8S_POD_COMMAND)")
 	readyFile := fs.String("ready-file", "", "file written once the node exists and pods are watched")
 	if err := fs.Parse(args); err != nil {
 		return err

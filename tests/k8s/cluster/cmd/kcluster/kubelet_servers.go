@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -120,11 +121,15 @@ func (p *player) launch(key string, pod *corev1.Pod, ip string, port int, restar
 	}
 	listen := net.JoinHostPort(ip, strconv.Itoa(port))
 	argv := []string{p.sandboxServer, "--listen", "tcp:" + listen, "--workdir", work, "--shares-host-network"}
+	env := []string{"HOME=" + home}
 	if len(p.podCommand) > 0 {
+		// The pod command runs the pod's image: it gets the first container's image reference
+		// and the mount paths of its emptyDir volumes (the only writable folders).
 		argv = append(append([]string{}, p.podCommand...), "tcp:"+listen)
+		env = append(env, "KG_IMAGE="+pod.Spec.Containers[0].Image,
+			"KG_POD_WRITABLE="+strings.Join(emptyDirMounts(pod), ":"))
 	}
-	process, err := startChild("kode-gopher-sandbox of "+key, filepath.Join(dir, "server.log"), argv,
-		[]string{"HOME=" + home})
+	process, err := startChild("kode-gopher-sandbox of "+key, filepath.Join(dir, "server.log"), argv, env)
 	if err != nil {
 		return nil, err
 	}
@@ -262,4 +267,21 @@ func (a *addressPool) release(ip string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	delete(a.inUse, ip)
+}
+
+// emptyDirMounts: where the first container mounts the pod's emptyDir volumes.
+func emptyDirMounts(pod *corev1.Pod) []string {
+	emptyDirs := map[string]bool{}
+	for _, volume := range pod.Spec.Volumes {
+		if volume.EmptyDir != nil {
+			emptyDirs[volume.Name] = true
+		}
+	}
+	var paths []string
+	for _, mount := range pod.Spec.Containers[0].VolumeMounts {
+		if emptyDirs[mount.Name] {
+			paths = append(paths, mount.MountPath)
+		}
+	}
+	return paths
 }

@@ -95,7 +95,11 @@ func (s *supervisor) path(name string) string { return filepath.Join(s.stateDir,
 func (s *supervisor) bin(name string) string  { return filepath.Join(s.env["KG_K8S_BIN_DIR"], name) }
 
 func (s *supervisor) run(name string, argv ...string) (*child, error) {
-	c, err := startChild(name, s.path(filepath.Join("logs", name+".log")), argv, nil)
+	return s.runWithEnv(name, nil, argv...)
+}
+
+func (s *supervisor) runWithEnv(name string, env []string, argv ...string) (*child, error) {
+	c, err := startChild(name, s.path(filepath.Join("logs", name+".log")), argv, env)
 	if err != nil {
 		return nil, err
 	}
@@ -192,10 +196,11 @@ func (s *supervisor) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	router, err := s.run("sandbox-router", s.bin("sandbox-router"),
-		"--kubeconfig", kubeconfig, "--cache-enabled", "--allow-loopback-pod-ip",
-		"--http-bind-address", e["KG_K8S_ROUTER_ADDR"], "--metrics-bind-address", e["KG_K8S_ROUTER_METRICS_ADDR"],
-		"--health-probe-bind-address", e["KG_K8S_ROUTER_PROBE_ADDR"])
+	routerArgv, routerEnv, err := s.routerCommand()
+	if err != nil {
+		return err
+	}
+	router, err := s.runWithEnv("sandbox-router", routerEnv, routerArgv...)
 	if err != nil {
 		return err
 	}
@@ -214,6 +219,34 @@ func (s *supervisor) start(ctx context.Context) error {
 	log.Printf("controller manager, agent-sandbox controller, kubelet player and router ready after %s",
 		time.Since(began).Round(time.Millisecond))
 	return nil
+}
+
+// routerCommand: with KG_K8S_ROUTER_MANIFESTS (start-cluster.sh --router-manifests), the router
+// Deployment's own arguments from those rendered manifests (router_args.go), and with
+// KG_K8S_ROUTER_COMMAND too, run by that command from the Deployment's image (KG_IMAGE, as the
+// kubelet player runs pods); without, the built router over every namespace (the e2e and by-hand
+// namespaces differ from the manifests' one).
+func (s *supervisor) routerCommand() ([]string, []string, error) {
+	e := s.env
+	loopback := map[string]string{"http-bind-address": e["KG_K8S_ROUTER_ADDR"],
+		"metrics-bind-address": e["KG_K8S_ROUTER_METRICS_ADDR"], "health-probe-bind-address": e["KG_K8S_ROUTER_PROBE_ADDR"]}
+	added := []string{"--kubeconfig=" + e["KG_K8S_KUBECONFIG"], "--allow-loopback-pod-ip"}
+	file := e["KG_K8S_ROUTER_MANIFESTS"]
+	if file == "" {
+		args, err := rewriteRouterArgs([]string{"--cache-enabled"}, nil, loopback, added)
+		return append([]string{s.bin("sandbox-router")}, args...), nil, err
+	}
+	args, image, err := routerArgsFromManifests(file, loopback, added)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the router's arguments from the manifests: %w", err)
+	}
+	log.Printf("sandbox-router arguments from %s (bind addresses replaced by loopback ones, --kubeconfig and --allow-loopback-pod-ip added): %s",
+		file, strings.Join(args, " "))
+	if command := strings.Fields(e["KG_K8S_ROUTER_COMMAND"]); len(command) > 0 {
+		log.Printf("sandbox-router runs from its image %s", image)
+		return append(command, args...), []string{"KG_IMAGE=" + image}, nil
+	}
+	return append([]string{s.bin("sandbox-router")}, args...), nil, nil
 }
 
 func waitFile(c *child, path string, timeout time.Duration) error {
