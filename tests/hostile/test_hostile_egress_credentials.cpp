@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "adc_daemon_options.hpp"
 #include "egress_world.hpp"
 #include "daemon_fixture.hpp"
 #include "loopback_google.hpp"
@@ -33,22 +34,9 @@ bool contains(const std::string& text, const std::string& part) {
 
 TEST_CASE("hostile egress: kode-gopher exec with credentials and no network option reaches storage as the user") {
   LoopbackGoogle google;
-  DaemonFixtureOptions options;
-  options.extra_plugin_dirs = {required_env("KG_CREDS_ADC_PLUGIN_DIR")};
   DaemonFixture probe;  // a folder for the ADC file, outside the daemon's reach
-  const std::string adc = probe.dir() + "/application_default_credentials.json";
-  std::ofstream(adc) << R"({"type": "authorized_user", "client_id": ")" << google.client_id
-                     << R"(", "client_secret": ")" << google.client_secret
-                     << R"(", "refresh_token": ")" << google.refresh_token << R"("})";
-  // The one test-specific step: the daemon's proxy, which terminates TLS for Google API hosts
-  // in every mode, trusts the fake storage.googleapis.com's certificate.
-  options.extra_sandbox_keys = "egress_upstream_ca_file = " +
-                               (sandbox::testing::TestNetwork::get().scratch() / "cert.pem").string() + "\n";
-  options.extra_sections = "[credentials]\nplugin = creds-adc\n[creds-adc]\nmode = access-token\nadc_file = " + adc +
-                           "\nproject = test-project\ntoken_url = " + google.token_url() +
-                           "\ntokeninfo_url = " + google.tokeninfo_url() +
-                           "\nuserinfo_url = " + google.userinfo_url() + "\n";
-  DaemonFixture daemon(options);
+  // The daemon's proxy terminates TLS for Google API hosts in every mode (adc_daemon_options).
+  DaemonFixture daemon(adc_daemon_options(google, probe.dir(), "access-token"));
   {
     std::ifstream config(daemon.config_path());
     const std::string text((std::istreambuf_iterator<char>(config)), std::istreambuf_iterator<char>());
@@ -463,21 +451,9 @@ func main() {
 
 TEST_CASE("hostile egress: sealed by default, storage works through the proxy and the sandbox never holds the real token") {
   LoopbackGoogle google;
-  DaemonFixtureOptions options;
-  options.extra_plugin_dirs = {required_env("KG_CREDS_ADC_PLUGIN_DIR")};
   DaemonFixture probe;
-  const std::string adc = probe.dir() + "/application_default_credentials.json";
-  std::ofstream(adc) << R"({"type": "authorized_user", "client_id": ")" << google.client_id
-                     << R"(", "client_secret": ")" << google.client_secret
-                     << R"(", "refresh_token": ")" << google.refresh_token << R"("})";
   // No mode: sealed is the default. The daemon (not the program) trusts the fake's certificate.
-  options.extra_sandbox_keys = "egress_upstream_ca_file = " +
-                               (sandbox::testing::TestNetwork::get().scratch() / "cert.pem").string() + "\n";
-  options.extra_sections = "[credentials]\nplugin = creds-adc\n[creds-adc]\nadc_file = " + adc +
-                           "\nproject = test-project\ntoken_url = " + google.token_url() +
-                           "\ntokeninfo_url = " + google.tokeninfo_url() +
-                           "\nuserinfo_url = " + google.userinfo_url() + "\n";
-  DaemonFixture daemon(options);
+  DaemonFixture daemon(adc_daemon_options(google, probe.dir()));
   daemon.start();
 
   std::string out, err;

@@ -9,10 +9,8 @@
 
 #include <fstream>
 
-#include "daemon_fixture.hpp"
+#include "adc_daemon_options.hpp"
 #include "egress_world.hpp"
-#include "loopback_google.hpp"
-#include "test_network.hpp"
 #include "../support/test_json.hpp"
 
 namespace kg::test::egress {
@@ -65,20 +63,8 @@ func run(ctx context.Context) (any, error) {
 
 TEST_CASE("hostile egress policy: read-only refuses a write in the program, and api_calls list exactly what happened") {
   LoopbackGoogle google;
-  DaemonFixtureOptions options;
-  options.extra_plugin_dirs = {required_env("KG_CREDS_ADC_PLUGIN_DIR")};
-  DaemonFixture probe;
-  const std::string adc = probe.dir() + "/application_default_credentials.json";
-  std::ofstream(adc) << R"({"type": "authorized_user", "client_id": ")" << google.client_id
-                     << R"(", "client_secret": ")" << google.client_secret
-                     << R"(", "refresh_token": ")" << google.refresh_token << R"("})";
-  options.extra_sandbox_keys = "egress_upstream_ca_file = " +
-                               (sandbox::testing::TestNetwork::get().scratch() / "cert.pem").string() + "\n";
-  options.extra_sections = "[credentials]\nplugin = creds-adc\n[creds-adc]\nadc_file = " + adc +
-                           "\nproject = test-project\ntoken_url = " + google.token_url() +
-                           "\ntokeninfo_url = " + google.tokeninfo_url() +
-                           "\nuserinfo_url = " + google.userinfo_url() + "\n";
-  DaemonFixture daemon(options);
+  DaemonFixture probe;  // a folder for the ADC file
+  DaemonFixture daemon(adc_daemon_options(google, probe.dir()));  // sealed, the default
   daemon.start();
 
   const std::string file = daemon.dir() + "/read_then_write.go";

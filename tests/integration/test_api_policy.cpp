@@ -20,9 +20,11 @@ bool contains(const std::string& text, const std::string& part) {
 
 }  // namespace
 
-TEST_CASE("a call may narrow [api_policy], never widen it; without sealed credentials it is not run") {
+TEST_CASE("a call may narrow [api_policy], never widen it; without the egress proxy it is not run") {
   DaemonFixtureOptions options;
   options.extra_sections = "[api_policy]\nprojects = proj-a proj-b\n";
+  // No network: no egress proxy reads the program's requests, so no policy can hold.
+  options.extra_sandbox_keys = "network = none\n";
   DaemonFixture daemon(options);
   daemon.start();
 

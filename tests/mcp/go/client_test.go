@@ -224,7 +224,7 @@ func exercise(t *testing.T, protocolVersion, wantVersion string) {
 	}
 
 	// api_policy: a bad value is a tool error naming it; a good one reaches the daemon, which
-	// does not run the call, since without sealed credentials nothing could enforce it.
+	// runs the call under it (the default network's egress proxy reads Google API requests).
 	result, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "execute_go_code", Arguments: map[string]any{
 		"code":       "package main\n\nfunc main() {}\n",
 		"api_policy": map[string]any{"buckets": []string{"-bad-bucket"}},
@@ -237,9 +237,8 @@ func exercise(t *testing.T, protocolVersion, wantVersion string) {
 		"code":       "package main\n\nfunc main() {}\n",
 		"api_policy": map[string]any{"read_only": true, "projects": []string{"my-project"}},
 	}})
-	if err != nil || !result.IsError || !strings.Contains(text(t, result),
-		"(invalid_input): The API policy") || !strings.Contains(text(t, result), "so the call was not run") {
-		t.Fatalf("execute_go_code with api_policy and no sealed credentials: err %v, result %q", err, text(t, result))
+	if err != nil || result.IsError {
+		t.Fatalf("execute_go_code with api_policy under the egress proxy: err %v, result %q", err, text(t, result))
 	}
 
 	// Credentials status.
