@@ -28,6 +28,7 @@
 #include "install_layout.hpp"
 #include "load_all_plugins.hpp"
 #include "plugin_config_check.hpp"
+#include "sealed_credentials.hpp"
 #include "kubernetes_sandbox_provider.hpp"
 #include "local_sandbox_provider.hpp"
 #include "plugin_loader.hpp"
@@ -297,28 +298,9 @@ std::unique_ptr<session::CallCredentials> Instance::make_call_credentials(
     }
   }
   auto credentials = std::make_unique<session::CallCredentials>(name, plugin, reason, store, logger_);
-  credentials->set_sealed_note(sealed_note());
+  credentials->set_sealed_note(
+      session::sealed_mode_note(config_.sandbox_provider, config_.sandbox_network));
   return credentials;
-}
-
-std::string Instance::sealed_note() const {
-  const std::string placeholder = "programs hold only a placeholder token, random per call";
-  if (config_.sandbox_provider == "kubernetes") {
-    return placeholder + ", which no Google API accepts: Kubernetes sandboxes have no egress "
-                         "proxy that unseals it; set the credential plugin's mode = access-token";
-  }
-  const std::string& network = config_.sandbox_network;
-  if (network == "allowlist" || network == "auto") {
-    return placeholder + "; the daemon's egress proxy puts the real token in its place on "
-                         "requests (HTTP/1.1, HTTP/2, gRPC) to Google API hosts (names under "
-                         "googleapis.com), and only there";
-  }
-  if (network == "none") {
-    return placeholder + ", and [sandbox] network = none lets nothing leave the sandbox";
-  }
-  return placeholder + ", which no Google API accepts: sealed credentials need [sandbox] "
-                       "network = allowlist (it is " + network + "); or set the credential "
-                       "plugin's mode = access-token";
 }
 
 int Instance::prewarm() {

@@ -46,8 +46,6 @@ class Instance {
   struct Parts;
   void start_parts();
   // The credential plugin [credentials] plugin names, as the sessions ask it per call.
-  // What mode sealed gives programs with the configured provider and network (auth status).
-  std::string sealed_note() const;
   std::unique_ptr<session::CallCredentials> make_call_credentials(
       plugin_host::PluginRegistry& plugins, store::Store& store);
 

@@ -27,4 +27,23 @@ std::optional<sandbox::SealedToken> seal_for_sandbox(
   return sealed;
 }
 
+std::string sealed_mode_note(const std::string& provider, const std::string& network) {
+  const std::string held = "programs hold only a placeholder token, random per call";
+  if (provider == "kubernetes") {
+    return held + ", which no Google API accepts: Kubernetes sandboxes have no egress "
+                         "proxy that unseals it; set the credential plugin's mode = access-token";
+  }
+  if (network == "allowlist" || network == "auto") {
+    return held + "; the daemon's egress proxy puts the real token in its place on "
+                         "requests (HTTP/1.1, HTTP/2, gRPC) to Google API hosts (names under "
+                         "googleapis.com), and only there";
+  }
+  if (network == "none") {
+    return held + ", and [sandbox] network = none lets nothing leave the sandbox";
+  }
+  return held + ", which no Google API accepts: sealed credentials need [sandbox] "
+                       "network = allowlist (it is " + network + "); or set the credential "
+                       "plugin's mode = access-token";
+}
+
 }  // namespace kg::session

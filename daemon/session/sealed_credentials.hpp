@@ -22,4 +22,8 @@ std::string new_placeholder_token();
 std::optional<sandbox::SealedToken> seal_for_sandbox(
     std::optional<plugin::RunCredentials>& credentials);
 
+// What mode sealed means for a daemon's sandboxes (`auth status`, gcp_auth_status): whether
+// anything puts the real token in for the provider and [sandbox] network in force.
+std::string sealed_mode_note(const std::string& provider, const std::string& network);
+
 }  // namespace kg::session
