@@ -32,7 +32,7 @@ if ((${#missing[@]})); then
 fi
 
 # The MCP tests run real clients from npm (the TypeScript SDK, the Inspector).
-if ! command -v npm >/dev/null || ! command -v npx >/dev/null; then
+if $FOR_TESTS && { ! command -v npm >/dev/null || ! command -v npx >/dev/null; }; then
   echo "setup: installing npm" >&2
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
