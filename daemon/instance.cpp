@@ -38,6 +38,7 @@
 #include "state_dir_lock.hpp"
 #include "default_daemon_id.hpp"
 #include "team_mode.hpp"
+#include "config/runtime_names_check.hpp"
 #include "config/team_settings.hpp"
 #include "store/store.hpp"
 
@@ -343,6 +344,12 @@ int Instance::run() {
   for (const auto& issue : config::plugin_section_issues(config_, plugin_sections_of(*p.plugins))) {
     logger_.log(plugin::LogLevel::warn, issue.to_string());
   }
+  // A default or auto_order naming a runtime no plugin offers: calls that need it are refused
+  // with the list of what is offered; the daemon serves the rest.
+  for (const auto& issue : config::runtime_name_issues(config_, p.plugins->runtime_names())) {
+    const bool error = issue.severity == config::ConfigIssue::Severity::error;
+    logger_.log(error ? plugin::LogLevel::error : plugin::LogLevel::warn, issue.to_string());
+  }
   if (ready == 0) {
     logger_.log(plugin::LogLevel::warn, "No runtime plugin is ready; every call will fail. "
                                         "Plugin directories: " + [&] {
@@ -354,6 +361,7 @@ int Instance::run() {
   p.credentials = make_call_credentials(*p.plugins, *p.store);
   session::SessionManagerOptions options;
   options.default_runtime = config_.default_runtime;
+  options.auto_order = config_.auto_order;
   options.warm_pool = config_.warm_pool;
   options.max_sessions = config_.max_sessions;
   options.max_queued = config_.max_queued;

@@ -9,13 +9,14 @@
 #include "instance.hpp"
 #include "plugin_config_check.hpp"
 #include "plugin_config_reference.hpp"
+#include "runtime_listing.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"kode-gopherd: runs Go programs for AI agents in sandboxes"};
   kg::InstanceOptions options;
   std::string config_path, socket_path, http_listen, log_level;
   std::string check_config;
-  bool prewarm = false, describe_config = false;
+  bool prewarm = false, describe_config = false, describe_runtimes = false;
   app.add_option("--config", config_path, "config file (default: $KODE_GOPHER_CONFIG or "
                                           "$XDG_CONFIG_HOME/kode-gopher/kode-gopher.ini)");
   app.add_option("--socket", socket_path, "Unix socket to serve on (overrides [daemon] socket)");
@@ -31,8 +32,12 @@ int main(int argc, char** argv) {
                  "plugins this daemon would load (what `kode-gopher config check` runs), then exit")
       ->type_name("FILE");
   app.add_flag("--describe-config", describe_config,
-               "print the Markdown reference of the plugin sections, from what the plugins this "
-               "daemon would load declare ([plugins] dirs of --config), then exit");
+               "print the Markdown reference of the daemon's keys and of the plugin sections, "
+               "from what the plugins this daemon would load declare ([plugins] dirs of "
+               "--config), then exit");
+  app.add_flag("--describe-runtimes", describe_runtimes,
+               "print, as JSON, the runtimes a daemon with --config would offer (what `kode-gopher "
+               "serve` lists when no daemon runs), from the plugins' descriptors, then exit");
   app.set_version_flag("--version", kg::kVersion);
   CLI11_PARSE(app, argc, argv);
   if (!check_config.empty()) return kg::check_config_with_plugins(check_config, std::cout);
@@ -41,6 +46,7 @@ int main(int argc, char** argv) {
   if (!http_listen.empty()) options.http_listen_override = http_listen;
   if (!log_level.empty()) options.log_level_override = log_level;
   if (describe_config) return kg::describe_plugin_config(options.config_path, std::cout, std::cerr);
+  if (describe_runtimes) return kg::describe_runtimes(options.config_path, std::cout, std::cerr);
   try {
     kg::Instance instance(options);
     return prewarm ? instance.prewarm() : instance.run();

@@ -1,6 +1,7 @@
 #include "plugin_config_check.hpp"
 
 #include "config/daemon_config.hpp"
+#include "config/runtime_names_check.hpp"
 #include "install_layout.hpp"
 #include "plugin_load_error.hpp"
 #include "plugin_loader.hpp"
@@ -52,6 +53,12 @@ int check_config_with_plugins(const std::string& file, std::ostream& out) {
                         "plugin not loaded, its section is not checked: " + message});
     }
     for (auto& issue : config::plugin_section_issues(config, plugin_sections_of(plugins))) {
+      issues.push_back(std::move(issue));
+    }
+    for (auto& issue : config::runtime_name_issues(config, plugins.runtime_names())) {
+      // A plugin that could not be read may offer the name: then it is only a warning.
+      if (!unreadable.empty()) issue.severity = Severity::warning;
+      has_errors = has_errors || issue.severity == Severity::error;
       issues.push_back(std::move(issue));
     }
   }

@@ -227,6 +227,30 @@ std::string error_json(const ApiError& error) {
 
 namespace kg::api {
 
+namespace {
+
+void write_runtimes(JsonWriter& w, const std::vector<session::RuntimeState>& runtimes) {
+  w.StartArray();
+  for (const auto& r : runtimes) {
+    w.StartObject();
+    w.Key("name"); write_string(w, r.name);
+    w.Key("available"); w.Bool(r.available);
+    w.Key("default"); w.Bool(r.is_default);
+    if (!r.description.empty()) { w.Key("description"); write_string(w, r.description); }
+    if (!r.chooses.empty()) {
+      w.Key("chooses");
+      w.StartArray();
+      for (const auto& name : r.chooses) write_string(w, name);
+      w.EndArray();
+    }
+    if (!r.reason.empty()) { w.Key("reason"); write_string(w, r.reason); }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+}  // namespace
+
 std::string plugins_json(const plugin_host::PluginRegistry& registry,
                          const std::vector<session::RuntimeState>& runtimes) {
   rapidjson::StringBuffer buffer;
@@ -247,16 +271,17 @@ std::string plugins_json(const plugin_host::PluginRegistry& registry,
   }
   w.EndArray();
   w.Key("runtimes");
-  w.StartArray();
-  for (const auto& r : runtimes) {
-    w.StartObject();
-    w.Key("name"); write_string(w, r.name);
-    w.Key("available"); w.Bool(r.available);
-    w.Key("default"); w.Bool(r.is_default);
-    if (!r.reason.empty()) { w.Key("reason"); write_string(w, r.reason); }
-    w.EndObject();
-  }
-  w.EndArray();
+  write_runtimes(w, runtimes);
+  w.EndObject();
+  return buffer.GetString();
+}
+
+std::string runtimes_json(const std::vector<session::RuntimeState>& runtimes) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  w.Key("runtimes");
+  write_runtimes(w, runtimes);
   w.EndObject();
   return buffer.GetString();
 }

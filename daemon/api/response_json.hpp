@@ -19,6 +19,8 @@ std::string stats_json(const store::Stats& stats);
 // The loaded plugins, and the runtimes a call may ask for with their state.
 std::string plugins_json(const plugin_host::PluginRegistry& registry,
                          const std::vector<session::RuntimeState>& runtimes);
+// {"runtimes": [...]}: the same rows alone (`kode-gopherd --describe-runtimes`).
+std::string runtimes_json(const std::vector<session::RuntimeState>& runtimes);
 std::string error_json(const ApiError& error);
 
 // docs/contracts.md §3: exit_code != 0, status != ok, result.kind != ok, or any warning.

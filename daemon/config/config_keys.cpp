@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "api_policy_config_keys.hpp"
-#include "available_backends.hpp"
+#include "sandbox_providers.hpp"
 #include "team_config_keys.hpp"
 
 namespace kg::config {
@@ -84,13 +84,23 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .help = "Directories searched for plugins, in order; plugin names resolve only inside them.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.plugin_dirs = v.list; },
      .current = [](const DaemonConfig& c) { return join_paths(c.plugin_dirs); }},
-    {.section = "runtime", .name = "default", .kind = ValueKind::choice,
-     .choices = kAvailableRuntimes, .default_text = "compiled-go",
-     .help = "Runtime of calls that name none: compiled-go (go build, then run the binary), "
-             "yaegi (the Yaegi interpreter in the same sandbox), or auto (Yaegi when a static "
-             "check finds the program safe for it, else compiled-go; the result says why).",
+    {.section = "runtime", .name = "default", .kind = ValueKind::runtime_name,
+     .default_text = "compiled-go",
+     .help = "Runtime of calls that name none: a runtime name a loaded runtime plugin offers "
+             "(compiled-go: go build, then run the binary; yaegi: the Yaegi interpreter in the "
+             "same sandbox), or auto (the choice runtime.auto_order describes; the result says "
+             "why). `kode-gopher plugins` lists what the loaded plugins offer.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.default_runtime = v.text; },
      .current = [](const DaemonConfig& c) { return c.default_runtime; }},
+    {.section = "runtime", .name = "auto_order", .kind = ValueKind::runtime_list,
+     .default_text = "yaegi, compiled-go",
+     .help = "What the runtime auto chooses between, in order: two runtime names. The first "
+             "gets each auto call and either runs it or hands it to the second before the "
+             "program starts (yaegi hands off what its static check finds unsafe for the "
+             "interpreter, docs/runtimes.md); the second runs what it is handed. Empty: calls "
+             "cannot ask for auto.",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.auto_order = v.list; },
+     .current = [](const DaemonConfig& c) { return join_items(c.auto_order); }},
     {.section = "credentials", .name = "plugin", .kind = ValueKind::choice,
      .choices = kCredentialPlugins, .default_text = "creds-adc",
      .help = "Whose Google identity programs run as, asked per call: creds-adc (the daemon "
@@ -422,6 +432,10 @@ std::string describe_allowed_values(const ConfigKeySpec& spec) {
       return "host:port (or http://host:port)";
     case ValueKind::word_list:
       return "words separated by spaces or commas";
+    case ValueKind::runtime_name:
+      return "a runtime name the loaded plugins offer, or auto (`kode-gopher plugins` lists them)";
+    case ValueKind::runtime_list:
+      return "runtime names the loaded plugins offer, separated by spaces or commas";
   }
   return "a value";
 }

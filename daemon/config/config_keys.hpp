@@ -29,6 +29,8 @@ enum class ValueKind {
   dns_label,      // a Kubernetes name: lowercase letters, digits and '-', at most 63; empty: default
   host_port,      // host:port (an http:// prefix and a trailing '/' are dropped); empty: default
   word_list,      // words separated by spaces or commas; empty means none
+  runtime_name,   // a runtime name (letters, digits, '-', '_', '.'); the plugins say which exist
+  runtime_list,   // runtime names separated by spaces or commas; empty means none
 };
 
 // A value that passed its key's checks, in the form its kind produces.

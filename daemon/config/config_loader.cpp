@@ -99,6 +99,7 @@ void read_known_keys(const IniDocument& ini, DaemonConfig& config,
   for (const auto& spec : config_key_specs()) {
     const IniEntry* entry = ini.find(spec.section, spec.name);
     if (entry == nullptr) continue;
+    config.key_lines[spec.full_name()] = entry->line;
     try {
       spec.assign(config, parse_config_value(spec, entry->value));
     } catch (const InvalidConfigValue& error) {

@@ -160,6 +160,29 @@ ConfigValue parse_word_list(const ConfigKeySpec& spec, std::string_view raw) {
   return value;
 }
 
+// A runtime name as plugins declare them ("compiled-go"): letters, digits, '-', '_' and '.'.
+// Whether a loaded plugin offers it is checked once the plugins are known
+// (runtime_names_check.hpp).
+bool is_runtime_name(std::string_view word) {
+  return !word.empty() && word.size() <= 64 && std::all_of(word.begin(), word.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '-' || c == '_' || c == '.';
+         });
+}
+
+ConfigValue parse_runtime_name(const ConfigKeySpec& spec, std::string_view raw) {
+  if (!is_runtime_name(raw)) reject(spec, raw);
+  return text_value(std::string(raw));
+}
+
+ConfigValue parse_runtime_list(const ConfigKeySpec& spec, std::string_view raw) {
+  ConfigValue value = parse_word_list(spec, raw);
+  for (const std::string& word : value.list) {
+    if (!is_runtime_name(word)) reject(spec, raw, "\"" + word + "\" is not a runtime name");
+  }
+  return value;
+}
+
 // A DNS-1123 label: what Kubernetes accepts as a namespace, a label value and most names.
 ConfigValue parse_dns_label(const ConfigKeySpec& spec, std::string_view raw) {
   if (raw.empty()) return {};
@@ -205,6 +228,8 @@ ConfigValue parse_config_value(const ConfigKeySpec& spec, std::string_view raw) 
     case ValueKind::dns_label: return parse_dns_label(spec, raw);
     case ValueKind::host_port: return parse_host_port(spec, raw);
     case ValueKind::word_list: return parse_word_list(spec, raw);
+    case ValueKind::runtime_name: return parse_runtime_name(spec, raw);
+    case ValueKind::runtime_list: return parse_runtime_list(spec, raw);
   }
   reject(spec, raw);
 }

@@ -86,7 +86,11 @@ struct DaemonConfig {
   std::uint32_t queue_timeout_ms = 120'000;  // [daemon] queue_timeout_ms, 100..3600000
   std::uint64_t max_request_bytes = 16ull << 20;  // [daemon] max_request_bytes, 1024..1073741824
   std::vector<std::string> plugin_dirs;    // [plugins] dirs, ':'-separated; empty: auto
-  std::string default_runtime = "compiled-go";  // [runtime] default: kAvailableRuntimes
+  // [runtime] default: a runtime name a loaded plugin offers, or auto (checked once the plugins
+  // are known: runtime_names_check.hpp).
+  std::string default_runtime = "compiled-go";
+  // [runtime] auto_order: the two runtimes auto chooses between, in order; empty: no auto.
+  std::vector<std::string> auto_order = {"yaegi", "compiled-go"};
   // [credentials] plugin: creds-adc | creds-workload | none. The daemon asks it for a
   // short-lived token per call; when its plugin is not loaded, runs go without credentials.
   std::string credentials_plugin = "creds-adc";
@@ -130,6 +134,9 @@ struct DaemonConfig {
   std::map<std::string, std::map<std::string, std::string>> plugin_sections;
   // The line of each of those keys in the file, and of a section's first key under "".
   std::map<std::string, std::map<std::string, int>> plugin_section_lines;
+  // The line of each daemon key the file sets ("section.key" -> line), for the checks that run
+  // once the plugins are known (runtime_names_check.hpp).
+  std::map<std::string, int> key_lines;
 };
 
 struct ConfigIssue {

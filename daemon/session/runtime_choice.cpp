@@ -1,58 +1,102 @@
 #include "runtime_choice.hpp"
 
-#include "available_backends.hpp"
+#include <algorithm>
+
 #include "session_errors.hpp"
 
 namespace kg::session {
 
+std::vector<std::string> RuntimeOffer::callable() const {
+  std::vector<std::string> names = plugin_runtimes;
+  if (offers_auto()) names.emplace_back(kAutoRuntime);
+  return names;
+}
+
+bool RuntimeOffer::can_call(std::string_view name) const {
+  if (name == kAutoRuntime) return offers_auto();
+  return std::find(plugin_runtimes.begin(), plugin_runtimes.end(), name) != plugin_runtimes.end();
+}
+
+std::string RuntimeOffer::unavailable_message(std::string_view name) const {
+  std::string names;
+  for (const std::string& runtime : callable()) names += (names.empty() ? "" : ", ") + runtime;
+  return "runtime \"" + std::string(name) + "\" is not available; available runtimes: " +
+         (names.empty() ? std::string("none (no runtime plugin is loaded)") : names);
+}
+
+std::vector<RuntimeState> describe_runtimes(
+    const RuntimeOffer& offer, std::string_view default_runtime,
+    const std::function<std::string(const std::string& name)>& plugin_description) {
+  std::vector<RuntimeState> states;
+  for (const std::string& name : offer.callable()) {
+    RuntimeState state;
+    state.name = name;
+    state.is_default = name == default_runtime;
+    if (name == kAutoRuntime) {
+      state.chooses = offer.auto_order;
+      state.description = "gives the call to " + offer.auto_order[0] + ", which hands it to " +
+                          offer.auto_order[1] + " before the program starts when it is not "
+                          "safe there; the result's runtime_reason says why";
+    } else {
+      state.description = plugin_description(name);
+    }
+    states.push_back(std::move(state));
+  }
+  return states;
+}
+
 RuntimePlan plan_runtime(std::string_view requested, std::string_view session_runtime,
-                         std::string_view default_runtime) {
+                         std::string_view default_runtime, const RuntimeOffer& offer) {
   RuntimePlan plan;
   plan.requested = std::string(!requested.empty()         ? requested
                                : !session_runtime.empty() ? session_runtime
                                                           : default_runtime);
-  if (!config::is_available_runtime(plan.requested)) {
-    throw UnknownRuntimeError(config::unavailable_runtime_message(plan.requested));
+  if (!offer.can_call(plan.requested)) {
+    throw UnknownRuntimeError(offer.unavailable_message(plan.requested));
   }
-  plan.auto_select = plan.requested == config::kAutoRuntime;
-  plan.first = plan.auto_select ? "yaegi" : plan.requested;
+  plan.auto_select = plan.requested == kAutoRuntime;
+  plan.first = plan.auto_select ? offer.auto_order[0] : plan.requested;
+  if (plan.auto_select) plan.second = offer.auto_order[1];
   return plan;
 }
 
-AutoVerdict after_yaegi(const plugin::ExecuteResult& yaegi, bool ran_with_credentials) {
+AutoVerdict after_first_runtime(const RuntimePlan& plan, const plugin::ExecuteResult& first,
+                                bool ran_with_credentials) {
+  const std::string& name = plan.first;
+  const std::string& second = plan.second;
   AutoVerdict verdict;
-  switch (yaegi.handoff) {
+  switch (first.handoff) {
     case plugin::Handoff::none:
-      verdict.reason = yaegi.runtime_reason.empty() ? "Yaegi's static check found it safe"
-                                                    : yaegi.runtime_reason;
+      verdict.reason = first.runtime_reason.empty() ? name + "'s static check found it safe"
+                                                    : first.runtime_reason;
       break;
     case plugin::Handoff::declined:
-      verdict.reason = yaegi.runtime_reason.empty() ? "Yaegi declined it" : yaegi.runtime_reason;
-      if (yaegi.program_started) {
+      verdict.reason = first.runtime_reason.empty() ? name + " declined it" : first.runtime_reason;
+      if (first.program_started) {
         // A decline is a verdict from before the program runs; one after it started is not the
         // runtime's (docs/security.md), and the program is not run a second time for it.
-        verdict.reason = "Yaegi ran it";
-        verdict.warning = "the Yaegi plugin declined this program after it had started; it was "
-                          "not run again with compiled-go";
+        verdict.reason = name + " ran it";
+        verdict.warning = "the " + name + " plugin declined this program after it had started; "
+                          "it was not run again with " + second;
         break;
       }
-      verdict.run_compiled = true;
+      verdict.run_second = true;
       break;
     case plugin::Handoff::limitation: {
       const std::string failure =
-          yaegi.runtime_reason.empty() ? std::string("an interpreter failure") : yaegi.runtime_reason;
-      if (ran_with_credentials && yaegi.program_started) {
-        verdict.reason = "Yaegi could not run it (" + failure + ")";
-        verdict.warning = "Yaegi failed on this program where compiled Go does not (" + failure +
-                          "); it was not run again with compiled-go because it ran with Google "
-                          "credentials and may already have acted as you: call again with "
-                          "runtime compiled-go";
+          first.runtime_reason.empty() ? std::string("a failure of its own") : first.runtime_reason;
+      if (ran_with_credentials && first.program_started) {
+        verdict.reason = name + " could not run it (" + failure + ")";
+        verdict.warning = name + " failed on this program where " + second + " does not (" +
+                          failure + "); it was not run again with " + second +
+                          " because it ran with Google credentials and may already have acted "
+                          "as you: call again with runtime " + second;
         break;
       }
-      verdict.run_compiled = true;
-      verdict.reason = "Yaegi could not run it (" + failure + "), so compiled-go ran it";
-      verdict.warning = "Yaegi failed on this program where compiled Go does not (" + failure +
-                        "); it was run again with compiled-go";
+      verdict.run_second = true;
+      verdict.reason = name + " could not run it (" + failure + "), so " + second + " ran it";
+      verdict.warning = name + " failed on this program where " + second + " does not (" +
+                        failure + "); it was run again with " + second;
       break;
     }
   }

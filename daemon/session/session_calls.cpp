@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <chrono>
 
-#include "available_backends.hpp"
 #include "call_limits.hpp"
 #include "error_chain.hpp"
 #include "sandbox_provider.hpp"
@@ -115,13 +114,12 @@ std::string SessionManager::package_docs(const std::string& session_id,
   return lookup.docs(handle->run_command(lookup.command()));
 }
 
-std::optional<std::string> SessionManager::compiled_answers_sooner(
-    Session& session, const plugin::ExecuteRequest& request, plugin::ProgressSink& progress) {
+std::optional<std::string> SessionManager::second_answers_sooner(
+    const RuntimePlan& plan, Session& session, const plugin::ExecuteRequest& request,
+    plugin::ProgressSink& progress) {
   ensure_sandbox(session, progress);
   const auto handle = session.sandbox->call_handle({.owner = session.record.owner});
-  return plugin_for("compiled-go", std::string(config::kAutoRuntime))
-      .answers_sooner_than_interpreting(
-      request, *handle);
+  return plugin_for(plan.second, plan.requested).answers_sooner_than_interpreting(request, *handle);
 }
 
 void SessionManager::warm_up(sandbox::Sandbox& sandbox) {
@@ -277,16 +275,17 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   outcome.queue_ms = call.queue_us / 1000;
   try {
     call.runtime = plan.first;
-    // auto: a program compiled-go answers sooner for sure (its binary cache holds it) goes
-    // there without the interpreter (docs/runtimes.md, "When auto picks yaegi").
+    // auto: a program the second runtime answers sooner for sure (compiled-go: its binary cache
+    // holds it) goes there without the first (docs/runtimes.md, "When auto picks yaegi").
     const std::optional<std::string> sooner =
-        plan.auto_select ? compiled_answers_sooner(session, request.execute, progress)
+        plan.auto_select ? second_answers_sooner(plan, session, request.execute, progress)
                          : std::nullopt;
     if (sooner) {
-      call.runtime = "compiled-go";
+      call.runtime = plan.second;
       call.runtime_reason = *sooner;
       request.execute.auto_select = false;
-      progress.phase_started(plugin::Phase::setup, "auto: compiled-go runs it (" + *sooner + ")");
+      progress.phase_started(plugin::Phase::setup,
+                             "auto: " + plan.second + " runs it (" + *sooner + ")");
       run_in_sandbox(session, plugin_for(call.runtime, plan.requested), request.execute,
                      progress, policy, call);
     } else {
@@ -294,12 +293,12 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
     }
     if (plan.auto_select && !sooner) {
       const AutoVerdict verdict =
-          after_yaegi(call.result, request.execute.credentials.has_value());
+          after_first_runtime(plan, call.result, request.execute.credentials.has_value());
       call.runtime_reason = verdict.reason;
-      if (verdict.run_compiled) {
+      if (verdict.run_second) {
         progress.phase_started(plugin::Phase::setup,
-                               "auto: compiled-go runs it (" + verdict.reason + ")");
-        call.runtime = "compiled-go";
+                               "auto: " + plan.second + " runs it (" + verdict.reason + ")");
+        call.runtime = plan.second;
         request.execute.auto_select = false;
         run_in_sandbox(session, plugin_for(call.runtime, plan.requested), request.execute,
                        progress, policy, call);

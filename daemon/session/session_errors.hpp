@@ -41,7 +41,7 @@ class RuntimeUnavailableError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The caller named a runtime this build does not have (config::kAvailableRuntimes): the
+// The caller named a runtime no loaded plugin offers (RuntimeOffer, runtime_choice.hpp): the
 // caller's to fix, unlike RuntimeUnavailableError.
 class UnknownRuntimeError : public std::runtime_error {
  public:

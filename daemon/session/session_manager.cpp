@@ -4,7 +4,6 @@
 
 #include <random>
 
-#include "available_backends.hpp"
 #include "error_chain.hpp"
 #include "managed_session.hpp"
 #include "runtime_choice.hpp"
@@ -60,25 +59,29 @@ plugin::RuntimePlugin& SessionManager::plugin_for(const std::string& name,
 
 RuntimePlan SessionManager::plan_for(const std::string& requested,
                                      const std::string& session_runtime) {
-  auto plan = plan_runtime(requested, session_runtime, options_.default_runtime);
+  auto plan = plan_runtime(requested, session_runtime, options_.default_runtime, runtime_offer());
   plugin_for(plan.first, plan.requested);
-  if (plan.auto_select) plugin_for("compiled-go", plan.requested);
+  if (plan.auto_select) plugin_for(plan.second, plan.requested);
   return plan;
 }
 
+RuntimeOffer SessionManager::runtime_offer() const {
+  return {plugins_.runtime_names(), options_.auto_order};
+}
+
 std::vector<RuntimeState> SessionManager::runtime_states() {
-  std::vector<RuntimeState> states;
-  for (const std::string_view name : config::kAvailableRuntimes) {
-    RuntimeState state;
-    state.name = std::string(name);
-    state.is_default = state.name == options_.default_runtime;
+  std::vector<RuntimeState> states =
+      describe_runtimes(runtime_offer(), options_.default_runtime, [&](const std::string& name) {
+        const auto* plugin = plugins_.find_runtime(name);
+        return plugin ? plugin->description : std::string();
+      });
+  for (RuntimeState& state : states) {
     try {
       plan_for(state.name, "");
       state.available = true;
     } catch (const std::exception& e) {
       state.reason = e.what();
     }
-    states.push_back(std::move(state));
   }
   return states;
 }

@@ -67,15 +67,11 @@ struct SessionOwner {
   std::string email;
 };
 
-struct RuntimeState {
-  std::string name;
-  bool available = false;
-  std::string reason;  // why not, when not available
-  bool is_default = false;
-};
 
 struct SessionManagerOptions {
   std::string default_runtime = "compiled-go";
+  // [runtime] auto_order: the two runtimes auto offers a call to, in order; empty: no auto.
+  std::vector<std::string> auto_order = {"yaegi", "compiled-go"};
   std::uint32_t max_sessions = 16;
   std::uint32_t max_queued = 64;
   std::uint32_t queue_timeout_ms = 120'000;
@@ -154,13 +150,15 @@ class SessionManager {
   std::shared_ptr<Session> find_open(const std::string& session_id);
   void ensure_sandbox(Session& session, plugin::ProgressSink& progress);
   // auto: why compiled-go answers this call sooner than the interpreter would, if it can say.
-  std::optional<std::string> compiled_answers_sooner(Session& session,
+  std::optional<std::string> second_answers_sooner(const RuntimePlan& plan, Session& session,
                                                      const plugin::ExecuteRequest& request,
                                                      plugin::ProgressSink& progress);
   // The runtime(s) a call asking for `requested` runs with (empty: the session's, else the
   // default), checked to be loaded and available. Throws UnknownRuntimeError or
   // RuntimeUnavailableError.
   RuntimePlan plan_for(const std::string& requested, const std::string& session_runtime);
+  // The runtime names the loaded plugins offer, and auto as the config orders it.
+  RuntimeOffer runtime_offer() const;
   // The loaded, available runtime plugin `name` (asked for as `requested`, for the message).
   // Throws RuntimeUnavailableError.
   plugin::RuntimePlugin& plugin_for(const std::string& name, const std::string& requested);

@@ -134,8 +134,9 @@ constexpr plugin::PluginDescriptor kDescriptor{
     .kind = plugin::PluginKind::runtime,
     .name = "yaegi",
     .version = "0.1.0",
-    .description = "Interprets the program with Yaegi in the sandbox (no go build); auto uses "
-                   "it where it is safe",
+    .description = "Interprets the program with Yaegi in the sandbox: milliseconds instead of "
+                   "a build, the standard library and the curated packages only, and some "
+                   "constructs behave differently",
     .create_runtime = &create,
     .create_credentials = nullptr,
     .runtime_names = kRuntimeNames,

@@ -126,7 +126,7 @@ TEST_CASE("differential corpus: auto matches compiled Go wherever it picks Yaegi
     // case.json's "auto" is the runner's --auto decision; a program it accepted may still hit an
     // interpreter limitation while running, and then compiled-go runs it (and says so).
     const bool fell_back =
-        runtime == "compiled-go" && reason.starts_with("Yaegi could not run it");
+        runtime == "compiled-go" && reason.starts_with("yaegi could not run it");
     if (c.expected_auto == "yaegi") {
       CHECK((runtime == "yaegi" || fell_back));
       if (fell_back) ++fell_back_count;

@@ -95,3 +95,31 @@ TEST_CASE("a real plugin declares its keys, and errors still make the check fail
   CHECK(clean.exit_code == 0);
   CHECK(clean.output == file + ": OK\n");
 }
+
+TEST_CASE("runtime names come from the plugins: a plugin's own name may be the default") {
+  kg::test::TempDir dir("kg-plugin-config-check-");
+  const std::string file = dir / "kg.ini";
+  const char* mocks = std::getenv("KG_MOCK_PLUGIN_DIR");
+  REQUIRE(mocks != nullptr);
+  const std::string plugins = std::string("[plugins]\ndirs = ") + mocks + "\n";
+  // open-runtime offers "echo", a name no table in the daemon holds.
+  const Checked own = check(dir, plugins + "[runtime]\ndefault = echo\nauto_order =\n");
+  CAPTURE(own.output);
+  CHECK(own.output.find("runtime.") == std::string::npos);
+
+  // With the real plugins: a name none offers is an error at its line, naming what there is.
+  const Checked missing = check(dir, "[runtime]\ndefault = tinygo\n");
+  CAPTURE(missing.output);
+  CHECK(missing.exit_code == 1);
+  CHECK(has_line(missing.output, "error: " + file +
+                                     ":2: runtime.default: no loaded runtime plugin offers "
+                                     "\"tinygo\"; the loaded plugins offer: compiled-go, yaegi, "
+                                     "and auto"));
+  const Checked order = check(dir, "[runtime]\nauto_order = compiled-go, tinygo\n");
+  CAPTURE(order.output);
+  CHECK(order.exit_code == 0);
+  CHECK(has_line(order.output, "warning: " + file +
+                                   ":2: runtime.auto_order: no loaded runtime plugin offers "
+                                   "\"tinygo\", so calls cannot ask for auto; the loaded plugins "
+                                   "offer: compiled-go, yaegi"));
+}

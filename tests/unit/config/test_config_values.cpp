@@ -49,6 +49,7 @@ TEST_CASE("every key is read from the file") {
                                "dirs = /opt/kg/plugins::~/kg-plugins:\n"
                                "[runtime]\n"
                                "default = compiled-go\n"
+                               "auto_order = tinygo compiled-go\n"
                                "[credentials]\n"
                                "plugin = creds-workload\n"
                                "[sandbox]\n"
@@ -111,6 +112,7 @@ TEST_CASE("every key is read from the file") {
   CHECK(config.plugin_dirs ==
         std::vector<std::string>{"/opt/kg/plugins", "/home/tester/kg-plugins"});
   CHECK(config.default_runtime == "compiled-go");
+  CHECK(config.auto_order == std::vector<std::string>{"tinygo", "compiled-go"});
   CHECK(config.credentials_plugin == "creds-workload");
   CHECK(config.sandbox_provider == "kubernetes");
   CHECK(config.bwrap_path == "/usr/local/bin/bwrap");
@@ -152,6 +154,7 @@ TEST_CASE("every key is read from the file") {
       {"daemon.max_request_bytes", "1024"},
       {"plugins.dirs", "/opt/kg/plugins:/home/tester/kg-plugins"},
       {"runtime.default", "compiled-go"},
+      {"runtime.auto_order", "tinygo, compiled-go"},
       {"credentials.plugin", "creds-workload"},
       {"sandbox.provider", "kubernetes"},
       {"sandbox.bwrap", "/usr/local/bin/bwrap"},
@@ -275,8 +278,6 @@ TEST_CASE("choices must be one of the allowed values, exactly") {
   auto env = isolated_env(dir.path());
   CHECK(one_issue(dir, "daemon", "log_level", "verbose") ==
         "<file>:2: daemon.log_level: must be one of error, warn, info, debug, got \"verbose\"");
-  CHECK(one_issue(dir, "runtime", "default", "Compiled-Go") ==
-        "<file>:2: runtime.default: must be one of compiled-go, yaegi, auto, got \"Compiled-Go\"");
   CHECK(one_issue(dir, "sandbox", "provider", "k8s") ==
         "<file>:2: sandbox.provider: must be one of local, kubernetes, got \"k8s\"");
 }
@@ -337,16 +338,32 @@ TEST_CASE("[kubernetes] keys without provider = kubernetes are flagged as ignore
   CHECK(load_config(with_provider).config.kubernetes_warm_pool == "go-pool");
 }
 
-TEST_CASE("runtimes and providers that are not built are refused, naming what is") {
+TEST_CASE("providers that are not built are refused, naming what is") {
   TempDir dir;
   auto env = isolated_env(dir.path());
-  CHECK(one_issue(dir, "runtime", "default", "tinygo") ==
-        "<file>:2: runtime.default: must be one of compiled-go, yaegi, auto, got \"tinygo\"");
   CHECK(one_issue(dir, "sandbox", "provider", "docker") ==
         "<file>:2: sandbox.provider: must be one of local, kubernetes, got \"docker\"");
   // They are errors, so the daemon does not start with them.
-  const auto file = write_file(dir / "kg.ini", "[runtime]\ndefault = tinygo\n");
+  const auto file = write_file(dir / "kg.ini", "[sandbox]\nprovider = docker\n");
   CHECK_THROWS_AS(load_config(file), ConfigError);
+}
+
+TEST_CASE("runtime names are read as they are: the loaded plugins decide (runtime_names_check)") {
+  TempDir dir;
+  auto env = isolated_env(dir.path());
+  const auto file = write_file(dir / "kg.ini", "[runtime]\ndefault = tinygo\nauto_order =\n");
+  const auto loaded = load_config(file);
+  CHECK(loaded.config.default_runtime == "tinygo");
+  CHECK(loaded.config.auto_order.empty());
+  CHECK(loaded.config.key_lines.at("runtime.default") == 2);
+  CHECK(loaded.config.key_lines.at("runtime.auto_order") == 3);
+  // Only what cannot be a runtime name at all is refused on reading.
+  CHECK(one_issue(dir, "runtime", "default", "compiled go") ==
+        "<file>:2: runtime.default: must be a runtime name the loaded plugins offer, or auto "
+        "(`kode-gopher plugins` lists them), got \"compiled go\"");
+  CHECK(one_issue(dir, "runtime", "auto_order", "yaegi, go/build") ==
+        "<file>:2: runtime.auto_order: must be runtime names the loaded plugins offer, separated "
+        "by spaces or commas, got \"yaegi, go/build\" (\"go/build\" is not a runtime name)");
 }
 
 TEST_CASE("yaegi and auto are runtimes a config may choose") {
