@@ -3,7 +3,6 @@
 #include <iostream>
 #include <string>
 
-#include "available_backends.hpp"
 #include "commands.hpp"
 #include "daemon_api/api_policy_names.hpp"
 #include "daemon_api/execute_request.hpp"
@@ -78,16 +77,11 @@ void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction
   exec->add_option("program", options->target, "FILE, DIR or -")->required()->type_name(
       "FILE|DIR|-");
   exec->add_flag("--json", options->json, "Print the daemon's result JSON instead of text");
+  // The daemon's plugins say which runtimes there are (`kode-gopher plugins`); a name none offers
+  // is refused by the daemon with the list.
   exec->add_option("--runtime", options->runtime,
-                   "Runtime (" + config::join_names(config::kAvailableRuntimes) +
-                       "; auto: yaegi when it is safe for the program, else compiled-go); "
-                       "default: the config's runtime.default")
-      ->check(CLI::Validator(
-          [](const std::string& name) -> std::string {
-            if (config::is_available_runtime(name)) return "";
-            return config::unavailable_runtime_message(name);
-          },
-          ""))
+                   "Runtime: a name the daemon's plugins offer, or auto (`kode-gopher plugins` "
+                   "lists them); default: the config's runtime.default")
       ->type_name("NAME");
   CLI::Option* timeout_option =
       exec->add_option("--timeout,--timeout-ms", *timeout,

@@ -33,6 +33,14 @@ std::string render_plugins(const rapidjson::Value& answer) {
       const bool by_default = is_default != runtime.MemberEnd() && is_default->value.IsBool() &&
                               is_default->value.GetBool();
       std::string note = member_text(runtime, "reason", "");
+      const auto chooses = runtime.FindMember("chooses");
+      if (chooses != runtime.MemberEnd() && chooses->value.IsArray()) {
+        std::string order;
+        for (const auto& name : chooses->value.GetArray()) {
+          if (name.IsString()) order += (order.empty() ? "" : ", else ") + std::string(name.GetString());
+        }
+        note = note.empty() ? order : order + "; " + note;
+      }
       if (by_default) note = note.empty() ? "the default" : "the default; " + note;
       runtimes.add_row({member_text(runtime, "name"), ready ? "ready" : "unavailable", note});
     }

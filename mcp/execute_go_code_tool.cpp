@@ -1,9 +1,9 @@
 #include "execute_go_code_tool.hpp"
 
-#include "available_backends.hpp"
 #include "daemon_api/execute_request.hpp"
 #include "execute_result_schema.hpp"
 #include "json_rpc.hpp"
+#include "json_text.hpp"
 #include "malformed_message.hpp"
 #include "result_renderer.hpp"
 #include "tool_definition.hpp"
@@ -15,7 +15,16 @@ namespace {
 
 constexpr std::string_view kTool = "execute_go_code";
 
-std::string input_schema() {
+// The runtime property: an enum of what the daemon offers when it said, else any name (the daemon
+// then answers for it).
+std::string runtime_property(const std::optional<OfferedRuntimes>& offered) {
+  const std::string names = offered ? runtime_names_json(offered->callable) : "";
+  return std::string(R"json("runtime": {"type": "string", )json") +
+         (offered ? "\"enum\": " + names + ", " : "") + R"json("description": )json" +
+         kg::cli::quoted_json(runtime_parameter_description(offered)) + "}";
+}
+
+std::string input_schema(const std::optional<OfferedRuntimes>& offered) {
   return R"json({
   "type": "object",
   "properties": {
@@ -25,8 +34,7 @@ std::string input_schema() {
               "description": "Path -> source for several files, e.g. {\"main.go\": \"...\", \"util/util.go\": \"...\"}; may include go.mod and go.sum. Give this or code."},
     "extra_imports": {"type": "array", "items": {"type": "string"},
                       "description": "Import paths to blank-import, e.g. to register drivers"},
-    "runtime": {"type": "string", "enum": )json" + available_runtimes_json() + R"json(,
-                "description": "compiled-go (go build, then run), yaegi (the Yaegi interpreter: milliseconds, curated packages only), or auto (Yaegi when a static check finds the program safe for it, else compiled-go; the result's runtime_reason says why). Leave out for the daemon's default."},
+    )json" + runtime_property(offered) + R"json(,
     "timeout_ms": {"type": "integer", "minimum": 1,
                    "description": "This call's run-phase wall-clock limit in milliseconds, for a program that needs longer (or should stop sooner) than the default (60000 unless the operator set another). At most the daemon's [limits] max_run_timeout_ms (600000 unless the operator set another); more is refused with a message naming the maximum. The build has its own limit."},
     "api_policy": {
@@ -80,7 +88,8 @@ rapidjson::Document shortened_for_agent(const rapidjson::Document& result) {
 
 }  // namespace
 
-std::string execute_request_for(const rapidjson::Value* arguments) {
+std::string execute_request_for(const rapidjson::Value* arguments,
+                                const std::optional<OfferedRuntimes>& offered) {
   const ToolArguments args(kTool, arguments,
                            {"code", "files", "extra_imports", "runtime", "timeout_ms", "api_policy"});
   const std::optional<std::string> code = args.optional_string("code");
@@ -97,8 +106,8 @@ std::string execute_request_for(const rapidjson::Value* arguments) {
   const auto extra_imports = args.optional_string_list("extra_imports");
   const std::optional<std::string> runtime = args.optional_string("runtime");
   const std::optional<std::uint32_t> timeout_ms = args.optional_positive_integer("timeout_ms");
-  if (runtime && !config::is_available_runtime(*runtime)) {
-    throw ToolArgumentError(std::string(kTool) + ": " + config::unavailable_runtime_message(*runtime));
+  if (runtime && offered && !offered->can_call(*runtime)) {
+    throw ToolArgumentError(std::string(kTool) + ": " + offered->unavailable_message(*runtime));
   }
 
   wire::daemon_api::ExecuteRequest request;
@@ -124,15 +133,17 @@ std::string execute_request_for(const rapidjson::Value* arguments) {
 }
 
 rapidjson::Document ExecuteGoCodeTool::definition(const ProtocolFeatures& features) const {
-  return build_tool_definition({std::string(kTool), "Run Go code", execute_go_code_description(),
-                                input_schema(), execute_result_schema(),
+  const std::optional<OfferedRuntimes> offered = runtimes_.get();
+  return build_tool_definition({std::string(kTool), "Run Go code",
+                                execute_go_code_description(offered), input_schema(offered),
+                                execute_result_schema(offered),
                                 std::string(kAnnotations)},
                                features);
 }
 
 ToolResult ExecuteGoCodeTool::call(const rapidjson::Value* arguments, ToolCallContext& context) {
   try {
-    const std::string request = execute_request_for(arguments);
+    const std::string request = execute_request_for(arguments, runtimes_.get());
     const rapidjson::Document result = daemon_.execute(
         request, [&](std::string_view phase, std::string_view detail) {
           context.phase_reached(phase, detail);

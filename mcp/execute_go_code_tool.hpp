@@ -5,6 +5,9 @@
 // Called on the tool-call worker thread.
 #pragma once
 
+#include <optional>
+
+#include "offered_runtimes.hpp"
 #include "session_backend.hpp"
 #include "tool.hpp"
 
@@ -12,7 +15,8 @@ namespace kg::mcp {
 
 class ExecuteGoCodeTool final : public Tool {
  public:
-  explicit ExecuteGoCodeTool(SessionBackend& daemon) : daemon_(daemon) {}
+  ExecuteGoCodeTool(SessionBackend& daemon, OfferedRuntimesCache& runtimes)
+      : daemon_(daemon), runtimes_(runtimes) {}
 
   std::string_view name() const override { return "execute_go_code"; }
   rapidjson::Document definition(const ProtocolFeatures& features) const override;
@@ -20,10 +24,13 @@ class ExecuteGoCodeTool final : public Tool {
 
  private:
   SessionBackend& daemon_;
+  OfferedRuntimesCache& runtimes_;
 };
 
 // The ExecuteRequest JSON (docs/daemon-api.md) for a call's arguments. Throws ToolArgumentError
-// when they do not fit the tool's inputSchema.
-std::string execute_request_for(const rapidjson::Value* arguments);
+// when they do not fit the tool's inputSchema (a runtime is checked against `offered` when the
+// daemon said what it offers).
+std::string execute_request_for(const rapidjson::Value* arguments,
+                                const std::optional<OfferedRuntimes>& offered);
 
 }  // namespace kg::mcp

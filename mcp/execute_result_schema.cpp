@@ -1,28 +1,22 @@
 #include "execute_result_schema.hpp"
 
-#include "available_backends.hpp"
+#include "json_text.hpp"
 
 namespace kg::mcp {
 
-namespace {
-
-std::string names_json(std::span<const std::string_view> names) {
+std::string runtime_names_json(const std::vector<std::string>& names) {
   std::string json = "[";
-  for (const std::string_view runtime : names) {
+  for (const std::string& runtime : names) {
     if (json.size() > 1) json += ',';
-    json += '"';
-    json += runtime;  // plain names: nothing to escape
-    json += '"';
+    json += kg::cli::quoted_json(runtime);
   }
   return json + "]";
 }
 
-}  // namespace
-
-std::string available_runtimes_json() { return names_json(config::kAvailableRuntimes); }
-
 // Keep in step with daemon/api/response_json.cpp (call_result_json) and docs/daemon-api.md.
-std::string execute_result_schema() {
+std::string execute_result_schema(const std::optional<OfferedRuntimes>& offered) {
+  const std::string runtime_enum =
+      offered ? "\"enum\": " + runtime_names_json(offered->plugin_runtimes) + ",\n" : "";
   return R"json({
   "type": "object",
   "required": ["call_id", "session_id", "phase", "mode", "runtime", "status", "exit_code",
@@ -35,10 +29,10 @@ std::string execute_result_schema() {
               "description": "The last phase reached: setup (sandbox and files), build, run"},
     "mode": {"type": "string", "enum": ["wrapped", "verbatim"],
              "description": "wrapped: a snippet with func run; verbatim: a package main program"},
-    "runtime": {"type": "string", "enum": )json" + names_json(config::kRuntimePlugins) + R"json(,
+    "runtime": {"type": "string", )json" + runtime_enum + R"json(
                 "description": "The runtime that ran the call (with auto: the one auto chose)"},
     "runtime_reason": {"type": "string",
-                       "description": "With runtime auto: why Yaegi was safe for this program, or which import or construct sent it to the compiler"},
+                       "description": "With runtime auto: why the runtime auto tries first was safe for this program, or which import or construct sent it to the other"},
     "status": {"type": "string",
                "enum": ["ok", "compile_error", "runtime_error", "panic", "timeout", "oom",
                         "output_limit", "killed", "internal"]},

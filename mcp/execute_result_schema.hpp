@@ -3,15 +3,19 @@
 // keywords that JSON Schema draft-07 and 2020-12 share, so validators of either dialect agree.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "offered_runtimes.hpp"
 
 namespace kg::mcp {
 
-std::string execute_result_schema();
+// The result's `runtime` is an enum of the plugins' runtimes when the daemon said what it offers
+// (auto always resolves to one of them), else any string.
+std::string execute_result_schema(const std::optional<OfferedRuntimes>& offered);
 
-// The JSON array of the runtimes a call may ask for (config::kAvailableRuntimes): the `runtime`
-// enum of execute_go_code's input schema. The output schema's enum is the runtimes that run code
-// (config::kRuntimePlugins): auto always resolves to one of them.
-std::string available_runtimes_json();
+// ["compiled-go","yaegi"]: a JSON array of runtime names.
+std::string runtime_names_json(const std::vector<std::string>& names);
 
 }  // namespace kg::mcp

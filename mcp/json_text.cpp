@@ -28,6 +28,13 @@ std::string compact_json(const rapidjson::Value& value) {
   return {buffer.GetString(), buffer.GetSize()};
 }
 
+std::string quoted_json(std::string_view text) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  writer.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+  return {buffer.GetString(), buffer.GetSize()};
+}
+
 std::string member_text(const rapidjson::Value& object, const char* name,
                         std::string_view missing) {
   if (!object.IsObject()) return std::string(missing);

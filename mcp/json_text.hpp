@@ -25,6 +25,9 @@ std::string pretty_json(const rapidjson::Value& value);
 // `value` on one line.
 std::string compact_json(const rapidjson::Value& value);
 
+// `text` as a JSON string literal, quotes included.
+std::string quoted_json(std::string_view text);
+
 // A member as a person reads it in a table or a status line: strings bare, whole numbers without
 // a decimal point, other numbers with one decimal, anything else as compact JSON; `missing` when
 // `object` lacks it or it is null.

@@ -4,8 +4,9 @@
 // same API routes called in the daemon's own process, for the signed-in user). Both speak the
 // daemon API's JSON (docs/daemon-api.md), so the tools are one implementation for both.
 //
-// Threads: execute / package_docs / plugins / auth_status run on the tool-call worker, one at a
-// time; cancel_running_call comes from another thread while one of them runs; close_session runs
+// Threads: execute / package_docs / auth_status run on the tool-call worker, one at a time;
+// plugins on any thread (tools/list asks for the runtimes on the reading thread);
+// cancel_running_call comes from another thread while one of them runs; close_session runs
 // after the worker has stopped.
 #pragma once
 
@@ -53,7 +54,7 @@ class SessionBackend {
                                       const PhaseHandler& on_phase) = 0;
   // POST /v1/sessions/{id}/docs with {"package", "symbol"?}; the same errors as execute.
   virtual rapidjson::Document package_docs(std::string_view request_json) = 0;
-  // GET /v1/plugins (needs no session).
+  // GET /v1/plugins (needs no session). Any thread.
   virtual rapidjson::Document plugins() = 0;
   // GET /v1/auth: the identity this connection's programs run as (needs no session).
   virtual rapidjson::Document auth_status() = 0;

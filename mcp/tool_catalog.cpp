@@ -7,8 +7,8 @@
 
 namespace kg::mcp {
 
-ToolCatalog::ToolCatalog(SessionBackend& daemon) {
-  tools_.push_back(std::make_unique<ExecuteGoCodeTool>(daemon));
+ToolCatalog::ToolCatalog(SessionBackend& daemon) : runtimes_(daemon) {
+  tools_.push_back(std::make_unique<ExecuteGoCodeTool>(daemon, runtimes_));
   tools_.push_back(std::make_unique<GcpAuthStatusTool>(daemon));
   tools_.push_back(std::make_unique<LookupPackageDocsTool>(daemon));
 }

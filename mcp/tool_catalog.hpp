@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "offered_runtimes.hpp"
 #include "session_backend.hpp"
 #include "tool.hpp"
 
@@ -25,6 +26,7 @@ class ToolCatalog {
   std::string names() const;
 
  private:
+  OfferedRuntimesCache runtimes_;
   std::vector<std::unique_ptr<Tool>> tools_;
 };
 

@@ -1,6 +1,5 @@
 #include "tool_descriptions.hpp"
 
-#include "available_backends.hpp"
 #include "curated_package_list.hpp"
 
 namespace kg::mcp {
@@ -24,7 +23,22 @@ std::string server_instructions() {
          "run one at a time.";
 }
 
-std::string execute_go_code_description() {
+std::string runtime_parameter_description(const std::optional<OfferedRuntimes>& offered) {
+  if (!offered) {
+    return "A runtime name the daemon's plugins offer, or auto (the daemon could not be asked "
+           "which when the tools were listed; `kode-gopher plugins` lists them, and a name it "
+           "does not offer is refused with the list). Leave out for the daemon's default.";
+  }
+  std::string text;
+  for (const auto& [name, what] : offered->descriptions) {
+    text += (text.empty() ? "" : "; ") + name + (what.empty() ? "" : ": " + what);
+  }
+  text += ". Leave out for the daemon's default";
+  if (!offered->default_name.empty()) text += " (" + offered->default_name + ")";
+  return text + ".";
+}
+
+std::string execute_go_code_description(const std::optional<OfferedRuntimes>& offered) {
   return "Run Go code in a sandbox and get one structured result. Send exactly one of `code` "
          "(the source of main.go) or `files` (path -> source: files without '/' form the entry "
          "package; files in a subdirectory form helper packages, imported as "
@@ -51,13 +65,9 @@ std::string execute_go_code_description() {
          "`files` replaces the curated lockfile. An identical resubmission comes from the binary "
          "cache (cache_hit: true). `extra_imports` adds blank "
          "imports (e.g. to register a driver) without editing the code. `runtime` picks the "
-         "runtime (" +
-         config::join_names(config::kAvailableRuntimes) +
-         "): compiled-go builds with go build; yaegi interprets the program in the same "
-         "sandbox (milliseconds instead of a build, the curated packages and the standard "
-         "library only, and some constructs behave differently); auto runs Yaegi only when a "
-         "static check finds the program safe for it, else compiled-go, and says why in "
-         "runtime_reason. Leave it out for the daemon's default.\n"
+         "runtime" +
+         (offered ? " (" + join_names(offered->callable) + ")" : std::string()) + ": " +
+         runtime_parameter_description(offered) + "\n"
          "\n"
          "The result (structuredContent; the text block shows the same for reading): status "
          "(ok, compile_error, runtime_error, panic, timeout, oom, output_limit, killed, "

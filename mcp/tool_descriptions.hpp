@@ -4,12 +4,18 @@
 // Pure functions; any thread.
 #pragma once
 
+#include <optional>
 #include <string>
+
+#include "offered_runtimes.hpp"
 
 namespace kg::mcp {
 
 std::string server_instructions();
-std::string execute_go_code_description();
+// The runtimes part comes from what the daemon offers; without its answer it says how to find out.
+std::string execute_go_code_description(const std::optional<OfferedRuntimes>& offered);
+// The `runtime` parameter's description.
+std::string runtime_parameter_description(const std::optional<OfferedRuntimes>& offered);
 std::string gcp_auth_status_description();
 std::string lookup_package_docs_description();
 

@@ -6,7 +6,10 @@
 #include <iostream>
 
 #include "cli_errors.hpp"
+#include "daemon_binary_locator.hpp"
+#include "daemon_binary_run.hpp"
 #include "daemon_client.hpp"
+#include "daemon_launcher.hpp"
 #include "error_chain.hpp"
 #include "form_encoding.hpp"
 #include "json_members.hpp"
@@ -160,7 +163,26 @@ rapidjson::Document DaemonSessionLink::package_docs(std::string_view request_jso
 }
 
 rapidjson::Document DaemonSessionLink::plugins() {
-  return reconnecting([&] { return connection().client.get("/v1/plugins"); });
+  // Any thread (tools/list asks on the reading thread while a call may run on the worker): a
+  // connection of its own, not the worker's. A running daemon says what it offers; without one
+  // the daemon binary says what it would offer, from its plugins' descriptors, so that listing
+  // the tools starts no daemon.
+  const kg::cli::DaemonConnection own = kg::cli::open_daemon_connection(globals_, std::cerr);
+  try {
+    return own.client.get("/v1/plugins", std::chrono::seconds(10));
+  } catch (const kg::net::HttpTransportError& e) {
+    if (!e.connect_failed()) throw;
+  }
+  std::vector<std::string> arguments = kg::cli::daemon_arguments(globals_);
+  arguments.emplace_back("--describe-runtimes");
+  const kg::cli::DaemonBinaryOutput described = kg::cli::run_daemon_binary(
+      kg::cli::find_daemon_binary(kg::cli::current_daemon_search_places()), arguments,
+      /*merge_stderr=*/false);
+  if (described.exit_code != 0) {
+    throw kg::cli::DaemonUnavailableError("kode-gopherd --describe-runtimes failed (exit " +
+                                          std::to_string(described.exit_code) + ")");
+  }
+  return kg::cli::parse_json(described.output, "kode-gopherd --describe-runtimes");
 }
 
 rapidjson::Document DaemonSessionLink::auth_status() {

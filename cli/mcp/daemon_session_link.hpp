@@ -3,7 +3,8 @@
 // client "mcp" on the first call that runs something, closed when the server stops). It keeps
 // nothing else: results go straight back to the client.
 //
-// Threads: execute / package_docs / plugins run on the tool-call worker, one at a time;
+// Threads: execute / package_docs / auth_status run on the tool-call worker, one at a time,
+// plugins on any thread;
 // cancel_running_call comes from the reading thread while one of them runs; close_session runs
 // on the main thread after the worker has stopped.
 #pragma once
@@ -42,7 +43,7 @@ class DaemonSessionLink final : public SessionBackend {
   // POST /v1/sessions/{id}/docs with {"package", "symbol"?}; the same errors as execute.
   rapidjson::Document package_docs(std::string_view request_json) override;
 
-  // GET /v1/plugins (needs no session).
+  // GET /v1/plugins (needs no session), on a connection of its own: any thread.
   rapidjson::Document plugins() override;
   // GET /v1/auth: the identity programs run as (needs no session).
   rapidjson::Document auth_status() override;

@@ -3,6 +3,9 @@
 // tests never reach a daemon (the config names a socket nobody listens on).
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <fstream>
+
 #include <csignal>
 #include <filesystem>
 #include <string>
@@ -178,6 +181,47 @@ TEST_CASE("only the runtimes this build has are offered, and another is refused 
           R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"execute_go_code: runtime \")" +
               runtime + R"(\" is not available; available runtimes: compiled-go, yaegi, auto"}],"isError":true}})");
   }
+}
+
+TEST_CASE("a runtime a plugin brings is offered: the names come from the plugins, not mcp/") {
+  // No daemon runs: serve asks the daemon binary what it would offer (--describe-runtimes),
+  // which reads the descriptors of the plugins in [plugins] dirs. The mock open-runtime offers
+  // "echo", a name compiled in nowhere.
+  const char* mocks = std::getenv("KG_MOCK_PLUGIN_DIR");
+  REQUIRE(mocks != nullptr);
+  const std::string dir = kg::test::unique_temp_dir("kg-mcp-open-runtime-");
+  const std::string config = dir + "/kode-gopher.ini";
+  std::ofstream(config) << "[daemon]\nsocket = " << dir << "/nobody-listens.sock\nstate_dir = "
+                        << dir << "/state\n[plugins]\ndirs = " << mocks
+                        << "\n[runtime]\ndefault = echo\nauto_order = echo, good-runtime\n";
+  {
+    ServeProcess process(config);
+    process.send(R"({"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"protocol-test","version":"1"}}})");
+    process.read_message();
+    process.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    process.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
+    const auto list = process.read_message();
+    const auto& execute = list["result"]["tools"][0];
+    const std::string offered = compact(execute["inputSchema"]["properties"]["runtime"]["enum"]);
+    CAPTURE(offered);
+    CHECK(offered.find(R"("echo")") != std::string::npos);
+    CHECK(offered.find(R"("good-runtime")") != std::string::npos);
+    CHECK(offered.find(R"("compiled-go")") == std::string::npos);
+    CHECK(offered.ends_with(R"("auto"])"));
+    const std::string described = kg::test::json_string(
+        execute["inputSchema"]["properties"]["runtime"], "description");
+    CHECK(described.find("echo: Mock runtime offering the runtime echo") != std::string::npos);
+    CHECK(described.find("auto: gives the call to echo, which hands it to good-runtime") !=
+          std::string::npos);
+    CHECK(described.find("daemon's default (echo)") != std::string::npos);
+    process.send(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"code":"package main","runtime":"yaegi"}}})");
+    const std::string refused = process.read_line();
+    CHECK(refused.find(R"(runtime \"yaegi\" is not available; available runtimes: )") !=
+          std::string::npos);
+    CHECK(process.close_and_wait() == 0);
+  }
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
 }
 
 TEST_CASE("before initialize only ping is served to a request without 2026-07-28 _meta") {

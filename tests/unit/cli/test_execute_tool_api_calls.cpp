@@ -55,7 +55,8 @@ std::string answer_with_api_calls(int listed, int count) {
 
 TEST_CASE("execute_go_code sends api_policy and shows the agent at most 10 API requests") {
   RecordingBackend backend(answer_with_api_calls(15, 20));
-  kg::mcp::ExecuteGoCodeTool tool(backend);
+  kg::mcp::OfferedRuntimesCache runtimes(backend);
+  kg::mcp::ExecuteGoCodeTool tool(backend, runtimes);
   NoContext context;
   const auto arguments = kg::cli::parse_json(
       R"({"code":"package main","api_policy":{"read_only":true,"buckets":["b-1"]}})", "test");
@@ -76,7 +77,8 @@ TEST_CASE("execute_go_code sends api_policy and shows the agent at most 10 API r
 
 TEST_CASE("a short api_calls list reaches the agent unchanged") {
   RecordingBackend backend(answer_with_api_calls(3, 3));
-  kg::mcp::ExecuteGoCodeTool tool(backend);
+  kg::mcp::OfferedRuntimesCache runtimes(backend);
+  kg::mcp::ExecuteGoCodeTool tool(backend, runtimes);
   NoContext context;
   const auto arguments = kg::cli::parse_json(R"({"code":"package main"})", "test");
   const auto result = tool.call(&arguments, context);
