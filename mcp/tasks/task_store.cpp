@@ -94,8 +94,8 @@ TaskSnapshot TaskStore::create(const std::string& owner,
   task.state.status_message = "Queued: calls of one MCP session run one at a time";
   task.state.created_at = now;
   task.state.last_updated_at = now;
-  task.state.ttl_ms = std::min(requested_ttl_ms.value_or(limits_.default_ttl_ms),
-                               limits_.max_ttl_ms);
+  task.state.ttl_ms = std::clamp(requested_ttl_ms.value_or(limits_.default_ttl_ms),
+                                 limits_.min_ttl_ms, limits_.max_ttl_ms);
   task.state.poll_interval_ms = limits_.poll_interval_ms;
   task.canceller = std::move(canceller);
   TaskSnapshot snapshot = task.state;

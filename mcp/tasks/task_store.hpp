@@ -6,7 +6,7 @@
 // another owner's task is as unknown as a made-up id.
 //
 // Bounded: a task lives `ttl` ms from its creation (asked for by the client, at most
-// TaskLimits::max_ttl_ms), after which a finished task is forgotten; an owner holds at most
+// TaskLimits' bounds), after which a finished task is forgotten; an owner holds at most
 // max_per_owner tasks (the oldest finished one makes room; when none has finished, creation is
 // refused). Held in memory: tasks end with the process that holds them (the daemon, or
 // `kode-gopher serve` on stdio).
@@ -33,6 +33,7 @@ namespace kg::mcp {
 struct TaskLimits {
   std::uint64_t default_ttl_ms = 3'600'000;  // a task without `ttl`: one hour
   std::uint64_t max_ttl_ms = 86'400'000;     // a longer `ttl` is cut to one day
+  std::uint64_t min_ttl_ms = 60'000;         // a shorter one is raised to a minute, to be fetched
   std::size_t max_per_owner = 16;
   std::uint64_t poll_interval_ms = 1'000;    // suggested to pollers
 };
