@@ -84,7 +84,9 @@ rapidjson::Document McpServer::initialize_result(const IncomingMessage& message)
   rapidjson::Document result(rapidjson::kObjectType);
   auto& allocator = result.GetAllocator();
   result.AddMember("protocolVersion", text(version, allocator), allocator);
-  result.AddMember("capabilities", server_capabilities(allocator), allocator);
+  rapidjson::Value capabilities = server_capabilities(allocator);
+  if (features_for(version).tasks) ConnectionTasks::add_capabilities(capabilities, allocator);
+  result.AddMember("capabilities", capabilities, allocator);
   result.AddMember("serverInfo", implementation(identity_, allocator), allocator);
   result.AddMember("instructions", text(server_instructions(), allocator), allocator);
   return result;
@@ -104,7 +106,9 @@ rapidjson::Document McpServer::discover_result() const {
 rapidjson::Document McpServer::list_tools_result(const ProtocolFeatures& features) const {
   rapidjson::Document result(rapidjson::kObjectType);
   auto& allocator = result.GetAllocator();
-  result.AddMember("tools", parsed(tools_.list_json(features), allocator), allocator);
+  rapidjson::Value tools = parsed(tools_.list_json(features), allocator);
+  if (features.tasks) ConnectionTasks::mark_tools(tools, allocator);
+  result.AddMember("tools", tools, allocator);
   if (features.modern) {  // CacheableResult: required from 2026-07-28 on
     result.AddMember("ttlMs", kListTtlMs, allocator);
     result.AddMember("cacheScope", "public", allocator);

@@ -20,7 +20,8 @@ std::optional<std::string> progress_token(const rapidjson::Value* params) {
 bool is_served_method(std::string_view method) {
   return method == "initialize" || method == "ping" || method == "tools/list" ||
          method == "tools/call" || method == "server/discover" || method == "prompts/list" ||
-         method == "prompts/get";
+         method == "prompts/get" || method == "tasks/get" || method == "tasks/result" ||
+         method == "tasks/cancel" || method == "tasks/list";
 }
 
 McpServer::McpServer(ToolCatalog& tools, SessionBackend& backend, log::Logger& logger,
@@ -34,7 +35,8 @@ McpServer::McpServer(ToolCatalog& tools, SessionBackend& backend, log::Logger& l
 
 void McpServer::shutdown() {
   std::call_once(shut_down_, [this] {
-    worker_.stop();
+    worker_.stop();  // ends this connection's queued and running tasks as cancelled
+    tasks_.close();
     backend_.close_session();
   });
 }
@@ -118,6 +120,15 @@ void McpServer::handle(std::shared_ptr<IncomingMessage> message,
       reply->respond(result_line(id, finish(list_prompts_result(features), features)));
     } else if (message->method == "prompts/get") {
       reply->respond(result_line(id, finish(get_prompt_result(*message), features)));
+    } else if (message->method.starts_with("tasks/")) {
+      if (!features.tasks) {
+        throw RpcError(RpcErrorCode::method_not_found,
+                       "Method not found: " + message->method + " (tasks are part of protocol " +
+                           std::string(kLatestLegacyVersion) + " only; this request is " +
+                           features.version + ")",
+                       id);
+      }
+      tasks_.handle(message, reply);
     } else {
       submit_tool_call(message, features, reply);
     }
@@ -140,7 +151,7 @@ void McpServer::on_notification(const IncomingMessage& message) {
       return;  // malformed: ignored, as MCP asks
     }
     const std::string id = to_json(*request_id);
-    const bool known = worker_.cancel(id);
+    const bool known = worker_.cancel(id) || tasks_.cancel_waiting(id);
     logger_.log(log::LogLevel::info, "Request " + id + " cancelled by the client" +
                                             (known ? "" : " (not running: ignored)"));
     return;
@@ -169,6 +180,20 @@ void McpServer::submit_tool_call(std::shared_ptr<IncomingMessage> message,
   if (arguments != nullptr && !arguments->IsObject() && !arguments->IsNull()) {
     throw RpcError(RpcErrorCode::invalid_params,
                    "Invalid params: tools/call \"arguments\" must be an object", message->id_json);
+  }
+  // A `task` asks for a task where the revision has them; elsewhere MCP says to ignore it.
+  if (features.tasks && find_member(message->params, "task") != nullptr) {
+    if (!ConnectionTasks::supports(*tool)) {
+      throw RpcError(RpcErrorCode::method_not_found,
+                     "Method not found: tool \"" + std::string(tool->name()) +
+                         "\" does not run as a task (its execution.taskSupport is forbidden); "
+                         "call it without \"task\"",
+                     message->id_json);
+    }
+    tasks_.start(message, *tool, arguments,
+                 [features](const ToolResult& result) { return call_tool_result(result, features); },
+                 std::move(reply));
+    return;
   }
   std::string id = message->id_json;
   std::optional<std::string> token = progress_token(message->params);

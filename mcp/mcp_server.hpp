@@ -22,6 +22,7 @@
 #include "protocol_versions.hpp"
 #include "reply_channel.hpp"
 #include "session_backend.hpp"
+#include "tasks/connection_tasks.hpp"
 #include "tool_catalog.hpp"
 #include "tool_call_worker.hpp"
 
@@ -45,7 +46,18 @@ class McpServer {
   void handle(std::shared_ptr<IncomingMessage> message, std::shared_ptr<ReplyChannel> reply);
 
   // Cancels the request answering to `reply` (its HTTP client went away). Any thread.
-  bool cancel_reply(const ReplyChannel* reply) { return worker_.cancel_reply(reply); }
+  bool cancel_reply(const ReplyChannel* reply) {
+    return worker_.cancel_reply(reply) || tasks_.cancel_waiting(reply);
+  }
+
+  // Tasks (2025-11-25) live in `store`, as `owner`'s: team mode shares one store among all its
+  // connections so a reconnecting user finds their tasks. Without it, a store of this server's
+  // own (stdio). Before the first message.
+  void use_task_store(std::shared_ptr<TaskStore> store, std::string owner) {
+    tasks_.use_store(std::move(store), std::move(owner));
+  }
+  // True while a task started on this connection is queued or running.
+  bool running_tasks() const noexcept { return tasks_.busy(); }
 
   // The revision initialize chose, once it has run.
   std::optional<std::string> legacy_version() const;
@@ -78,6 +90,7 @@ class McpServer {
   mutable std::mutex version_mutex_;
   std::optional<std::string> legacy_version_;  // set by initialize
   ToolCallWorker worker_;
+  ConnectionTasks tasks_{worker_};
   std::once_flag shut_down_;
 };
 

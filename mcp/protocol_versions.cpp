@@ -19,6 +19,8 @@ ProtocolFeatures features_for(std::string_view version) {
   // Revision dates compare as strings; structured tool output and titles arrived in 2025-06-18.
   features.structured_output = version >= std::string_view("2025-06-18");
   features.titles = features.structured_output;
+  // Experimental tasks arrived in 2025-11-25; 2026-07-28 took them out of the core protocol.
+  features.tasks = version == kLatestLegacyVersion;
   return features;
 }
 

@@ -34,6 +34,7 @@ struct ProtocolFeatures {
   bool modern = false;             // resultType, serverInfo in _meta, ttlMs/cacheScope on lists
   bool structured_output = false;  // outputSchema, structuredContent (2025-06-18+)
   bool titles = false;             // `title` of tools and prompts (2025-06-18+)
+  bool tasks = false;              // tasks (2025-11-25 only: 2026-07-28 moved them to an extension)
 };
 
 // The version an `initialize` asking for `requested` gets: the same when it is a legacy revision

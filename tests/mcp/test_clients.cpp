@@ -65,6 +65,13 @@ TEST_CASE("the failure table of docs/mcp.md, row by row through the TypeScript S
   CHECK(contains(outcome.output, "failure-table: all 25 checks passed"));
 }
 
+TEST_CASE("long calls as MCP tasks through the TypeScript SDK's task client (2025-11-25)") {
+  const CommandOutcome outcome = run_node_client("tasks_client.mjs");
+  INFO(outcome.output);
+  CHECK(outcome.exit_code == 0);
+  CHECK(contains(outcome.output, "tasks: all 7 checks passed"));
+}
+
 TEST_CASE("the v2 TypeScript client in the 2026-07-28 era (@modelcontextprotocol/client)") {
   const CommandOutcome outcome = run_node_client("modern_client.mjs");
   INFO(outcome.output);

@@ -55,7 +55,7 @@ TEST_CASE("the initialize result names the server, its capabilities and instruct
   const auto answer = serve.ask(
       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
   const auto& result = answer["result"];
-  CHECK(compact(result["capabilities"]) == R"({"tools":{"listChanged":false},"prompts":{"listChanged":false}})");
+  CHECK(compact(result["capabilities"]) == R"({"tools":{"listChanged":false},"prompts":{"listChanged":false},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}})");
   CHECK(compact(result["serverInfo"]) == kServerInfo);
   CHECK(std::string(result["instructions"].GetString()).starts_with("kode-gopher runs Go programs"));
   CHECK_FALSE(result.HasMember("resultType"));  // legacy results carry no resultType
@@ -130,6 +130,62 @@ TEST_CASE("2026-07-28 requests carry resultType and are checked for version and 
         R"({"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"Invalid params: server/discover is a 2026-07-28 method: carry _meta \"io.modelcontextprotocol/protocolVersion\" and \"io.modelcontextprotocol/clientCapabilities\""}})");
   CHECK(serve.process.close_and_wait() == 0);
   CHECK(serve.process.remaining_output() == "");
+}
+
+TEST_CASE("tasks are 2025-11-25's: a task's life without a daemon, and -32601 in other revisions") {
+  Serve serve;
+  serve.initialize("2025-11-25");
+  const auto tools = serve.ask(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
+  CHECK(compact(tools["result"]["tools"][0]["execution"]) == R"({"taskSupport":"optional"})");
+  CHECK_FALSE(tools["result"]["tools"][1].HasMember("execution"));
+
+  // Arguments the tool refuses need no daemon: the task fails with the tool's isError result.
+  const auto created = serve.ask(
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"code":"x","files":{}},"task":{"ttl":5}}})");
+  const auto& task = created["result"]["task"];
+  const std::string id = task["taskId"].GetString();
+  CHECK(id.size() == 32);
+  CHECK(compact(task["status"]) == R"("working")");
+  CHECK(task["ttl"].GetUint64() == 60000);  // raised to the minimum
+  CHECK(task["pollInterval"].GetUint64() == 1000);
+  const auto result = serve.ask(R"({"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":")" + id + R"("}})");
+  CHECK(compact(result["result"]) ==
+        R"({"content":[{"type":"text","text":"execute_go_code: give exactly one of \"code\" or \"files\", not both"}],"isError":true,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":")" + id + R"("}}})");
+  const auto got = serve.ask(R"({"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"taskId":")" + id + R"("}})");
+  CHECK(compact(got["result"]["status"]) == R"("failed")");
+  CHECK(std::string(got["result"]["statusMessage"].GetString()).starts_with("The call's result has isError: true (execute_go_code: give exactly one"));
+  const auto listed = serve.ask(R"({"jsonrpc":"2.0","id":5,"method":"tasks/list"})");
+  REQUIRE(listed["result"]["tasks"].Size() == 1);
+  CHECK(std::string(listed["result"]["tasks"][0]["taskId"].GetString()) == id);
+  const auto again = serve.ask(R"({"jsonrpc":"2.0","id":6,"method":"tasks/cancel","params":{"taskId":")" + id + R"("}})");
+  CHECK(compact(again["error"]) == R"({"code":-32602,"message":"Cannot cancel task: already in terminal status 'failed'; tasks/result has what it ended with"})");
+  const auto unknown = serve.ask(R"({"jsonrpc":"2.0","id":7,"method":"tasks/get","params":{"taskId":"nope"}})");
+  CHECK(compact(unknown["error"]["code"]) == "-32602");
+  CHECK(std::string(unknown["error"]["message"].GetString()).starts_with("Failed to retrieve task: Task not found"));
+  const auto no_id = serve.ask(R"({"jsonrpc":"2.0","id":8,"method":"tasks/get","params":{}})");
+  CHECK(compact(no_id["error"]["code"]) == "-32602");
+  const auto quick = serve.ask(
+      R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"gcp_auth_status","task":{}}})");
+  CHECK(compact(quick["error"]["code"]) == "-32601");
+
+  // The modern revision moved tasks to an extension: no tasks/*, and `task` is ignored.
+  const auto modern = serve.ask(std::string(R"({"jsonrpc":"2.0","id":10,"method":"tasks/list","params":{)") + kMeta + "}}");
+  CHECK(compact(modern["error"]["code"]) == "-32601");
+  const auto plain = serve.ask(std::string(
+      R"({"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"code":"x","files":{}},"task":{},)") + kMeta + "}}");
+  CHECK(plain["result"]["isError"].GetBool());
+  CHECK_FALSE(plain["result"].HasMember("task"));
+}
+
+TEST_CASE("a 2025-06-18 connection is offered no tasks") {
+  Serve serve;
+  const auto answer = serve.ask(
+      R"({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}})");
+  CHECK_FALSE(answer["result"]["capabilities"].HasMember("tasks"));
+  const auto tools = serve.ask(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
+  CHECK_FALSE(tools["result"]["tools"][0].HasMember("execution"));
+  const auto get = serve.ask(R"({"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"x"}})");
+  CHECK(compact(get["error"]) == R"j({"code":-32601,"message":"Method not found: tasks/get (tasks are part of protocol 2025-11-25 only; this request is 2025-06-18)"})j");
 }
 
 TEST_SUITE_END();

@@ -204,6 +204,63 @@ TEST_CASE("two users sign in at once, each runs as themselves, and neither reach
   }
 }
 
+// Issue 28, point 6: a task outlives the connection that started it, is the user's (not the
+// session's), and is as unknown to another user as a made-up id.
+TEST_CASE("a task survives its client's reconnect, and another user can neither see nor cancel it") {
+  MockOidcProvider provider;
+  TeamDaemon team(oauth_config(provider));
+  const auto sign_in = [&](const std::string& user) {
+    const auto run = run_team_client("sign_in_and_run.mjs", {"--url", team.url + "/mcp",
+                                                             "--login-hint", user});
+    INFO(to_text(run));
+    REQUIRE(run["ok"].GetBool());
+    return text_at(run, "access_token");
+  };
+  const std::string alice = sign_in("alice@example.com");
+  const std::string bob = sign_in("bob@example.com");
+  const auto tasks = [&](const std::string& token, std::vector<std::string> args) {
+    args.insert(args.begin(), {"--url", team.url + "/mcp", "--token", token});
+    return run_team_client("task_across_sessions.mjs", args);
+  };
+  const std::string sleeper =
+      "package main\n\nimport (\n\t\"fmt\"\n\t\"time\"\n)\n\nfunc main() {\n"
+      "\ttime.Sleep(2 * time.Second)\n\tfmt.Println(\"done after a reconnect\")\n}\n";
+
+  const auto started = tasks(alice, {"--action", "start", "--code", sleeper});
+  INFO(to_text(started));
+  REQUIRE(started["ok"].GetBool());
+  CHECK(started["capabilities"].HasMember("tasks"));
+  const std::string task_id = text_at(started["task"], "taskId");
+  REQUIRE(task_id.size() == 32);
+  CHECK(text_at(started["task"], "status") == "working");
+  CHECK(text_at(started, "status_after_create") == "working");
+
+  // Bob, signed in, names Alice's task: not found, whatever he asks, and not in his list.
+  const auto probed = tasks(bob, {"--action", "probe", "--task-id", task_id});
+  INFO(to_text(probed));
+  REQUIRE(probed["ok"].GetBool());
+  for (const char* what : {"get", "result", "cancel"}) {
+    CAPTURE(what);
+    REQUIRE(probed[what].HasMember("error"));
+    CHECK(probed[what]["error"]["code"].GetInt() == -32602);
+    CHECK(text_at(probed[what]["error"], "message").find("Task not found") != std::string::npos);
+  }
+  CHECK(probed["list"].Size() == 0);
+
+  // Alice comes back on a new connection and a new session: the task ran on and its result waits.
+  const auto fetched = tasks(alice, {"--action", "fetch", "--task-id", task_id});
+  INFO(to_text(fetched));
+  REQUIRE(fetched["ok"].GetBool());
+  CHECK(text_at(fetched, "session_id") != text_at(started, "session_id"));
+  CHECK(text_at(fetched["after"], "status") == "completed");
+  CHECK_FALSE(fetched["result"]["isError"].GetBool());
+  CHECK(text_at(fetched["result"]["structuredContent"], "stdout") == "done after a reconnect\n");
+  CHECK(text_at(fetched["result"]["_meta"]["io.modelcontextprotocol/related-task"], "taskId") ==
+        task_id);
+  REQUIRE(fetched["list"].Size() == 1);
+  CHECK(std::string(fetched["list"][0].GetString()) == task_id);
+}
+
 TEST_CASE("an expired access token gets 401 invalid_token; a refresh brings one that works") {
   MockOidcProvider provider;
   TeamDaemon team(oauth_config(provider, "access_token_ttl_s = 60\n"));  // the shortest allowed

@@ -4,13 +4,16 @@ namespace kg::team {
 
 McpHttpSession::McpHttpSession(std::string id, bool stateless, api::ApiContext& api,
                                session::SessionOwner owner, TeamIdentity identity,
-                               plugin::Logger& logger)
+                               plugin::Logger& logger, std::shared_ptr<mcp::TaskStore> tasks)
     : id_(std::move(id)),
       stateless_(stateless),
       logger_(logger),
       backend_(api, std::move(owner), "mcp-http", std::move(identity)),
       tools_(backend_),
-      server_(tools_, backend_, logger, mcp::ServerIdentity{}) {}
+      server_(tools_, backend_, logger, mcp::ServerIdentity{}) {
+  // By user, not by session: a client that reconnects with a new session still finds its tasks.
+  server_.use_task_store(std::move(tasks), backend_.owner().id);
+}
 
 bool McpHttpSession::handle(std::shared_ptr<mcp::IncomingMessage> message,
                             std::shared_ptr<mcp::ReplyChannel> reply) {
@@ -36,13 +39,13 @@ void McpHttpSession::end_request() {
 bool McpHttpSession::idle_longer_than(std::chrono::seconds limit) const {
   auto& self = const_cast<McpHttpSession&>(*this);
   std::lock_guard lock(self.mutex_);
-  return in_flight_ == 0 && Clock::now() - last_used_ > limit;
+  return in_flight_ == 0 && !server_.running_tasks() && Clock::now() - last_used_ > limit;
 }
 
 std::optional<McpHttpSession::Clock::time_point> McpHttpSession::idle_since() const {
   auto& self = const_cast<McpHttpSession&>(*this);
   std::lock_guard lock(self.mutex_);
-  if (in_flight_ > 0) return std::nullopt;
+  if (in_flight_ > 0 || server_.running_tasks()) return std::nullopt;
   return last_used_;
 }
 

@@ -22,8 +22,10 @@ class McpHttpSession {
  public:
   using Clock = std::chrono::steady_clock;
 
+  // `tasks`: the daemon's one task store; this session's tasks belong to its user there.
   McpHttpSession(std::string id, bool stateless, api::ApiContext& api,
-                 session::SessionOwner owner, TeamIdentity identity, plugin::Logger& logger);
+                 session::SessionOwner owner, TeamIdentity identity, plugin::Logger& logger,
+                 std::shared_ptr<mcp::TaskStore> tasks);
   ~McpHttpSession() { close("released"); }
 
   const std::string& id() const noexcept { return id_; }
@@ -38,7 +40,7 @@ class McpHttpSession {
   void cancel(const mcp::ReplyChannel* reply) { server_.cancel_reply(reply); }
   std::optional<std::string> legacy_version() const { return server_.legacy_version(); }
 
-  // Requests in progress keep the session from idling out.
+  // Requests in progress, and tasks queued or running, keep the session from idling out.
   void begin_request();
   void end_request();
   bool idle_longer_than(std::chrono::seconds limit) const;

@@ -70,7 +70,7 @@ std::shared_ptr<McpHttpSession> McpSessionRegistry::add(const SignedInUser& user
     }
     session = std::make_shared<McpHttpSession>(
         id, stateless, api_, session::SessionOwner{user.user_id, user.email}, options_.identity,
-        logger_);
+        logger_, tasks_);
     sessions_.emplace(id, session);
   }
   if (replaced) {

@@ -2,7 +2,8 @@
 // [team] max_sessions_per_user per user, besides the user's stateless lane: a new one replaces
 // the user's longest-idle session, since many clients never send DELETE; only when every one is
 // busy is it refused), finds them only for their
-// own user (another user's id is as unknown as a made-up one), closes them on DELETE, and closes
+// own user (another user's id is as unknown as a made-up one), holds the one task store they
+// share (tasks are the user's, not the session's), closes them on DELETE, and closes
 // those idle longer than [team] idle_timeout_s from a thread of its own. Thread-safe.
 #pragma once
 
@@ -61,6 +62,8 @@ class McpSessionRegistry {
   std::condition_variable stop_signal_;
   bool stopping_ = false;
   std::map<std::string, std::shared_ptr<McpHttpSession>> sessions_;
+  // Every session's tasks, by user: they outlive the session that started them.
+  std::shared_ptr<mcp::TaskStore> tasks_ = std::make_shared<mcp::TaskStore>();
   std::thread reaper_;
 };
 
