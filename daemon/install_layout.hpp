@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "config/daemon_config.hpp"
+#include "daemon_config.hpp"
 
 namespace kg {
 

@@ -38,8 +38,8 @@
 #include "state_dir_lock.hpp"
 #include "default_daemon_id.hpp"
 #include "team_mode.hpp"
-#include "config/runtime_names_check.hpp"
-#include "config/team_settings.hpp"
+#include "runtime_names_check.hpp"
+#include "team_settings.hpp"
 #include "store/store.hpp"
 
 namespace kg {

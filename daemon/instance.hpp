@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "config/daemon_config.hpp"
+#include "daemon_config.hpp"
 #include "stderr_logger.hpp"
 
 namespace kg {

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "build_paths.hpp"
-#include "config/daemon_config.hpp"
+#include "daemon_config.hpp"
 #include "error_chain.hpp"
 #include "instance.hpp"
 #include "plugin_config_check.hpp"

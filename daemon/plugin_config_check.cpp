@@ -1,7 +1,7 @@
 #include "plugin_config_check.hpp"
 
-#include "config/daemon_config.hpp"
-#include "config/runtime_names_check.hpp"
+#include "daemon_config.hpp"
+#include "runtime_names_check.hpp"
 #include "install_layout.hpp"
 #include "plugin_load_error.hpp"
 #include "plugin_loader.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "config/plugin_section_check.hpp"
+#include "plugin_section_check.hpp"
 #include "plugin_registry.hpp"
 
 namespace kg {

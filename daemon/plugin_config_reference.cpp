@@ -1,7 +1,7 @@
 #include "plugin_config_reference.hpp"
 
-#include "config/config_keys.hpp"
-#include "config/daemon_config.hpp"
+#include "config_keys.hpp"
+#include "daemon_config.hpp"
 #include "error_chain.hpp"
 #include "install_layout.hpp"
 #include "plugin_config_check.hpp"

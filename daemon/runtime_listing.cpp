@@ -1,6 +1,6 @@
 #include "runtime_listing.hpp"
 
-#include "config/daemon_config.hpp"
+#include "daemon_config.hpp"
 #include "error_chain.hpp"
 #include "install_layout.hpp"
 #include "plugin_config_check.hpp"

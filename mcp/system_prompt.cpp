@@ -6,7 +6,7 @@ namespace kg::mcp {
 
 // Written to the model, in the second person. Every statement here must hold for this build:
 // change it with the code it describes (the wrapper in plugins/go-program, the limits in
-// daemon/config, the result in docs/contracts.md §3).
+// config/, the result in docs/contracts.md §3).
 std::string system_prompt_text() {
   return "# Using kode-gopher: Go programs in a sandbox\n"
          "\n"

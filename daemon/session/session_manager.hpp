@@ -20,7 +20,7 @@
 #include "api_call_audit.hpp"
 #include "api_policy.hpp"
 #include "base_cache.hpp"
-#include "config/daemon_config.hpp"
+#include "daemon_config.hpp"
 #include "call_credentials.hpp"
 #include "call_limits.hpp"
 #include "sandbox_provider.hpp"

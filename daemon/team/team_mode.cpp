@@ -3,7 +3,7 @@
 #include "metrics_text.hpp"
 
 #include "authorization_server.hpp"
-#include "config/team_settings.hpp"
+#include "team_settings.hpp"
 #include "http/mcp_endpoint.hpp"
 #include "http/mcp_session_registry.hpp"
 #include "http/request_authenticator.hpp"

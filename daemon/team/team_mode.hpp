@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "api_context.hpp"
-#include "config/daemon_config.hpp"
+#include "daemon_config.hpp"
 #include "host_services.hpp"
 
 namespace kg::team {
