@@ -66,6 +66,12 @@ class YaegiRuntime final : public plugin::RuntimePlugin {
   plugin::ExecuteResult execute(const plugin::ExecuteRequest& request,
                                 plugin::SandboxHandle& sandbox,
                                 plugin::ProgressSink& progress) override {
+    // The daemon refuses these before they reach a plugin (session/runtime_choice.cpp).
+    if (request.action != plugin::Action::run) {
+      throw plugin::InvalidInputError(
+          "the yaegi runtime cannot run go " + std::string(plugin::to_string(request.action)) +
+          ": use runtime compiled-go (or auto, which picks it for test and vet)");
+    }
     const auto program = go_program::normalize_program(request.files, request.extra_imports);
     plugin::ExecuteResult result;
     result.mode = program.mode;
