@@ -19,6 +19,28 @@ RuntimePlan plan_runtime(std::string_view requested, std::string_view session_ru
   return plan;
 }
 
+RuntimePlan plan_for_action(RuntimePlan plan, plugin::Action action) {
+  if (action == plugin::Action::run) return plan;
+  const std::string verb = "go " + std::string(plugin::to_string(action));
+  if (plan.auto_select) {
+    plan.first = "compiled-go";
+    plan.auto_select = false;
+    return plan;
+  }
+  if (plan.first == "yaegi") {
+    throw plugin::InvalidInputError(
+        "action " + std::string(plugin::to_string(action)) + " runs " + verb +
+        ", which the yaegi runtime (an interpreter, with no go command) cannot: call again with "
+        "runtime \"compiled-go\" (or \"auto\", which picks compiled-go for test and vet)");
+  }
+  return plan;
+}
+
+std::string go_tool_runtime_reason(plugin::Action action) {
+  return "action " + std::string(plugin::to_string(action)) + " runs go " +
+         std::string(plugin::to_string(action)) + ", which only compiled-go has";
+}
+
 AutoVerdict after_yaegi(const plugin::ExecuteResult& yaegi, bool ran_with_credentials) {
   AutoVerdict verdict;
   switch (yaegi.handoff) {

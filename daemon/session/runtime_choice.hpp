@@ -24,6 +24,15 @@ struct RuntimePlan {
 RuntimePlan plan_runtime(std::string_view requested, std::string_view session_runtime,
                          std::string_view default_runtime);
 
+// Actions test and vet run the go command, which only compiled-go has (docs/runtimes.md, "go
+// test and go vet"): auto picks compiled-go for them (auto_select off, runtime_reason set);
+// yaegi, asked for by the call, its session or the default, is refused with
+// plugin::InvalidInputError saying to use compiled-go. Action run: the plan as it is.
+RuntimePlan plan_for_action(RuntimePlan plan, plugin::Action action);
+
+// The reason auto gives for picking compiled-go for an action that is not run.
+std::string go_tool_runtime_reason(plugin::Action action);
+
 struct AutoVerdict {
   bool run_compiled = false;    // hand the call to compiled-go
   std::string reason;           // the result's runtime_reason
