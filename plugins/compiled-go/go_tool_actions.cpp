@@ -106,7 +106,9 @@ void finish_test(const plugin::CommandOutcome& ran, const plugin::CommandSpec& s
 
 void finish_vet(const plugin::CommandOutcome& ran, const plugin::CommandSpec& spec,
                 const plugin::Limits& limits, plugin::ExecuteResult& result) {
-  auto report = go_program::read_go_vet_output(ran.stderr_text);
+  // go vet -json writes its JSON to stdout (Go 1.26; stderr before), the compiler's words to
+  // stderr: both are read.
+  auto report = go_program::read_go_vet_output(ran.stdout_text + "\n" + ran.stderr_text);
   result.exit_code = ran.exit_code;
   result.signal = ran.signal;
   result.phase = plugin::Phase::build;

@@ -1,4 +1,4 @@
-// Reads what `go vet -json` prints on stderr: per package a "# pkg" line and one JSON object
+// Reads what `go vet -json` prints (stdout and stderr together): per package a "# pkg" line and one JSON object
 // {"<package>": {"<analyzer>": [{"posn": "file:line:col", "message": ...}]}}, into diagnostics
 // shaped like the compiler's, each naming its analyzer. A package that does not compile makes
 // vet print the compiler's message ("vet: ./x.go:3:2: undefined: y") instead: those come back
