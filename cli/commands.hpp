@@ -30,6 +30,9 @@ struct ExecOptions {
   bool read_only = false;
   std::vector<std::string> projects;
   std::vector<std::string> buckets;
+  // --test, --vet: the call's "action" (go test, go vet instead of running; docs/runtimes.md)
+  bool test = false;
+  bool vet = false;
 };
 void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 // The ExecuteRequest JSON for `files` (docs/daemon-api.md), with "client":"cli" for one-shots.

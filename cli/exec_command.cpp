@@ -60,6 +60,8 @@ std::string execute_request_body(const ProgramFiles& files, const ExecOptions& o
   request.timeout_ms = options.timeout_ms;
   if (options.session_id.empty()) request.client = "cli";
   request.api_policy = api_policy_of(options);
+  if (options.test) request.action = "test";
+  if (options.vet) request.action = "vet";
   return wire::daemon_api::encode_execute_request(request);
 }
 
@@ -89,6 +91,14 @@ void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction
                       "limits.run_timeout_ms; at most limits.max_run_timeout_ms)")
           ->type_name("DURATION_MS")
           ->check(CLI::Range(1u, 3'600'000u));
+  CLI::Option* test_flag = exec->add_flag(
+      "--test", options->test,
+      "Run the program's tests (its *_test.go files) with go test instead of running it: one "
+      "line per failed or skipped test, then the passed ones; needs compiled-go (auto picks it)");
+  exec->add_flag("--vet", options->vet,
+                 "Check the program with go vet instead of running it: its findings come back as "
+                 "diagnostics; needs compiled-go (auto picks it)")
+      ->excludes(test_flag);
   exec->add_option("--session", options->session_id,
                    "Run in this open session (see `kode-gopher sessions`)")
       ->type_name("ID");

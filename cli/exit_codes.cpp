@@ -42,7 +42,7 @@ ExitCode exit_code_for_result(const rapidjson::Value& execute_result) {
   if (status == "compile_error") return ExitCode::compile_error;
   if (status == "timeout") return ExitCode::timeout;
   if (status == "runtime_error" || status == "panic" || status == "killed" || status == "oom" ||
-      status == "output_limit") {
+      status == "output_limit" || status == "test_failed" || status == "vet_findings") {
     return ExitCode::program_failed;
   }
   if (status == "sandbox_error" || status == "runtime_unavailable" || status == "queue_full") {

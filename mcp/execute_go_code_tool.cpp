@@ -35,6 +35,8 @@ std::string input_schema(const std::optional<OfferedRuntimes>& offered) {
     "extra_imports": {"type": "array", "items": {"type": "string"},
                       "description": "Import paths to blank-import, e.g. to register drivers"},
     )json" + runtime_property(offered) + R"json(,
+    "action": {"type": "string", "enum": ["run", "test", "vet"],
+               "description": "run (the default): build and run the program. test: go test over every package sent; the *_test.go files' tests (and subtests) come back in the result's tests, one entry each (package, name, outcome pass/fail/skip, elapsed_ms, output), failures first in the text; a snippet (func run) has tests only if you send a _test.go file beside it that calls run. vet: go vet; its findings come back as diagnostics with the analyzer's name. test and vet need compiled-go (auto picks it; yaegi is refused). timeout_ms bounds the tests' run."},
     "timeout_ms": {"type": "integer", "minimum": 1,
                    "description": "This call's run-phase wall-clock limit in milliseconds, for a program that needs longer (or should stop sooner) than the default (60000 unless the operator set another). At most the daemon's [limits] max_run_timeout_ms (600000 unless the operator set another); more is refused with a message naming the maximum. The build has its own limit."},
     "api_policy": {
@@ -91,7 +93,8 @@ rapidjson::Document shortened_for_agent(const rapidjson::Document& result) {
 std::string execute_request_for(const rapidjson::Value* arguments,
                                 const std::optional<OfferedRuntimes>& offered) {
   const ToolArguments args(kTool, arguments,
-                           {"code", "files", "extra_imports", "runtime", "timeout_ms", "api_policy"});
+                           {"code", "files", "extra_imports", "runtime", "timeout_ms", "api_policy",
+                            "action"});
   const std::optional<std::string> code = args.optional_string("code");
   const rapidjson::Value* files = args.optional_string_map("files");
   if (code && files != nullptr) {
@@ -109,6 +112,12 @@ std::string execute_request_for(const rapidjson::Value* arguments,
   if (runtime && offered && !offered->can_call(*runtime)) {
     throw ToolArgumentError(std::string(kTool) + ": " + offered->unavailable_message(*runtime));
   }
+  const std::optional<std::string> action = args.optional_string("action");
+  if (action) {
+    if (auto problem = wire::daemon_api::action_problem(*action)) {
+      throw ToolArgumentError(std::string(kTool) + ": " + *problem);
+    }
+  }
 
   wire::daemon_api::ExecuteRequest request;
   request.code = code;
@@ -122,6 +131,7 @@ std::string execute_request_for(const rapidjson::Value* arguments,
   request.extra_imports = extra_imports;
   request.runtime = runtime;
   request.timeout_ms = timeout_ms;
+  if (action && *action != "run") request.action = action;
   if (const rapidjson::Value* policy = args.optional_object("api_policy")) {
     try {
       request.api_policy = wire::daemon_api::decode_api_policy(*policy);

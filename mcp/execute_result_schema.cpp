@@ -29,13 +29,16 @@ std::string execute_result_schema(const std::optional<OfferedRuntimes>& offered)
               "description": "The last phase reached: setup (sandbox and files), build, run"},
     "mode": {"type": "string", "enum": ["wrapped", "verbatim"],
              "description": "wrapped: a snippet with func run; verbatim: a package main program"},
+    "action": {"type": "string", "enum": ["test", "vet"],
+               "description": "Present when the call ran go test or go vet instead of the program"},
     "runtime": {"type": "string", )json" + runtime_enum + R"json(
                 "description": "The runtime that ran the call (with auto: the one auto chose)"},
     "runtime_reason": {"type": "string",
                        "description": "With runtime auto: why the runtime auto tries first was safe for this program, or which import or construct sent it to the other"},
     "status": {"type": "string",
-               "enum": ["ok", "compile_error", "runtime_error", "panic", "timeout", "oom",
-                        "output_limit", "killed", "internal"]},
+               "enum": ["ok", "compile_error", "runtime_error", "test_failed", "vet_findings",
+                        "panic", "timeout", "oom", "output_limit", "killed", "internal"],
+               "description": "test_failed: action test, a test or a package failed; vet_findings: action vet, go vet reported diagnostics"},
     "exit_code": {"type": "integer", "description": "The program's exit code (128+N: signal N)"},
     "signal": {"type": "integer", "description": "The signal that ended the program, if any"},
     "duration_ms": {"type": "integer", "minimum": 0},
@@ -70,7 +73,7 @@ std::string execute_result_schema(const std::optional<OfferedRuntimes>& offered)
                "description": "Head and tail 8 KiB each, with a '... [N bytes elided] ...' marker"},
     "diagnostics": {
       "type": "array",
-      "description": "Compiler errors",
+      "description": "Compiler errors; with action vet, go vet's findings, each naming its analyzer",
       "items": {
         "type": "object",
         "required": ["file", "line", "col", "message"],
@@ -78,7 +81,32 @@ std::string execute_result_schema(const std::optional<OfferedRuntimes>& offered)
           "file": {"type": "string"},
           "line": {"type": "integer"},
           "col": {"type": "integer"},
-          "message": {"type": "string"}
+          "message": {"type": "string"},
+          "analyzer": {"type": "string", "description": "go vet's analyzer, e.g. printf"}
+        }
+      }
+    },
+    "tests": {
+      "type": "object",
+      "description": "Action test: the totals and one entry per test and subtest (Parent/Sub), in the order they finished",
+      "required": ["passed", "failed", "skipped", "cases"],
+      "properties": {
+        "passed": {"type": "integer", "minimum": 0},
+        "failed": {"type": "integer", "minimum": 0},
+        "skipped": {"type": "integer", "minimum": 0},
+        "cases": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "required": ["package", "name", "outcome", "elapsed_ms"],
+            "properties": {
+              "package": {"type": "string", "description": "The test's package (import path)"},
+              "name": {"type": "string", "description": "TestXxx, or TestXxx/sub for a subtest"},
+              "outcome": {"type": "string", "enum": ["pass", "fail", "skip"]},
+              "elapsed_ms": {"type": "integer", "minimum": 0},
+              "output": {"type": "string", "description": "What the test printed (t.Log, t.Error, a panic), head and tail 2 KiB"}
+            }
+          }
         }
       }
     },

@@ -1,6 +1,7 @@
 #include "result_renderer.hpp"
 
 #include "json_text.hpp"
+#include "test_report_renderer.hpp"
 
 namespace kg::cli {
 namespace {
@@ -30,7 +31,9 @@ void append_block(std::string& out, std::string_view title, std::string_view tex
 }
 
 std::string first_line(const rapidjson::Value& result) {
-  std::string line = "phase=" + member_text(result, "phase", "?") +
+  const std::string action = member_text(result, "action", "");
+  std::string line = (action.empty() ? "" : "action=" + action + " ") +
+                     "phase=" + member_text(result, "phase", "?") +
                      " mode=" + member_text(result, "mode", "?") +
                      " runtime=" + member_text(result, "runtime", "?") +
                      " exit=" + member_text(result, "exit_code", "?") + " (" +
@@ -58,7 +61,12 @@ std::string diagnostic_line(const rapidjson::Value& diagnostic) {
       line += ':' + std::to_string(column->GetInt());
     }
   }
-  return line + ": " + string_or_empty(member(diagnostic, "message")) + '\n';
+  line += ": " + string_or_empty(member(diagnostic, "message"));
+  if (const std::string analyzer = string_or_empty(member(diagnostic, "analyzer"));
+      !analyzer.empty()) {
+    line += " (vet: " + analyzer + ")";
+  }
+  return line + '\n';
 }
 
 std::uint64_t number_or_zero(const rapidjson::Value* value) {
@@ -130,6 +138,11 @@ std::string render_execute_result(const rapidjson::Value& execute_result,
       out += "warning: " +
              (warning.IsString() ? string_or_empty(&warning) : compact_json(warning)) + '\n';
     }
+  }
+
+  // Action test: failures first, before the streams.
+  if (const rapidjson::Value* tests = member(execute_result, "tests")) {
+    out += render_test_report(*tests);
   }
 
   if (const rapidjson::Value* diagnostics = member(execute_result, "diagnostics");

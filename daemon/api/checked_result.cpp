@@ -27,8 +27,16 @@ plugin::ExecuteResult checked_for_response(plugin::ExecuteResult result) {
   for (auto& d : result.diagnostics) {
     diagnostics_repaired = repair(d.file) | diagnostics_repaired;
     diagnostics_repaired = repair(d.message) | diagnostics_repaired;
+    diagnostics_repaired = repair(d.analyzer) | diagnostics_repaired;
   }
   if (diagnostics_repaired) found.push_back(repaired_warning("compiler diagnostics were"));
+  bool tests_repaired = false;
+  for (auto& test : result.tests) {
+    tests_repaired = repair(test.package) | tests_repaired;
+    tests_repaired = repair(test.name) | tests_repaired;
+    tests_repaired = repair(test.output) | tests_repaired;
+  }
+  if (tests_repaired) found.push_back(repaired_warning("test names or output were"));
   bool warnings_repaired = false;
   for (auto& warning : result.warnings) warnings_repaired = repair(warning) | warnings_repaired;
   for (auto& notice : result.notices) warnings_repaired = repair(notice) | warnings_repaired;

@@ -35,6 +35,10 @@ ParsedExecute parse_execute_request(std::string_view body) {
   parsed.call.limits = requested_limits(request.limits);
   parsed.call.runtime = request.runtime.value_or("");
   parsed.call.api_policy = std::move(request.api_policy);
+  const std::string action = request.action.value_or("run");
+  execute.action = action == "test"  ? plugin::Action::test
+                   : action == "vet" ? plugin::Action::vet
+                                     : plugin::Action::run;
   parsed.client = request.client.value_or("");
   return parsed;
 }

@@ -70,6 +70,34 @@ void write_api_calls(JsonWriter& w, const session::CallResult& call) {
   w.EndObject();
 }
 
+// Action test: totals, then one entry per test (docs/daemon-api.md, "tests").
+void write_tests(JsonWriter& w, const std::vector<plugin::TestCase>& tests) {
+  std::uint64_t passed = 0, failed = 0, skipped = 0;
+  for (const auto& t : tests) {
+    (t.outcome == plugin::TestOutcome::pass   ? passed
+     : t.outcome == plugin::TestOutcome::skip ? skipped
+                                              : failed)++;
+  }
+  w.Key("tests");
+  w.StartObject();
+  w.Key("passed"); w.Uint64(passed);
+  w.Key("failed"); w.Uint64(failed);
+  w.Key("skipped"); w.Uint64(skipped);
+  w.Key("cases");
+  w.StartArray();
+  for (const auto& t : tests) {
+    w.StartObject();
+    w.Key("package"); write_string(w, t.package);
+    w.Key("name"); write_string(w, t.name);
+    w.Key("outcome"); write_string(w, plugin::to_string(t.outcome));
+    w.Key("elapsed_ms"); w.Uint64(t.elapsed_ms);
+    if (!t.output.empty()) { w.Key("output"); write_string(w, t.output); }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 }  // namespace
 
 bool result_is_error(const plugin::ExecuteResult& r) {
@@ -88,6 +116,9 @@ std::string call_result_json(const session::CallResult& call) {
   w.Key("session_id"); write_string(w, call.session_id);
   w.Key("phase"); write_string(w, plugin::to_string(r.phase));
   w.Key("mode"); write_string(w, plugin::to_string(r.mode));
+  if (call.action != plugin::Action::run) {
+    w.Key("action"); write_string(w, plugin::to_string(call.action));
+  }
   w.Key("runtime"); write_string(w, call.runtime);
   if (!call.runtime_reason.empty()) {
     w.Key("runtime_reason"); write_string(w, call.runtime_reason);
@@ -135,10 +166,12 @@ std::string call_result_json(const session::CallResult& call) {
       w.Key("line"); w.Int(d.line);
       w.Key("col"); w.Int(d.col);
       w.Key("message"); write_string(w, d.message);
+      if (!d.analyzer.empty()) { w.Key("analyzer"); write_string(w, d.analyzer); }
       w.EndObject();
     }
     w.EndArray();
   }
+  if (call.action == plugin::Action::test) write_tests(w, r.tests);
   if (call.api_call_totals.count != 0) write_api_calls(w, call);
   if (r.result_json) {
     // Checked JSON, copied as it is: never parsed into a DOM and written back recursively.

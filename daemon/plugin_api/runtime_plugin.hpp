@@ -24,10 +24,15 @@ class InvalidInputError : public std::runtime_error {
 
 enum class Phase { setup, build, run };
 enum class Mode { wrapped, verbatim };
+// What a call does with the program (docs/runtimes.md, "go test and go vet"): run it, run its
+// tests (go test -json), or vet it (go vet -json). Only compiled-go tests and vets.
+enum class Action { run, test, vet };
 enum class Status {
   ok,
   compile_error,
   runtime_error,
+  test_failed,   // action test: a test failed (or a package's tests could not run)
+  vet_findings,  // action vet: go vet reported something (the result's diagnostics)
   panic,
   timeout,
   oom,
@@ -59,6 +64,7 @@ struct ExecuteRequest {
   // exactly as compiled Go would (an import it lacks, a construct it gets wrong) does not run it
   // and answers Handoff::declined with the reason; the daemon then runs it with compiled-go.
   bool auto_select = false;
+  Action action = Action::run;
 };
 
 // Whether a result is final or the daemon should run the program with another runtime.
@@ -73,6 +79,17 @@ struct Diagnostic {
   int line = 0;
   int col = 0;
   std::string message;
+  std::string analyzer;  // go vet's analyzer (printf, unreachable, ...); empty for the compiler
+};
+
+// One test of action test (a subtest is its own entry, named Parent/Sub), from go test -json.
+enum class TestOutcome { pass, fail, skip };
+struct TestCase {
+  std::string package;  // import path
+  std::string name;
+  TestOutcome outcome = TestOutcome::fail;
+  std::uint64_t elapsed_ms = 0;
+  std::string output;  // what the test printed (t.Log, failures), bounded per test
 };
 
 struct ExecuteResult {
@@ -94,6 +111,8 @@ struct ExecuteResult {
   std::string stdout_text;
   std::string stderr_text;
   std::vector<Diagnostic> diagnostics;
+  // Action test: one entry per test and subtest, in the order they finished.
+  std::vector<TestCase> tests;
   std::optional<std::string> result_json;  // the result.json object, raw JSON text
   Handoff handoff = Handoff::none;
   // With auto_select: why this runtime was safe to run the program, or why it handed it off.
@@ -140,6 +159,8 @@ class RuntimePlugin {
 std::string_view to_string(Phase phase) noexcept;
 std::string_view to_string(Mode mode) noexcept;
 std::string_view to_string(Status status) noexcept;
+std::string_view to_string(Action action) noexcept;
+std::string_view to_string(TestOutcome outcome) noexcept;
 
 }  // namespace kg::plugin
 
@@ -161,6 +182,8 @@ inline std::string_view to_string(Status status) noexcept {
     case Status::ok: return "ok";
     case Status::compile_error: return "compile_error";
     case Status::runtime_error: return "runtime_error";
+    case Status::test_failed: return "test_failed";
+    case Status::vet_findings: return "vet_findings";
     case Status::panic: return "panic";
     case Status::timeout: return "timeout";
     case Status::oom: return "oom";
@@ -169,5 +192,21 @@ inline std::string_view to_string(Status status) noexcept {
     case Status::internal: return "internal";
   }
   return "internal";
+}
+inline std::string_view to_string(Action action) noexcept {
+  switch (action) {
+    case Action::run: return "run";
+    case Action::test: return "test";
+    case Action::vet: return "vet";
+  }
+  return "run";
+}
+inline std::string_view to_string(TestOutcome outcome) noexcept {
+  switch (outcome) {
+    case TestOutcome::pass: return "pass";
+    case TestOutcome::fail: return "fail";
+    case TestOutcome::skip: return "skip";
+  }
+  return "fail";
 }
 }  // namespace kg::plugin

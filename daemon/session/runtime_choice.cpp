@@ -60,6 +60,20 @@ RuntimePlan plan_runtime(std::string_view requested, std::string_view session_ru
   return plan;
 }
 
+RuntimePlan plan_for_action(RuntimePlan plan, plugin::Action action) {
+  if (action == plugin::Action::run || !plan.auto_select) return plan;
+  plan.first = plan.second;
+  plan.second.clear();
+  plan.auto_select = false;
+  return plan;
+}
+
+std::string action_runtime_reason(const RuntimePlan& plan, plugin::Action action) {
+  const std::string verb(plugin::to_string(action));
+  return "action " + verb + " runs go " + verb + ", so auto gives it to " + plan.first +
+         ", the runtime auto hands what it does not interpret";
+}
+
 AutoVerdict after_first_runtime(const RuntimePlan& plan, const plugin::ExecuteResult& first,
                                 bool ran_with_credentials) {
   const std::string& name = plan.first;

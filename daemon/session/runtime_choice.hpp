@@ -62,6 +62,16 @@ struct RuntimePlan {
 RuntimePlan plan_runtime(std::string_view requested, std::string_view session_runtime,
                          std::string_view default_runtime, const RuntimeOffer& offer);
 
+// Actions test and vet run the go command (docs/runtimes.md, "go test and go vet"): auto gives
+// them straight to the second runtime of its order (compiled-go by default; auto_select off).
+// A runtime named by the call, its session or the default gets them as asked, and a runtime
+// plugin that has no go command (yaegi) refuses them itself with plugin::InvalidInputError.
+// Action run: the plan as it is.
+RuntimePlan plan_for_action(RuntimePlan plan, plugin::Action action);
+
+// The result's runtime_reason when auto gave an action that is not run to `plan.first`.
+std::string action_runtime_reason(const RuntimePlan& plan, plugin::Action action);
+
 struct AutoVerdict {
   bool run_second = false;             // hand the call to the plan's second runtime
   std::string reason;                  // the result's runtime_reason

@@ -242,9 +242,11 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   }
   CallResult call;
   call.session_id = session_id;
+  call.action = request.execute.action;
   // Waited for a session slot (one-shot calls) and for the session's previous call.
   call.queue_us = us_since(started);
-  const RuntimePlan plan = plan_for(request.runtime, session.record.runtime);
+  const RuntimePlan plan =
+      plan_for_action(plan_for(request.runtime, session.record.runtime), request.execute.action);
   auto& first_runtime = plugin_for(plan.first, plan.requested);
   request.execute.auto_select = plan.auto_select;
   request.execute.limits.run_timeout_ms = run_timeout(options_.limits, request.timeout_ms);
@@ -262,6 +264,7 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   store::CallStart start;
   start.session_id = session_id;
   start.runtime = plan.requested;  // auto: replaced by the one that ran when the call ends
+  start.action = std::string(plugin::to_string(request.execute.action));
   start.code_sha256 = code_sha256(request.execute, start.input_bytes);
   call.call_id = store_.begin_call(start);
   session.canceller.reset();
@@ -275,6 +278,9 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
   outcome.queue_ms = call.queue_us / 1000;
   try {
     call.runtime = plan.first;
+    if (plan.requested == kAutoRuntime && !plan.auto_select) {
+      call.runtime_reason = action_runtime_reason(plan, request.execute.action);
+    }
     // auto: a program the second runtime answers sooner for sure (compiled-go: its binary cache
     // holds it) goes there without the first (docs/runtimes.md, "When auto picks yaegi").
     const std::optional<std::string> sooner =

@@ -47,6 +47,7 @@ struct CallResult {
   std::string session_id;
   std::string runtime;  // the runtime plugin that ran the call (auto resolves to one)
   std::string runtime_reason;  // with auto: why that one
+  plugin::Action action = plugin::Action::run;  // what the call did: run, go test, go vet
   std::uint64_t queue_us = 0;
   std::uint64_t duration_us = 0;
   // Of duration_us: waiting on the sandbox (its runtime API requests, go mod tidy), and in how

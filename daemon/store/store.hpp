@@ -81,6 +81,7 @@ struct CallStart {
   std::string runtime;
   std::string code_sha256;
   std::uint64_t input_bytes = 0;
+  std::string action = "run";  // run | test | vet
 };
 
 struct CallOutcome {

@@ -12,13 +12,14 @@ std::int64_t Store::begin_call(const CallStart& call) {
   std::lock_guard lock(mutex_);
   SqliteStatement insert(db_, *statements_,
                          "INSERT INTO calls (session_id, runtime, state, code_sha256, "
-                         "input_bytes, created_at) VALUES (?, ?, 'running', ?, ?, ?)",
+                         "input_bytes, created_at, action) VALUES (?, ?, 'running', ?, ?, ?, ?)",
                          "Failed to record call start");
   insert.bind_text(1, call.session_id)
       .bind_text(2, call.runtime)
       .bind_text(3, call.code_sha256)
       .bind_integer(4, to_sql_integer(call.input_bytes))
-      .bind_text(5, utc::to_rfc3339_millis(std::chrono::system_clock::now()));
+      .bind_text(5, utc::to_rfc3339_millis(std::chrono::system_clock::now()))
+      .bind_text(6, call.action);
   insert.run();
   return sqlite3_last_insert_rowid(db_);
 }

@@ -181,6 +181,11 @@ CREATE INDEX api_calls_by_call ON api_calls (call_id, id);
 CREATE INDEX api_calls_by_session ON api_calls (session_id, refused_rule);
 ALTER TABLE calls ADD COLUMN api_calls_dropped INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // What the call did with the program: run it, go test or go vet (docs/runtimes.md). Calls
+    // recorded before it were runs.
+    R"sql(
+ALTER TABLE calls ADD COLUMN action TEXT NOT NULL DEFAULT 'run';
+)sql",
 };
 
 }  // namespace

@@ -27,6 +27,8 @@
 #include <chrono>
 
 #include "build_output.hpp"
+#include "go_tool_actions.hpp"
+#include "go_tool_program.hpp"
 #include "result_file.hpp"
 #include "snippet_wrapper.hpp"
 #include "host_services.hpp"
@@ -107,16 +109,6 @@ bool read_fast_path_setting(plugin::HostServices& host) {
   throw std::runtime_error("[compiled-go] fast_path must be true or false, got \"" + *value + "\"");
 }
 
-// go build's words for an import that no module in go.mod provides.
-bool needs_tidy(const std::string& build_output) {
-  for (const char* marker : {"cannot find module providing package",
-                             "no required module provides package", "missing go.sum entry",
-                             "module lookup disabled by GOPROXY=off"}) {
-    if (build_output.find(marker) != std::string::npos) return true;
-  }
-  return false;
-}
-
 // What a built binary depends on: every file that is built, how, and with what.
 std::string binary_cache_key(const NormalizedProgram& program,
                              const plugin::ToolchainInfo& toolchain) {
@@ -165,6 +157,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
   plugin::ExecuteResult execute(const plugin::ExecuteRequest& request,
                                 plugin::SandboxHandle& sandbox,
                                 plugin::ProgressSink& progress) override {
+    if (request.action != plugin::Action::run) return execute_go_tool(request, sandbox, progress);
     const auto program = normalize_program(request.files, request.extra_imports);
     plugin::ExecuteResult result;
     result.mode = program.mode;
@@ -211,6 +204,27 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
 
  private:
   enum class FastBuild { built, failed, declined };
+
+  // Actions test and vet (go_tool_actions.hpp): the tree as sent, then go test or go vet.
+  plugin::ExecuteResult execute_go_tool(const plugin::ExecuteRequest& request,
+                                        plugin::SandboxHandle& sandbox,
+                                        plugin::ProgressSink& progress) const {
+    const auto program =
+        go_program::normalize_for_go_tool(request.files, request.extra_imports, request.action);
+    plugin::ExecuteResult result;
+    result.mode = program.mode;
+    result.phase = plugin::Phase::setup;
+    sandbox.replace_workdir(workdir_files(program, host_.toolchain()));
+    result.phase = plugin::Phase::build;
+    GoToolCall call{request, sandbox, progress, {}, kTidiedEnvironment};
+    if (host_.module_tidy() != nullptr) {
+      call.tidy = [&](plugin::ExecuteResult& filled) {
+        return tidy_modules(program, request.limits, sandbox, progress, filled);
+      };
+    }
+    run_go_tool(call, program, result);
+    return result;
+  }
 
   // The fast path: the compiler and linker run directly. A compile error is reported exactly as
   // go build reports it; a program it does not serve is declined (a warning says why), and the
@@ -297,6 +311,14 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
   bool tidy_and_build(const NormalizedProgram& program, const plugin::Limits& limits,
                       plugin::SandboxHandle& sandbox, plugin::ProgressSink& progress,
                       plugin::ExecuteResult& result) const {
+    return tidy_modules(program, limits, sandbox, progress, result) &&
+           build(ModuleSource::tidied, limits, sandbox, progress, result);
+  }
+
+  // go mod tidy on the host, go.mod and go.sum uploaded; false with the result filled in.
+  bool tidy_modules(const NormalizedProgram& program, const plugin::Limits& limits,
+                    plugin::SandboxHandle& sandbox, plugin::ProgressSink& progress,
+                    plugin::ExecuteResult& result) const {
     plugin::ModuleTidyService* tidier = host_.module_tidy();
     if (tidier == nullptr) {
       // The caller's to change (its imports), not a failure of the sandbox.
@@ -313,13 +335,14 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     if (!tidy.ok) {
       result.stderr_text = elide_middle(strip_sandbox_paths(tidy.output), kStreamKeep);
       result.diagnostics = parse_diagnostics(tidy.output);
+      result.status = plugin::Status::compile_error;
       result.warnings.push_back("go mod tidy could not resolve the imports outside the curated lockfile");
       return false;
     }
     for (const auto& line : tidy.moved) result.warnings.push_back(line);
     const std::vector<plugin::SourceFile> modules = {{"go.mod", tidy.go_mod}, {"go.sum", tidy.go_sum}};
     sandbox.upload_files(modules);
-    return build(ModuleSource::tidied, limits, sandbox, progress, result);
+    return true;
   }
 
   static void run(const std::string& binary, const plugin::ExecuteRequest& request,

@@ -66,6 +66,14 @@ class YaegiRuntime final : public plugin::RuntimePlugin {
   plugin::ExecuteResult execute(const plugin::ExecuteRequest& request,
                                 plugin::SandboxHandle& sandbox,
                                 plugin::ProgressSink& progress) override {
+    // Test and vet run the go command, which an interpreter does not have (docs/runtimes.md).
+    if (request.action != plugin::Action::run) {
+      const std::string action(plugin::to_string(request.action));
+      throw plugin::InvalidInputError(
+          "action " + action + " runs go " + action + ", which the yaegi runtime (an "
+          "interpreter, with no go command) cannot: call again with runtime \"compiled-go\" (or "
+          "\"auto\", which picks compiled-go for test and vet)");
+    }
     const auto program = go_program::normalize_program(request.files, request.extra_imports);
     plugin::ExecuteResult result;
     result.mode = program.mode;

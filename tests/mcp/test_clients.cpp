@@ -62,7 +62,14 @@ TEST_CASE("the failure table of docs/mcp.md, row by row through the TypeScript S
   const CommandOutcome outcome = run_node_client("failure_table.mjs");
   INFO(outcome.output);
   CHECK(outcome.exit_code == 0);
-  CHECK(contains(outcome.output, "failure-table: all 25 checks passed"));
+  CHECK(contains(outcome.output, "failure-table: all 28 checks passed"));
+}
+
+TEST_CASE("go test and go vet through the TypeScript SDK client (execute_go_code action)") {
+  const CommandOutcome outcome = run_node_client("go_test_vet_client.mjs");
+  INFO(outcome.output);
+  CHECK(outcome.exit_code == 0);
+  CHECK(contains(outcome.output, "go-test-vet: all 11 checks passed"));
 }
 
 TEST_CASE("long calls as MCP tasks through the TypeScript SDK's task client (2025-11-25)") {

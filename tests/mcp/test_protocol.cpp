@@ -136,7 +136,7 @@ TEST_CASE("tool arguments that do not fit are an isError result, not a protocol 
   CHECK(serve.ask(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"code":"package main","files":{"a.go":"x"}}}})") ==
         R"({"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"execute_go_code: give exactly one of \"code\" or \"files\", not both"}],"isError":true}})");
   CHECK(serve.ask(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"code":"package main","timeout":5}}})") ==
-        R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"execute_go_code: unknown argument \"timeout\"; the arguments are: code, files, extra_imports, runtime, timeout_ms, api_policy"}],"isError":true}})");
+        R"({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"execute_go_code: unknown argument \"timeout\"; the arguments are: code, files, extra_imports, runtime, timeout_ms, api_policy, action"}],"isError":true}})");
   CHECK(serve.ask(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"files":{"main.go":1}}}})") ==
         R"({"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"execute_go_code: argument \"files\" must map each path to its content as a string; \"main.go\" is not a string"}],"isError":true}})");
   CHECK(serve.ask(R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"code":"package main","runtime":"python"}}})") ==

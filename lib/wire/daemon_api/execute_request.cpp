@@ -238,6 +238,10 @@ std::string encode_execute_request(const ExecuteRequest& request) {
     write_bytes(writer, *request.client);
   }
   if (!request.api_policy.empty()) write_api_policy(writer, request.api_policy);
+  if (request.action) {
+    writer.Key("action");
+    write_bytes(writer, *request.action);
+  }
   writer.EndObject();
   return {buffer.GetString(), buffer.GetSize()};
 }
@@ -252,7 +256,17 @@ ExecuteRequest decode_execute_request(const rapidjson::Value& object) {
   request.runtime = optional_string(object, "runtime");
   request.client = optional_string(object, "client");
   request.api_policy = read_api_policy(object);
+  request.action = optional_string(object, "action");
+  if (request.action) {
+    if (auto problem = action_problem(*request.action)) throw MalformedMessage(*problem);
+  }
   return request;
+}
+
+std::optional<std::string> action_problem(std::string_view action) {
+  if (action == "run" || action == "test" || action == "vet") return std::nullopt;
+  return "\"action\" must be \"run\" (run the program), \"test\" (go test: run the *_test.go "
+         "files' tests) or \"vet\" (go vet), not \"" + std::string(action.substr(0, 40)) + "\"";
 }
 
 }  // namespace kg::wire::daemon_api

@@ -60,16 +60,22 @@ struct ExecuteRequest {
   ExecuteLimits limits;
   std::optional<std::string> client;  // who asks (one-shot route only): "cli", an MCP client
   ExecuteApiPolicy api_policy;        // written only when not empty
+  // "action": what to do with the program: "run" (absent: the same), "test" (go test -json) or
+  // "vet" (go vet -json); docs/daemon-api.md. The decoder accepts only these three.
+  std::optional<std::string> action;
   bool operator==(const ExecuteRequest&) const = default;
 };
 
-// Compact JSON: "code" or "files", then extra_imports, runtime, timeout_ms, limits, client and
-// api_policy when given (limits and api_policy when any member is). Strings are written as they are.
+// Compact JSON: "code" or "files", then extra_imports, runtime, timeout_ms, limits, client,
+// api_policy and action when given (limits and api_policy when any member is). Strings are written as they are.
 std::string encode_execute_request(const ExecuteRequest& request);
 
 // Reads a body already read as one JSON object (daemon/api reads it with lib/json's request
 // limits). Throws MalformedMessage naming the first member out of shape, in the order "code" or
-// "files", extra_imports, timeout_ms, limits, runtime, client, api_policy.
+// "files", extra_imports, timeout_ms, limits, runtime, client, api_policy, action.
 ExecuteRequest decode_execute_request(const rapidjson::Value& object);
+
+// Why `action` is not one the daemon knows, saying which are: nullopt when it is one.
+std::optional<std::string> action_problem(std::string_view action);
 
 }  // namespace kg::wire::daemon_api

@@ -89,6 +89,10 @@ const rows = {
   "docs-whole-package": [() => call("lookup_package_docs", { package: "cloud.google.com/go/bigquery" }), false,
     (r) => assert.ok(r.content[0].text.length < 8000, `the index has ${r.content[0].text.length} characters`)],
   "yaegi-missing-import": [() => execute({ code: "package main\n\nimport \"golang.org/x/sync/errgroup\"\n\nfunc main() { _ = errgroup.Group{} }\n", runtime: "yaegi" }), true],
+  "yaegi-go-test": [() => execute({ files: { "main.go": "package main\n\nfunc main() {}\n", "main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {}\n" }, action: "test", runtime: "yaegi" }), true],
+  "test-without-tests": [() => execute({ code: freshSnippet("\treturn 1, nil"), action: "test" }), true],
+  "test-failed": [() => execute({ action: "test", files: { "sum.go": "package sum\n\nfunc Sum(a, b int) int { return a + b }\n", "sum_test.go": "package sum\n\nimport \"testing\"\n\nfunc TestSum(t *testing.T) {\n\tif got := Sum(2, 2); got != 5 {\n\t\tt.Errorf(\"got %d, want %d\", got, 5)\n\t}\n}\n" } }), true,
+    (r) => assert.equal(r.structuredContent.status, "test_failed")],
   "yaegi-unsafe": [() => execute({ code: "package main\n\nimport \"unsafe\"\n\nfunc main() { println(unsafe.Sizeof(0)) }\n", runtime: "yaegi" }), true],
 };
 
