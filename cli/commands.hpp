@@ -30,6 +30,8 @@ struct ExecOptions {
   bool read_only = false;
   std::vector<std::string> projects;
   std::vector<std::string> buckets;
+  // --out DIR: save the files the program left under /app/out there (out_files_saver.hpp).
+  std::string out_dir;
 };
 void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 // The ExecuteRequest JSON for `files` (docs/daemon-api.md), with "client":"cli" for one-shots.
