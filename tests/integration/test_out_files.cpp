@@ -155,8 +155,12 @@ TEST_CASE("kode-gopher exec --out saves the files, and without it lists them") {
   const int rc =
       kg::test::run_cli({"--config", daemon.config_path(), "exec", "--out", out_dir, program}, out, err);
   INFO("stdout: " << out << "\nstderr: " << err);
-  REQUIRE(rc == 0);
-  std::istringstream printed(out.substr(out.find("── stdout ──\n") + 13));
+  // The refused files are warnings, and a result with warnings is an error (exit 1): what the
+  // program meant to hand back did not all come back.
+  REQUIRE(rc == 1);
+  const std::string marker = "── stdout ──\n";
+  REQUIRE(out.find(marker) != std::string::npos);
+  std::istringstream printed(out.substr(out.find(marker) + marker.size()));
   std::string csv_sha, png_sha;
   printed >> csv_sha >> png_sha;
   CHECK(sha256_hex(file_bytes(out_dir + "/table.csv")) == csv_sha);
@@ -169,7 +173,7 @@ TEST_CASE("kode-gopher exec --out saves the files, and without it lists them") {
   // One-shot: listed (no uri: the files went with the session), nothing saved.
   std::string listed_out, listed_err;
   REQUIRE(kg::test::run_cli({"--config", daemon.config_path(), "exec", program}, listed_out,
-                            listed_err) == 0);
+                            listed_err) == 1);
   CHECK(listed_out.find("── files under /app/out ──\nplots/chart.png (") != std::string::npos);
   CHECK(listed_out.find("kode-gopher://") == std::string::npos);
 }
