@@ -74,8 +74,8 @@ class SessionBackend {
   // GET /v1/sessions/{id}/files: {"files": [...]} of this connection's session ({"files": []}
   // before it has one).
   virtual rapidjson::Document list_resources() {
-    rapidjson::Document none;
-    none.Parse(R"({"files":[]})");
+    rapidjson::Document none(rapidjson::kObjectType);
+    none.AddMember("files", rapidjson::Value(rapidjson::kArrayType), none.GetAllocator());
     return none;
   }
 
