@@ -33,6 +33,8 @@ struct ExecOptions {
   // --test, --vet: the call's "action" (go test, go vet instead of running; docs/runtimes.md)
   bool test = false;
   bool vet = false;
+  // --out DIR: save the files the program left under /app/out there (out_files_saver.hpp).
+  std::string out_dir;
 };
 void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 // The ExecuteRequest JSON for `files` (docs/daemon-api.md), with "client":"cli" for one-shots.

@@ -9,7 +9,9 @@
 #include "daemon_connection.hpp"
 #include "exit_codes.hpp"
 #include "form_encoding.hpp"
+#include "unix_http_client.hpp"
 #include "json_text.hpp"
+#include "out_files_saver.hpp"
 #include "result_renderer.hpp"
 
 namespace kg::cli {
@@ -30,8 +32,31 @@ int run_exec(const GlobalOptions& globals, const ExecOptions& options) {
   // No /v1/health first: the request itself says whether a daemon listens (issue 27: the CLI
   // adds as little as it can to the call).
   const DaemonConnection connection = open_daemon_connection(globals, std::cerr);
+  // --out needs the files after the call: a one-shot session would take them with it, so the
+  // call runs in a session of its own, closed once they are saved.
+  ExecOptions run_options = options;
+  const bool own_session = !options.out_dir.empty() && options.session_id.empty();
+  if (own_session) {
+    const rapidjson::Document session = with_daemon(connection, globals, std::cerr, [&] {
+      return connection.client.post("/v1/sessions", R"({"client":"cli"})", std::chrono::minutes(5));
+    });
+    run_options.session_id = member_text(session, "id", "");
+  }
+  struct SessionCloser {
+    const DaemonConnection& connection;
+    std::string id;
+    ~SessionCloser() {
+      if (id.empty()) return;
+      try {
+        kg::net::UnixHttpClient(connection.client.socket_path())
+            .request("DELETE", "/v1/sessions/" + net::percent_encode(id), {}, {});
+      } catch (...) {
+        // The daemon closes it when it stops; nothing the user can do here.
+      }
+    }
+  } closer{connection, own_session ? run_options.session_id : std::string()};
   const rapidjson::Document result = with_daemon(connection, globals, std::cerr, [&] {
-    return connection.client.post(execute_target(options), body,
+    return connection.client.post(execute_target(run_options), body,
                                   execute_wait(connection.config, options));
   });
   if (options.json) {
@@ -40,6 +65,9 @@ int run_exec(const GlobalOptions& globals, const ExecOptions& options) {
     std::cout << render_execute_result(result);
   }
   std::cout.flush();
+  if (!options.out_dir.empty()) {
+    save_out_files(connection.client.socket_path(), result, options.out_dir, std::cerr);
+  }
   return to_int(exit_code_for_result(result));
 }
 
@@ -102,6 +130,10 @@ void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction
   exec->add_option("--session", options->session_id,
                    "Run in this open session (see `kode-gopher sessions`)")
       ->type_name("ID");
+  exec->add_option("--out", options->out_dir,
+                   "Save the files the program writes under /app/out into DIR (made when "
+                   "missing); without it they are only listed")
+      ->type_name("DIR");
   exec->add_flag("--read-only", options->read_only,
                  "Google API requests may only read (docs/api-policy.md lists what counts as a "
                  "read); needs [sandbox] network = allowlist");

@@ -370,6 +370,7 @@ int Instance::run() {
   options.api_policy = {config_.api_policy.read_only, config_.api_policy.projects,
                         config_.api_policy.buckets};
   options.curated_packages = sandbox::read_curated_packages(p.layout.lockfile_dir);
+  options.call_files_dir = config_.state_dir + "/call-files";
   p.sessions = std::make_unique<session::SessionManager>(
       options, *p.provider, p.base_cache.get(), *p.plugins,
       *p.credentials, *p.store, logger_);

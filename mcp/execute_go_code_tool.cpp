@@ -5,6 +5,7 @@
 #include "json_rpc.hpp"
 #include "json_text.hpp"
 #include "malformed_message.hpp"
+#include "out_file_resources.hpp"
 #include "result_renderer.hpp"
 #include "tool_definition.hpp"
 #include "tool_descriptions.hpp"
@@ -163,6 +164,7 @@ ToolResult ExecuteGoCodeTool::call(const rapidjson::Value* arguments, ToolCallCo
     tool_result.is_error = is_error == nullptr || !is_error->IsBool() || is_error->GetBool();
     tool_result.text = kg::cli::render_execute_result(result, kAgentApiCalls);
     tool_result.structured = to_json(shortened_for_agent(result));
+    tool_result.links = out_file_links(result);
     return tool_result;
   } catch (...) {
     return tool_failure(kTool, std::current_exception());

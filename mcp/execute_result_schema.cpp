@@ -110,6 +110,20 @@ std::string execute_result_schema(const std::optional<OfferedRuntimes>& offered)
         }
       }
     },
+    "files": {
+      "type": "array",
+      "description": "The files the program wrote under /app/out (at most 64, 8 MiB each, 32 MiB together; links and special files are refused with a warning). Read one with resources/read of its uri while the session is open; the result's content has a resource_link for each",
+      "items": {
+        "type": "object",
+        "required": ["name", "size", "media_type"],
+        "properties": {
+          "name": {"type": "string", "description": "Relative to /app/out, e.g. report.csv or plots/a.png"},
+          "size": {"type": "integer", "minimum": 0},
+          "media_type": {"type": "string", "description": "From the extension, else the content, e.g. text/csv or image/png"},
+          "uri": {"type": "string", "description": "kode-gopher://sessions/<session>/calls/<call>/files/<name>; absent for a one-shot call, whose files went with its session"}
+        }
+      }
+    },
     "api_calls": {
       "type": "object",
       "description": "The Google API requests the program made that kode-gopher's egress proxy read (sealed credentials): at most 10 listed here, refused ones first; count, refused and bytes cover all of them, dropped says how many are not listed",

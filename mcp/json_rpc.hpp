@@ -26,6 +26,7 @@ enum class RpcErrorCode : int {
   unsupported_protocol_version = -32022,
   header_mismatch = -32020,  // streamable HTTP: a Mcp-* header disagrees with the body
   server_busy = -32000,      // streamable HTTP: a per-user limit; the HTTP status says 429
+  resource_not_found = -32002,  // resources/read of a uri this connection cannot read
 };
 
 // A message that must be answered with a JSON-RPC error. id_json is the request's id, or "null"

@@ -4,6 +4,7 @@
 
 #include "json_reader.hpp"
 #include "json_members.hpp"
+#include "out_file_resources.hpp"
 #include "system_prompt.hpp"
 #include "tool_descriptions.hpp"
 
@@ -44,6 +45,11 @@ rapidjson::Value server_capabilities(Allocator& allocator) {
   rapidjson::Value capabilities(rapidjson::kObjectType);
   capabilities.AddMember("tools", tools, allocator);
   capabilities.AddMember("prompts", prompts, allocator);
+  // The files calls leave under /app/out (out_file_resources.hpp); no subscriptions.
+  rapidjson::Value resources(rapidjson::kObjectType);
+  resources.AddMember("subscribe", false, allocator);
+  resources.AddMember("listChanged", false, allocator);
+  capabilities.AddMember("resources", resources, allocator);
   return capabilities;
 }
 
@@ -187,6 +193,7 @@ rapidjson::Document call_tool_result(const ToolResult& result, const ProtocolFea
   block.AddMember("text", text(result.text, allocator), allocator);
   rapidjson::Value content(rapidjson::kArrayType);
   content.PushBack(block, allocator);
+  add_resource_links(content, result, features.structured_output, allocator);
   doc.AddMember("content", content, allocator);
   if (features.structured_output && result.structured) {
     doc.AddMember("structuredContent", parsed(*result.structured, allocator), allocator);

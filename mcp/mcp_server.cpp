@@ -2,6 +2,7 @@
 
 #include "call_progress.hpp"
 #include "error_chain.hpp"
+#include "out_file_resources.hpp"
 
 namespace kg::mcp {
 namespace {
@@ -21,7 +22,8 @@ bool is_served_method(std::string_view method) {
   return method == "initialize" || method == "ping" || method == "tools/list" ||
          method == "tools/call" || method == "server/discover" || method == "prompts/list" ||
          method == "prompts/get" || method == "tasks/get" || method == "tasks/result" ||
-         method == "tasks/cancel" || method == "tasks/list";
+         method == "tasks/cancel" || method == "tasks/list" || method == "resources/read" ||
+         method == "resources/list";
 }
 
 McpServer::McpServer(ToolCatalog& tools, SessionBackend& backend, log::Logger& logger,
@@ -129,6 +131,10 @@ void McpServer::handle(std::shared_ptr<IncomingMessage> message,
                        id);
       }
       tasks_.handle(message, reply);
+    } else if (message->method == "resources/read") {
+      reply->respond(result_line(id, finish(read_resource_result(backend_, *message), features)));
+    } else if (message->method == "resources/list") {
+      reply->respond(result_line(id, finish(list_resources_result(backend_), features)));
     } else {
       submit_tool_call(message, features, reply);
     }

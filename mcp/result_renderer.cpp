@@ -121,6 +121,23 @@ void append_api_calls(std::string& out, const rapidjson::Value& api_calls, std::
   }
 }
 
+// "<name> (<size>, <media type>) <uri>", one line per file the call left.
+std::string out_files_lines(const rapidjson::Value& result) {
+  std::string lines;
+  const rapidjson::Value* files = member(result, "files");
+  if (files == nullptr || !files->IsArray()) return lines;
+  for (const auto& file : files->GetArray()) {
+    lines += string_or_empty(member(file, "name")) + " (" +
+             byte_size(number_or_zero(member(file, "size"))) + ", " +
+             string_or_empty(member(file, "media_type")) + ")";
+    if (const std::string uri = string_or_empty(member(file, "uri")); !uri.empty()) {
+      lines += " " + uri;
+    }
+    lines += '\n';
+  }
+  return lines;
+}
+
 }  // namespace
 
 std::string render_execute_result(const rapidjson::Value& execute_result,
@@ -162,6 +179,7 @@ std::string render_execute_result(const rapidjson::Value& execute_result,
   if (const rapidjson::Value* api_calls = member(execute_result, "api_calls")) {
     append_api_calls(out, *api_calls, max_api_call_lines);
   }
+  append_block(out, "files under /app/out", out_files_lines(execute_result));
   return out;
 }
 

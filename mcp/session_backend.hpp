@@ -42,6 +42,12 @@ class BackendUnavailableError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A file a program left under /app/out, as resources/read serves it.
+struct ResourceBytes {
+  std::string content;
+  std::string media_type;
+};
+
 class SessionBackend {
  public:
   virtual ~SessionBackend() = default;
@@ -58,6 +64,21 @@ class SessionBackend {
   virtual rapidjson::Document plugins() = 0;
   // GET /v1/auth: the identity this connection's programs run as (needs no session).
   virtual rapidjson::Document auth_status() = 0;
+
+  // The file a kode-gopher://sessions/… uri (a result's `files`) names, read only within this
+  // connection's own session (GET /v1/sessions/{id}/calls/{call}/files/{name}): another
+  // session's or user's uri is a BackendRefusedError with code not_found. The default has no
+  // files at all.
+  virtual ResourceBytes read_resource(std::string_view uri) {
+    throw BackendRefusedError(404, "not_found", "No resource " + std::string(uri));
+  }
+  // GET /v1/sessions/{id}/files: {"files": [...]} of this connection's session ({"files": []}
+  // before it has one).
+  virtual rapidjson::Document list_resources() {
+    rapidjson::Document none(rapidjson::kObjectType);
+    none.AddMember("files", rapidjson::Value(rapidjson::kArrayType), none.GetAllocator());
+    return none;
+  }
 
   // Forgets an earlier cancellation; the worker calls it before it takes the next call.
   virtual void prepare_for_next_call() noexcept = 0;

@@ -3,9 +3,11 @@
 // lookup_package_docs) each implement it in their own file; ToolCatalog owns them.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <rapidjson/document.h>
 
@@ -16,12 +18,21 @@ namespace kg::mcp {
 // A tools/call outcome. Failures of the work itself (a program that does not compile, a daemon
 // that refuses the input, bad arguments) are results with is_error set, so the model sees them;
 // only protocol faults (unknown tool, malformed request) are JSON-RPC errors.
+// A resource_link content item (protocol 2025-06-18 and later): a file the call left.
+struct ResourceLink {
+  std::string uri;
+  std::string name;
+  std::string mime_type;
+  std::uint64_t size = 0;
+};
+
 struct ToolResult {
   bool is_error = false;
   std::string text;                       // the one text content block
   std::optional<std::string> structured;  // structuredContent (JSON text), when there is one
+  std::vector<ResourceLink> links;        // after the text, where the revision has them
 
-  static ToolResult error(std::string message) { return {true, std::move(message), std::nullopt}; }
+  static ToolResult error(std::string message) { return {true, std::move(message), std::nullopt, {}}; }
 };
 
 // What a running call may do besides computing its result. Implemented by the server for each

@@ -48,6 +48,13 @@ class DaemonSessionLink final : public SessionBackend {
   // GET /v1/auth: the identity programs run as (needs no session).
   rapidjson::Document auth_status() override;
 
+  // GET /v1/sessions/{id}/calls/{call}/files/{name} for a uri of this connection's own session
+  // (else not_found, before the daemon is asked), and GET /v1/sessions/{id}/files
+  // (daemon_resource_reads.cpp). On the reading thread; throw kg::cli::DaemonApiError and
+  // kg::net::HttpTransportError.
+  ResourceBytes read_resource(std::string_view uri) override;
+  rapidjson::Document list_resources() override;
+
   // Forgets an earlier cancellation; the worker calls it before it takes the next call.
   void prepare_for_next_call() noexcept override { canceller_.reset(); }
 
@@ -69,6 +76,7 @@ class DaemonSessionLink final : public SessionBackend {
   rapidjson::Document in_session(
       const std::function<rapidjson::Document(const std::string& session_id)>& request);
   std::chrono::milliseconds execute_wait() const;
+  std::pair<std::string, std::string> socket_and_session() const;  // under mutex_
 
   kg::cli::GlobalOptions globals_;
   log::Logger& logger_;

@@ -4,6 +4,7 @@
 #include "runtime_plugin.hpp"
 #include "call_credentials.hpp"
 #include "session_errors.hpp"
+#include "call_files.hpp"
 #include "store/store.hpp"
 
 namespace kg::api {
@@ -23,6 +24,8 @@ ApiError map_exception(std::exception_ptr error) noexcept {
     } catch (const RouteNotFoundError& e) {
       return {404, "not_found", describe_error_chain(e)};
     } catch (const session::SessionNotFoundError& e) {
+      return {404, "not_found", describe_error_chain(e)};
+    } catch (const session::CallFileNotFoundError& e) {
       return {404, "not_found", describe_error_chain(e)};
     } catch (const MethodNotAllowedError& e) {
       return {405, "method_not_allowed", describe_error_chain(e)};

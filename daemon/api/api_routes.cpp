@@ -9,6 +9,7 @@
 
 #include "api_errors.hpp"
 #include "auth_status_json.hpp"
+#include "call_files_routes.hpp"
 #include "execute_request_parser.hpp"
 #include "json_body.hpp"
 #include "response_json.hpp"
@@ -262,6 +263,9 @@ ApiResponse route_request(ApiContext& context, const ApiRequest& request) {
   if (resource == "sessions" && parts.size() == 4 && parts[3] == "docs") {
     require_method(request, "POST");
     return package_docs(context, parts[2], request);
+  }
+  if (resource == "sessions" && parts.size() >= 4) {
+    if (auto answer = route_call_files(context, request, parts)) return std::move(*answer);
   }
   throw RouteNotFoundError("No route " + request.method + " " + request.path +
                            "; see docs/daemon-api.md");

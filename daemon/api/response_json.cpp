@@ -1,5 +1,7 @@
 #include "response_json.hpp"
 
+#include "call_files_routes.hpp"
+
 #include "json_reader.hpp"
 #include "checked_result.hpp"
 #include "json_body.hpp"
@@ -173,6 +175,7 @@ std::string call_result_json(const session::CallResult& call) {
   }
   if (call.action == plugin::Action::test) write_tests(w, r.tests);
   if (call.api_call_totals.count != 0) write_api_calls(w, call);
+  write_out_files(w, call.files);
   if (r.result_json) {
     // Checked JSON, copied as it is: never parsed into a DOM and written back recursively.
     w.Key("result");

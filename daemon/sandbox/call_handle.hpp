@@ -8,6 +8,7 @@
 // and take_file any file a command left behind. Used by the call's thread only.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,14 @@ struct TakenFile {
   // it any more (the sandbox's user is another host uid). False: the sandbox's user is the
   // daemon's, and the file stays as it is only while no command runs in the sandbox.
   bool frozen = false;
+};
+
+// Bounds of a folder fetched as a tar (CallHandle::folder_tar): the sandbox leaves out, and
+// names, what goes past them.
+struct FolderTarBounds {
+  std::uint64_t max_files = 64;
+  std::uint64_t max_file_bytes = 8ull << 20;
+  std::uint64_t max_total_bytes = 32ull << 20;
 };
 
 class CallHandle : public plugin::SandboxHandle {
@@ -49,6 +58,11 @@ class CallHandle : public plugin::SandboxHandle {
   // file. nullopt where the provider cannot reach a sandbox's files from the host. Throws
   // std::runtime_error naming the path when it is elsewhere, not a regular file, or unreadable.
   virtual std::optional<TakenFile> take_file(std::string_view sandbox_path) = 0;
+  // The folder at workdir_path (relative to /app) as the sandbox packs it (GET /download-tar,
+  // docs/sandbox-api.md): a tar to read as hostile. nullopt when there is no such folder. Every
+  // provider offers it (it is the runtime API). Throws plugin::SandboxError.
+  virtual std::optional<std::string> folder_tar(std::string_view workdir_path,
+                                                const FolderTarBounds& bounds) = 0;
 };
 
 }  // namespace kg::sandbox

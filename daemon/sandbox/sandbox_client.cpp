@@ -187,4 +187,26 @@ std::optional<std::string> SandboxClient::read_file(std::string_view path,
   return std::move(response.body);
 }
 
+std::optional<std::string> SandboxClient::folder_tar(std::string_view path,
+                                                     const FolderTarBounds& bounds) {
+  net::HttpRequestOptions options;
+  // The files, plus a header and padding per entry and room for the refused ones' reasons.
+  options.max_response_bytes = bounds.max_total_bytes + (bounds.max_files + 4096) * 4096;
+  const std::string what = "Fetching the folder " + std::string(path);
+  net::HttpResponse response;
+  try {
+    response = http_->request("GET",
+                              "/download-tar/" + encode_path(path) +
+                                  "?max_files=" + std::to_string(bounds.max_files) +
+                                  "&max_file_bytes=" + std::to_string(bounds.max_file_bytes) +
+                                  "&max_total_bytes=" + std::to_string(bounds.max_total_bytes),
+                              {}, options);
+  } catch (const net::HttpTransportError&) {
+    std::throw_with_nested(SandboxError(what + " failed"));
+  }
+  if (response.status == 404) return std::nullopt;
+  if (response.status != 200) throw SandboxError(what + " failed: " + error_text(response));
+  return std::move(response.body);
+}
+
 }  // namespace kg::sandbox

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "call_handle.hpp"
 #include "sandbox_handle.hpp"
 #include "http_client.hpp"
 
@@ -33,6 +34,8 @@ class SandboxClient {
   plugin::CommandOutcome run_command(const plugin::CommandSpec& spec,
                                      net::RequestCanceller* canceller = nullptr);
   std::optional<std::string> read_file(std::string_view path, std::uint64_t max_bytes);
+  // GET /download-tar/<path> (CallHandle::folder_tar); nullopt on 404.
+  std::optional<std::string> folder_tar(std::string_view path, const FolderTarBounds& bounds);
 
  private:
   void upload_tar(std::span<const plugin::SourceFile> files, bool replace);

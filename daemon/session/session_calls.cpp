@@ -221,6 +221,7 @@ CallResult SessionManager::execute_once(const std::string& client, CallRequest r
   try {
     auto result = run_call(*find_open(id), std::move(request), progress, started);
     close(id, "one-shot call finished");
+    for (auto& file : result.files) file.uri.clear();  // gone with the session
     return result;
   } catch (...) {
     try {
@@ -339,6 +340,7 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
     if (cancelled) throw CancelledError("The call was cancelled; the session can take the next one");
     throw;
   }
+  collect_out_files(session, call);
   call.duration_us = us_since(started);
   const auto& r = call.result;
   outcome.mode = std::string(plugin::to_string(r.mode));

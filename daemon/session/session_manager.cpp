@@ -29,6 +29,9 @@ SessionManager::SessionManager(SessionManagerOptions options,
       warm_pool_(std::make_unique<WarmSandboxPool>(
           provider_, base_cache_ == nullptr || base_cache_->current(),
           [this](sandbox::Sandbox& sandbox) { warm_up(sandbox); }, options_.warm_pool, logger_)) {
+  if (!options_.call_files_dir.empty()) {
+    files_ = std::make_unique<CallFileStore>(options_.call_files_dir);
+  }
   // Before any call can start a build: the pool sleeps until the cache is current.
   if (base_cache_ != nullptr) {
     base_cache_->on_current([pool = warm_pool_.get()] { pool->base_cache_current(); });
@@ -159,6 +162,7 @@ store::SessionRecord SessionManager::close(const std::string& session_id,
     std::lock_guard call_lock(session->call_mutex);  // waits for a running call to end
     session->closed = true;
     session->set_sandbox(nullptr);
+    if (files_) files_->drop_session(session->record.owner, session_id);
     store_.close_session(session_id, "closed", reason);
     logger_.log(plugin::LogLevel::info, "Session " + session_id + " closed (" + reason + ")");
   }

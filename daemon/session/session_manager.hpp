@@ -22,6 +22,7 @@
 #include "base_cache.hpp"
 #include "daemon_config.hpp"
 #include "call_credentials.hpp"
+#include "call_files.hpp"
 #include "call_limits.hpp"
 #include "sandbox_provider.hpp"
 #include "warm_sandbox_pool.hpp"
@@ -59,6 +60,8 @@ struct CallResult {
   // kMaxResultApiCalls of them, and the totals of all; all are in the store.
   std::vector<store::ApiCallRecord> api_calls;
   ApiCallTotals api_call_totals;
+  // What the program left under /app/out, kept for the session (call_files.hpp).
+  std::vector<OutFile> files;
 };
 
 // Team mode: the signed-in user a session belongs to . Empty for the
@@ -80,6 +83,8 @@ struct SessionManagerOptions {
   std::vector<std::string> curated_packages;  // for package_docs
   std::uint32_t warm_pool = 1;  // started sandboxes kept ready for new sessions
   api_policy::ApiPolicy api_policy;  // [api_policy]: calls may narrow it
+  // Where the files programs leave under /app/out are kept (CallFileStore); empty: not collected.
+  std::string call_files_dir;
 };
 
 class SessionManager {
@@ -129,6 +134,16 @@ class SessionManager {
   std::string package_docs(const std::string& session_id, const std::string& package,
                            const std::string& symbol);
 
+  // A file a call of the session left under /app/out (session_files.cpp). `owner`: the caller's
+  // SessionOwner::id, which must be the session's (team mode); nullopt for the daemon's own user
+  // on the Unix socket, who may read any session's. Throws SessionNotFoundError (also for another
+  // owner's session: it is not theirs to know of) and CallFileNotFoundError.
+  OutFileContent call_file(const std::string& session_id, const std::optional<std::string>& owner,
+                           std::int64_t call_id, const std::string& name);
+  // Every file the session's calls left; the same checks and errors as call_file.
+  std::vector<OutFile> call_files(const std::string& session_id,
+                                  const std::optional<std::string>& owner);
+
   // At shutdown: refuses new sessions, wakes every queued caller (ShuttingDownError), kills
   // every sandbox (calls in flight end with ShuttingDownError, recorded as interrupted),
   // then closes every open session.
@@ -173,6 +188,13 @@ class SessionManager {
                       plugin::ExecuteRequest& request, plugin::ProgressSink& progress,
                       const api_policy::CallApiPolicy& policy, CallResult& call);
 
+  // Fetches /app/out after a call and keeps its files in call.files; what cannot come back
+  // becomes a warning of the result (session_files.cpp).
+  void collect_out_files(Session& session, CallResult& call) noexcept;
+  // The open session `session_id`, when `owner` may see it (call_file); else SessionNotFoundError.
+  std::shared_ptr<Session> find_owned(const std::string& session_id,
+                                      const std::optional<std::string>& owner);
+
   // Records a run's audited API requests and adds them to call's result.
   void record_api_calls(AuditedRun run, CallResult& call);
   // Ends the egress call of a run that threw and records its API requests (logs a failure).
@@ -190,6 +212,7 @@ class SessionManager {
   SessionSlotQueue slots_;  // one slot per entry of sessions_
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Session>> sessions_;
+  std::unique_ptr<CallFileStore> files_;  // null: options_.call_files_dir is empty
   // Last: its refill thread uses the members above, so it is destroyed (and stopped) first.
   std::unique_ptr<WarmSandboxPool> warm_pool_;
 };

@@ -27,6 +27,15 @@ std::string base64url_encode(std::string_view bytes) {
   return out.str();
 }
 
+std::string base64_encode(std::string_view bytes) {
+  std::ostringstream out;
+  Poco::Base64Encoder encoder(out);
+  encoder.rdbuf()->setLineLength(0);
+  encoder.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  encoder.close();
+  return out.str();
+}
+
 std::optional<std::string> base64url_decode(std::string_view text) {
   while (!text.empty() && text.back() == '=') text.remove_suffix(1);
   // Poco's decoder skips whitespace; a token with a space in it is not the token.

@@ -16,4 +16,8 @@ std::string base64url_encode(std::string_view bytes);
 // but base64url characters (whitespace, '+' or '/' included) or has an impossible length.
 std::optional<std::string> base64url_decode(std::string_view text);
 
+// `bytes` in standard base64 (RFC 4648 §4) with '=' padding and no line breaks: MCP's blob
+// resource contents (a file a program left under /app/out).
+std::string base64_encode(std::string_view bytes);
+
 }  // namespace kg::codec

@@ -44,4 +44,8 @@ void link_persist_folder(const SandboxServerOptions& options) noexcept {
   [[maybe_unused]] const int rc = ::symlink(options.persist_dir.c_str(), persist_link(options).c_str());
 }
 
+void make_out_folder(const SandboxServerOptions& options) noexcept {
+  [[maybe_unused]] const int rc = ::mkdir((options.workdir / "out").c_str(), 0755);
+}
+
 }  // namespace kg::sandbox

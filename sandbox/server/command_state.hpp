@@ -20,4 +20,9 @@ void prepare_clean_state(const SandboxServerOptions& options);
 // Never throws: a program without its scratch folder still runs, and says so itself.
 void link_persist_folder(const SandboxServerOptions& options) noexcept;
 
+// Makes <workdir>/out, the folder whose files the daemon hands back after the call
+// (docs/mcp.md, "Files out"), so a program can write there without creating it. Never throws:
+// something else already there is left alone (the program's own).
+void make_out_folder(const SandboxServerOptions& options) noexcept;
+
 }  // namespace kg::sandbox

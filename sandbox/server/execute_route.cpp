@@ -165,6 +165,7 @@ void serve_execute(RouteContext& context, Exchange& exchange) {
       prepare_clean_state(context.options);
     } else {
       link_persist_folder(context.options);
+      make_out_folder(context.options);
     }
     // Lives exactly as long as the command: no later command sees the token.
     std::optional<MetadataEmulator> metadata;

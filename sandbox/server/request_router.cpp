@@ -34,6 +34,7 @@ constexpr std::array kRoutes{
     Route{"GET", "/download", true, serve_download},
     Route{"GET", "/list", true, serve_list},
     Route{"GET", "/exists", true, serve_exists},
+    Route{"GET", "/download-tar", true, serve_download_tar},
 };
 
 // The status and message for what a route threw.

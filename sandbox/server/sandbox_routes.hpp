@@ -23,5 +23,7 @@ void serve_reset(RouteContext& context, Exchange& exchange);
 void serve_download(RouteContext& context, Exchange& exchange);
 void serve_list(RouteContext& context, Exchange& exchange);
 void serve_exists(RouteContext& context, Exchange& exchange);
+// GET /download-tar/<path> — a folder's regular files as one tar, bounded (folder_tar_route.cpp).
+void serve_download_tar(RouteContext& context, Exchange& exchange);
 
 }  // namespace kg::sandbox

@@ -103,8 +103,8 @@ TEST_CASE("JSON that is not a JSON-RPC request gets -32600") {
 TEST_CASE("an unknown method gets -32601 with the request's id; unknown notifications get nothing") {
   Serve serve;
   serve.initialize("2025-11-25");
-  CHECK(serve.ask(R"({"jsonrpc":"2.0","id":"x-1","method":"resources/list"})") ==
-        error_answer(R"("x-1")", -32601, "Method not found: resources/list"));
+  CHECK(serve.ask(R"({"jsonrpc":"2.0","id":"x-1","method":"resources/subscribe"})") ==
+        error_answer(R"("x-1")", -32601, "Method not found: resources/subscribe"));
   serve.process.send(R"({"jsonrpc":"2.0","method":"notifications/no_such_thing","params":{}})");
   serve.process.send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}})");
   serve.process.send(R"({"jsonrpc":"2.0","id":42,"result":{}})");  // a response: ignored too

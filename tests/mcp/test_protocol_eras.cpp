@@ -55,7 +55,9 @@ TEST_CASE("the initialize result names the server, its capabilities and instruct
   const auto answer = serve.ask(
       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
   const auto& result = answer["result"];
-  CHECK(compact(result["capabilities"]) == R"({"tools":{"listChanged":false},"prompts":{"listChanged":false},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}})");
+  CHECK(compact(result["capabilities"]) == R"({"tools":{"listChanged":false},"prompts":{"listChanged":false},)"
+                                                 R"("resources":{"subscribe":false,"listChanged":false},)"
+                                                 R"("tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}})");
   CHECK(compact(result["serverInfo"]) == kServerInfo);
   CHECK(std::string(result["instructions"].GetString()).starts_with("kode-gopher runs Go programs"));
   CHECK_FALSE(result.HasMember("resultType"));  // legacy results carry no resultType
@@ -91,7 +93,8 @@ TEST_CASE("server/discover answers a 2026-07-28 request without any initialize")
   CHECK(compact(answer["id"]) == R"("d")");
   CHECK(compact(result["supportedVersions"]) ==
         R"(["2026-07-28","2025-11-25","2025-06-18","2025-03-26"])");
-  CHECK(compact(result["capabilities"]) == R"({"tools":{"listChanged":false},"prompts":{"listChanged":false}})");
+  CHECK(compact(result["capabilities"]) == R"({"tools":{"listChanged":false},"prompts":{"listChanged":false},)"
+                                                 R"("resources":{"subscribe":false,"listChanged":false}})");
   CHECK(compact(result["resultType"]) == R"("complete")");
   CHECK(compact(result["ttlMs"]) == "3600000");
   CHECK(compact(result["cacheScope"]) == R"("public")");

@@ -40,6 +40,12 @@ class KubernetesSandboxHandle final : public CallHandle {
     return client_.read_file(path, max_bytes);
   }
 
+  std::optional<std::string> folder_tar(std::string_view workdir_path,
+                                        const FolderTarBounds& bounds) override {
+    const TimedSandboxWait timed(wait_);
+    return client_.folder_tar(workdir_path, bounds);
+  }
+
   const std::string& owner() const noexcept override { return owner_; }
   SandboxWait* wait() const noexcept override { return wait_; }
   std::optional<std::string> host_folder(std::string_view) override { return std::nullopt; }

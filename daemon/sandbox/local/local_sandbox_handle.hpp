@@ -45,6 +45,12 @@ class LocalSandboxHandle final : public CallHandle {
     return sandbox_.client().read_file(path, max_bytes);
   }
 
+  std::optional<std::string> folder_tar(std::string_view workdir_path,
+                                        const FolderTarBounds& bounds) override {
+    const TimedSandboxWait timed(wait_);
+    return sandbox_.client().folder_tar(workdir_path, bounds);
+  }
+
   const std::string& owner() const noexcept override { return owner_ ? *owner_ : kNoOwner; }
   SandboxWait* wait() const noexcept override { return wait_; }
   std::optional<std::string> host_folder(std::string_view sandbox_path) override;

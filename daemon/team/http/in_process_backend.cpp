@@ -5,6 +5,7 @@
 #include "auth_status_json.hpp"
 #include "error_chain.hpp"
 #include "json_reader.hpp"
+#include "json_rpc.hpp"
 #include "session_errors.hpp"
 
 namespace kg::team {
@@ -126,6 +127,53 @@ rapidjson::Document InProcessSessionBackend::auth_status() {
                              "); each call gets a short-lived token of yours";
   }
   return parse_answer(api::auth_status_json(status));
+}
+
+mcp::ResourceBytes InProcessSessionBackend::read_resource(std::string_view uri) {
+  std::string own;
+  {
+    std::lock_guard lock(mutex_);
+    own = session_id_;
+  }
+  session::OutFileAddress address;
+  if (own.empty() || !session::parse_out_file_uri(uri, address) || address.session_id != own) {
+    throw mcp::BackendRefusedError(404, "not_found",
+                                   "No file " + std::string(uri) + " in this connection's session");
+  }
+  try {
+    auto file = api_.sessions.call_file(own, owner_.id, address.call_id, address.name);
+    return mcp::ResourceBytes{std::move(file.content), std::move(file.media_type)};
+  } catch (...) {
+    const api::ApiError error = api::map_exception(std::current_exception());
+    throw mcp::BackendRefusedError(error.status, error.code, error.message);
+  }
+}
+
+rapidjson::Document InProcessSessionBackend::list_resources() {
+  std::string own;
+  {
+    std::lock_guard lock(mutex_);
+    own = session_id_;
+  }
+  if (own.empty()) return SessionBackend::list_resources();
+  std::string json = R"({"files":[)";
+  try {
+    bool first = true;
+    for (const auto& file : api_.sessions.call_files(own, owner_.id)) {
+      rapidjson::Document item(rapidjson::kObjectType);
+      auto& allocator = item.GetAllocator();
+      item.AddMember("name", rapidjson::Value(file.name.c_str(), allocator), allocator);
+      item.AddMember("size", file.size, allocator);
+      item.AddMember("media_type", rapidjson::Value(file.media_type.c_str(), allocator), allocator);
+      item.AddMember("uri", rapidjson::Value(file.uri.c_str(), allocator), allocator);
+      json += (first ? "" : ",") + mcp::to_json(item);
+      first = false;
+    }
+  } catch (...) {
+    const api::ApiError error = api::map_exception(std::current_exception());
+    throw mcp::BackendRefusedError(error.status, error.code, error.message);
+  }
+  return parse_answer(json + "]}");
 }
 
 void InProcessSessionBackend::prepare_for_next_call() noexcept {

@@ -32,6 +32,10 @@ class InProcessSessionBackend final : public mcp::SessionBackend {
   rapidjson::Document package_docs(std::string_view request_json) override;
   rapidjson::Document plugins() override;
   rapidjson::Document auth_status() override;
+  // Files of this connection's own session only, and only as its user (SessionManager checks
+  // the owner too): another user's uri answers not_found, like one that never was.
+  mcp::ResourceBytes read_resource(std::string_view uri) override;
+  rapidjson::Document list_resources() override;
   void prepare_for_next_call() noexcept override;
   void cancel_running_call() noexcept override;
   void close_session() noexcept override;

@@ -52,6 +52,9 @@ class FakeCallHandle final : public CallHandle {
   void upload_files(std::span<const kg::plugin::SourceFile>) override { unused(); }
   kg::plugin::CommandOutcome run_command(const kg::plugin::CommandSpec&) override { unused(); }
   std::optional<std::string> read_file(std::string_view, std::uint64_t) override { unused(); }
+  std::optional<std::string> folder_tar(std::string_view, const FolderTarBounds&) override {
+    unused();
+  }
 
   const std::string& owner() const noexcept override { return owner_; }
   SandboxWait* wait() const noexcept override { return nullptr; }

@@ -99,7 +99,7 @@ TEST_CASE("POST /execute with read_file answers the file as the command left it"
   SUBCASE("a link out of the workdir is not followed") {
     std::ofstream(sandbox.scratch() / "secret") << "secret";
     const auto file = execute_and_read(
-        sandbox, "ln -s " + (sandbox.scratch() / "secret").string() + " out", "out", 100);
+        sandbox, "ln -s " + (sandbox.scratch() / "secret").string() + " escape", "escape", 100);
     CHECK(std::string(file["error"].GetString()).find("outside the workdir") != std::string::npos);
     CHECK_FALSE(file.HasMember("content_base64"));
   }

@@ -363,7 +363,8 @@ TEST_CASE("unknown routes get 404 and wrong methods 405, both as JSON") {
   CHECK(unknown.status == 404);
   CHECK(detail_of(unknown) ==
         "No route for GET /nope: the routes are GET /, POST /execute, POST /upload, POST "
-        "/upload-tar, POST /reset, GET /download/<path>, GET /list/<path>, GET /exists/<path>");
+        "/upload-tar, POST /reset, GET /download/<path>, GET /list/<path>, GET /exists/<path>, "
+                              "GET /download-tar/<path>");
   const HttpResponse wrong_method = sandbox.client().get("/execute");
   CHECK(wrong_method.status == 405);
   CHECK(header(wrong_method, "Allow") == "POST");

@@ -1,0 +1,69 @@
+#include "out_files_saver.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "daemon_client.hpp"
+#include "unix_http_client.hpp"
+
+namespace kg::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kUriPrefix = "kode-gopher://sessions/";
+
+std::string string_member(const rapidjson::Value& object, const char* name) {
+  const auto found = object.FindMember(name);
+  if (found == object.MemberEnd() || !found->value.IsString()) return {};
+  return {found->value.GetString(), found->value.GetStringLength()};
+}
+
+// The daemon checked the name already; a name that would still leave DIR is refused here too.
+fs::path target_in(const fs::path& dir, const std::string& name) {
+  const fs::path relative = fs::path(name).lexically_normal();
+  if (name.empty() || relative.is_absolute() || relative.empty() ||
+      *relative.begin() == "..") {
+    throw std::runtime_error("The daemon listed a file named \"" + name +
+                             "\", which would not land inside " + dir.string());
+  }
+  return dir / relative;
+}
+
+}  // namespace
+
+std::size_t save_out_files(const std::string& socket_path, const rapidjson::Value& result,
+                           const std::string& dir, std::ostream& err) {
+  const auto files = result.FindMember("files");
+  if (files == result.MemberEnd() || !files->value.IsArray()) return 0;
+  std::size_t saved = 0;
+  for (const auto& file : files->value.GetArray()) {
+    if (!file.IsObject()) continue;
+    const std::string name = string_member(file, "name");
+    const std::string uri = string_member(file, "uri");
+    if (!uri.starts_with(kUriPrefix)) continue;
+    kg::net::HttpRequestOptions options;
+    options.max_response_bytes = 64ull << 20;
+    const kg::net::HttpResponse response = kg::net::UnixHttpClient(socket_path).request(
+        "GET", "/v1/sessions/" + uri.substr(kUriPrefix.size()), {}, options);
+    if (response.status < 200 || response.status > 299) {
+      throw daemon_error_from_answer(response.status, response.body);
+    }
+    const fs::path target = target_in(dir, name);
+    std::error_code error;
+    fs::create_directories(target.parent_path(), error);
+    std::ofstream out(target, std::ios::binary | std::ios::trunc);
+    out.write(response.body.data(), static_cast<std::streamsize>(response.body.size()));
+    out.close();
+    if (error || !out) {
+      throw std::runtime_error("Cannot write " + target.string() +
+                               (error ? ": " + error.message() : ""));
+    }
+    err << "saved /app/out/" << name << " to " << target.string() << '\n';
+    ++saved;
+  }
+  return saved;
+}
+
+}  // namespace kg::cli
