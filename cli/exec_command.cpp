@@ -1,5 +1,9 @@
 // `kode-gopher exec FILE|DIR|-`: send a program to the daemon, print its result, exit with the
-// code the result means (exit_codes.hpp).
+// code the result means (exit_codes.hpp). With live output (the default on a terminal, or
+// --stream), the program's stdout and stderr are printed as it prints them, and not again with
+// the result (live_output.hpp).
+#include <unistd.h>
+
 #include <iostream>
 #include <string>
 
@@ -8,9 +12,11 @@
 #include "daemon_api/api_policy_names.hpp"
 #include "daemon_api/execute_request.hpp"
 #include "daemon_connection.hpp"
+#include "daemon_stream.hpp"
 #include "exit_codes.hpp"
 #include "form_encoding.hpp"
 #include "json_text.hpp"
+#include "live_output.hpp"
 #include "result_renderer.hpp"
 
 namespace kg::cli {
@@ -31,10 +37,21 @@ int run_exec(const GlobalOptions& globals, const ExecOptions& options) {
   // No /v1/health first: the request itself says whether a daemon listens (issue 27: the CLI
   // adds as little as it can to the call).
   const DaemonConnection connection = open_daemon_connection(globals, std::cerr);
-  const rapidjson::Document result = with_daemon(connection, globals, std::cerr, [&] {
-    return connection.client.post(execute_target(options), body,
-                                  execute_wait(connection.config, options));
+  // Live by default where a person watches: stdout is a terminal, and not --json.
+  const bool live = options.stream.value_or(!options.json && ::isatty(STDOUT_FILENO) == 1);
+  LiveOutput shown(std::cout, std::cerr);
+  rapidjson::Document result = with_daemon(connection, globals, std::cerr, [&] {
+    if (!live) {
+      return connection.client.post(execute_target(options), body,
+                                    execute_wait(connection.config, options));
+    }
+    kg::net::HttpRequestOptions request_options;
+    request_options.timeout = execute_wait(connection.config, options);
+    return post_streamed(connection.client.socket_path(), execute_target(options), body,
+                         request_options,
+                         {{}, [&](const mcp::ProgramOutput& output) { shown.show(output); }});
   });
+  if (live && shown.complete()) drop_shown_output(result);
   if (options.json) {
     std::cout << pretty_json(result) << '\n';
   } else {
@@ -77,7 +94,14 @@ void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction
               "main.go on standard input");
   exec->add_option("program", options->target, "FILE, DIR or -")->required()->type_name(
       "FILE|DIR|-");
-  exec->add_flag("--json", options->json, "Print the daemon's result JSON instead of text");
+  CLI::Option* json_flag =
+      exec->add_flag("--json", options->json, "Print the daemon's result JSON instead of text");
+  exec->add_flag_function(
+          "--stream,!--no-stream",
+          [options](std::int64_t count) { options->stream = count > 0; },
+          "Print the program's stdout and stderr as it prints them, not again at the end "
+          "(default: on when stdout is a terminal and without --json)")
+      ->excludes(json_flag);
   exec->add_option("--runtime", options->runtime,
                    "Runtime (" + config::join_names(config::kAvailableRuntimes) +
                        "; auto: yaegi when it is safe for the program, else compiled-go); "

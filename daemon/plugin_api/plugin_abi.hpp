@@ -20,8 +20,8 @@ namespace kg::plugin {
 // (binary cache, tidy) leave SandboxHandle for HostServices. 13: Limits carries
 // max_run_timeout_ms, CommandOutcome the bytes of output discarded. 14: CommandSpec's
 // prestart_arguments, RuntimePlugin::answers_sooner_than_interpreting and
-// BinaryCacheService::holds_binary.
-inline constexpr std::uint32_t kAbiVersion = 14;
+// BinaryCacheService::holds_binary. 15: CommandSpec's stream_output and stream_skip_prefix.
+inline constexpr std::uint32_t kAbiVersion = 15;
 
 enum class PluginKind : std::uint32_t {
   runtime = 1,
