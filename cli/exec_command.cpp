@@ -51,7 +51,8 @@ int run_exec(const GlobalOptions& globals, const ExecOptions& options) {
                          request_options,
                          {{}, [&](const mcp::ProgramOutput& output) { shown.show(output); }});
   });
-  if (live && shown.complete()) drop_shown_output(result);
+  // Shown once: the text leaves out what was printed live (the JSON keeps the whole result).
+  if (live && shown.complete() && !options.json) drop_shown_output(result);
   if (options.json) {
     std::cout << pretty_json(result) << '\n';
   } else {
@@ -94,14 +95,11 @@ void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction
               "main.go on standard input");
   exec->add_option("program", options->target, "FILE, DIR or -")->required()->type_name(
       "FILE|DIR|-");
-  CLI::Option* json_flag =
-      exec->add_flag("--json", options->json, "Print the daemon's result JSON instead of text");
+  exec->add_flag("--json", options->json, "Print the daemon's result JSON instead of text");
   exec->add_flag_function(
-          "--stream,!--no-stream",
-          [options](std::int64_t count) { options->stream = count > 0; },
-          "Print the program's stdout and stderr as it prints them, not again at the end "
-          "(default: on when stdout is a terminal and without --json)")
-      ->excludes(json_flag);
+      "--stream,!--no-stream", [options](std::int64_t count) { options->stream = count > 0; },
+      "Print the program's stdout and stderr as it prints them, and not again in the text "
+      "result (default: on when stdout is a terminal and without --json)");
   exec->add_option("--runtime", options->runtime,
                    "Runtime (" + config::join_names(config::kAvailableRuntimes) +
                        "; auto: yaegi when it is safe for the program, else compiled-go); "
