@@ -23,6 +23,8 @@ namespace kg::cli {
 struct ExecOptions {
   std::string target;                      // FILE, DIR or "-"
   bool json = false;                       // print the ExecuteResult JSON
+  // --stream / --no-stream: live output (live_output.hpp); nullopt: on when stdout is a terminal
+  std::optional<bool> stream;
   std::string runtime;                     // empty: the daemon's default
   std::optional<std::uint32_t> timeout_ms;  // run-phase wall clock
   std::string session_id;                  // empty: a one-shot session

@@ -1,5 +1,9 @@
 // `kode-gopher exec FILE|DIR|-`: send a program to the daemon, print its result, exit with the
-// code the result means (exit_codes.hpp).
+// code the result means (exit_codes.hpp). With live output (the default on a terminal, or
+// --stream), the program's stdout and stderr are printed as it prints them, and not again with
+// the result (live_output.hpp).
+#include <unistd.h>
+
 #include <iostream>
 #include <string>
 
@@ -7,11 +11,13 @@
 #include "daemon_api/api_policy_names.hpp"
 #include "daemon_api/execute_request.hpp"
 #include "daemon_connection.hpp"
+#include "daemon_stream.hpp"
 #include "exit_codes.hpp"
 #include "form_encoding.hpp"
 #include "unix_http_client.hpp"
 #include "json_text.hpp"
 #include "out_files_saver.hpp"
+#include "live_output.hpp"
 #include "result_renderer.hpp"
 
 namespace kg::cli {
@@ -55,10 +61,22 @@ int run_exec(const GlobalOptions& globals, const ExecOptions& options) {
       }
     }
   } closer{connection, own_session ? run_options.session_id : std::string()};
-  const rapidjson::Document result = with_daemon(connection, globals, std::cerr, [&] {
-    return connection.client.post(execute_target(run_options), body,
-                                  execute_wait(connection.config, options));
+  // Live by default where a person watches: stdout is a terminal, and not --json.
+  const bool live = options.stream.value_or(!options.json && ::isatty(STDOUT_FILENO) == 1);
+  LiveOutput shown(std::cout, std::cerr);
+  rapidjson::Document result = with_daemon(connection, globals, std::cerr, [&] {
+    if (!live) {
+      return connection.client.post(execute_target(run_options), body,
+                                    execute_wait(connection.config, options));
+    }
+    kg::net::HttpRequestOptions request_options;
+    request_options.timeout = execute_wait(connection.config, options);
+    return post_streamed(connection.client.socket_path(), execute_target(run_options), body,
+                         request_options,
+                         {{}, [&](const mcp::ProgramOutput& output) { shown.show(output); }});
   });
+  // Shown once: the text leaves out what was printed live (the JSON keeps the whole result).
+  if (live && shown.complete() && !options.json) drop_shown_output(result);
   if (options.json) {
     std::cout << pretty_json(result) << '\n';
   } else {
@@ -109,6 +127,10 @@ void add_exec_command(CLI::App& app, const GlobalOptions& globals, CommandAction
   exec->add_flag("--json", options->json, "Print the daemon's result JSON instead of text");
   // The daemon's plugins say which runtimes there are (`kode-gopher plugins`); a name none offers
   // is refused by the daemon with the list.
+  exec->add_flag_function(
+      "--stream,!--no-stream", [options](std::int64_t count) { options->stream = count > 0; },
+      "Print the program's stdout and stderr as it prints them, and not again in the text "
+      "result (default: on when stdout is a terminal and without --json)");
   exec->add_option("--runtime", options->runtime,
                    "Runtime: a name the daemon's plugins offer, or auto (`kode-gopher plugins` "
                    "lists them); default: the config's runtime.default")

@@ -156,9 +156,11 @@ ToolResult ExecuteGoCodeTool::call(const rapidjson::Value* arguments, ToolCallCo
   try {
     const std::string request = execute_request_for(arguments, runtimes_.get());
     const rapidjson::Document result = daemon_.execute(
-        request, [&](std::string_view phase, std::string_view detail) {
+        request,
+        [&](std::string_view phase, std::string_view detail) {
           context.phase_reached(phase, detail);
-        });
+        },
+        [&](const ProgramOutput& output) { context.output_printed(output); });
     const rapidjson::Value* is_error = find_member(&result, "is_error");
     ToolResult tool_result;
     tool_result.is_error = is_error == nullptr || !is_error->IsBool() || is_error->GetBool();

@@ -17,6 +17,8 @@
 
 #include <rapidjson/document.h>
 
+#include "program_output.hpp"
+
 namespace kg::mcp {
 
 using PhaseHandler = std::function<void(std::string_view phase, std::string_view detail)>;
@@ -53,11 +55,12 @@ class SessionBackend {
   virtual ~SessionBackend() = default;
 
   // Runs an execute request (the body of POST /v1/sessions/{id}/execute) in this connection's
-  // session, opened on first use; on_phase hears each phase boundary. Returns the ExecuteResult
-  // JSON. Throws BackendRefusedError (code "cancelled" when cancel_running_call stopped it),
+  // session, opened on first use; on_phase hears each phase boundary and on_output the
+  // program's output as it is printed (may be empty). Returns the ExecuteResult JSON. Throws BackendRefusedError (code "cancelled" when cancel_running_call stopped it),
   // BackendUnavailableError, or a transport error.
   virtual rapidjson::Document execute(std::string_view request_json,
-                                      const PhaseHandler& on_phase) = 0;
+                                      const PhaseHandler& on_phase,
+                                      const OutputHandler& on_output) = 0;
   // POST /v1/sessions/{id}/docs with {"package", "symbol"?}; the same errors as execute.
   virtual rapidjson::Document package_docs(std::string_view request_json) = 0;
   // GET /v1/plugins (needs no session). Any thread.

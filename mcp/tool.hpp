@@ -11,6 +11,7 @@
 
 #include <rapidjson/document.h>
 
+#include "program_output.hpp"
 #include "protocol_versions.hpp"
 
 namespace kg::mcp {
@@ -43,6 +44,9 @@ class ToolCallContext {
   // A phase boundary of the daemon's call ("setup", "build", "run"): becomes a progress
   // notification when the client asked for them.
   virtual void phase_reached(std::string_view phase, std::string_view detail) = 0;
+  // The program's output as it is printed: becomes progress notifications carrying the text
+  // when the client asked for them (call_output_progress.hpp).
+  virtual void output_printed(const ProgramOutput& output) { (void)output; }
   // True once the client cancelled the call; its answer will not be sent.
   virtual bool cancelled() const = 0;
 };

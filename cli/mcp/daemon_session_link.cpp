@@ -10,6 +10,7 @@
 #include "daemon_binary_run.hpp"
 #include "daemon_client.hpp"
 #include "daemon_launcher.hpp"
+#include "daemon_stream.hpp"
 #include "error_chain.hpp"
 #include "form_encoding.hpp"
 #include "json_members.hpp"
@@ -111,38 +112,15 @@ std::chrono::milliseconds DaemonSessionLink::execute_wait() const {
 }
 
 rapidjson::Document DaemonSessionLink::execute(std::string_view request_json,
-                                               const PhaseHandler& on_phase) {
+                                               const PhaseHandler& on_phase,
+                                               const OutputHandler& on_output) {
   return in_session([&](const std::string& id) {
     const std::string target = "/v1/sessions/" + kg::net::percent_encode(id) + "/execute";
     kg::net::HttpRequestOptions options;
     options.timeout = execute_wait();
     options.canceller = &canceller_;
-    std::optional<rapidjson::Document> outcome;
-    const kg::net::UnixHttpStream stream(connection_->client.socket_path());
-    const kg::net::HttpResponse response = stream.request(
-        "POST", target, request_json, options, [&](std::string_view line) {
-          rapidjson::Document message = kg::cli::parse_json(line, "A line of the daemon's stream");
-          if (const rapidjson::Value* progress = find_member(&message, "progress")) {
-            on_phase(json::string_member(*progress, "phase"), json::string_member(*progress, "detail"));
-          } else if (const rapidjson::Value* error = find_member(&message, "error")) {
-            throw kg::cli::DaemonApiError(200, json::string_member(*error, "code"),
-                                          json::string_member(*error, "message"));
-          } else if (const rapidjson::Value* result = find_member(&message, "result")) {
-            outcome.emplace();
-            outcome->CopyFrom(*result, outcome->GetAllocator());
-          }
-        });
-    if (response.status < 200 || response.status > 299) {
-      throw kg::cli::daemon_error_from_answer(response.status, response.body);
-    }
-    if (!response.body.empty()) {  // a daemon that does not stream answers with the result
-      return kg::cli::parse_json(response.body, "The daemon's answer to POST " + target);
-    }
-    if (!outcome) {
-      throw std::runtime_error("The daemon's stream for POST " + target +
-                               " ended without a result line");
-    }
-    return std::move(*outcome);
+    return kg::cli::post_streamed(connection_->client.socket_path(), target, request_json,
+                                  options, {on_phase, on_output});
   });
 }
 

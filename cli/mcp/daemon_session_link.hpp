@@ -38,7 +38,8 @@ class DaemonSessionLink final : public SessionBackend {
   // daemon refused the call, including code "cancelled"), kg::cli::DaemonUnavailableError,
   // kg::config::ConfigError, kg::net::HttpTransportError.
   rapidjson::Document execute(std::string_view request_json,
-                              const PhaseHandler& on_phase) override;
+                              const PhaseHandler& on_phase,
+                              const OutputHandler& on_output) override;
 
   // POST /v1/sessions/{id}/docs with {"package", "symbol"?}; the same errors as execute.
   rapidjson::Document package_docs(std::string_view request_json) override;

@@ -158,6 +158,7 @@ class CallProgress final : public plugin::ProgressSink {
 ApiResponse execute_in_session(ApiContext& context, const std::string& session_id,
                                const ApiRequest& request) {
   auto parsed = parse_execute_request(request.body);
+  parsed.call.output = request.output;
   CallProgress progress(context.logger, session_id, request.progress);
   return {200, call_result_json(context.sessions.execute(session_id, std::move(parsed.call), progress))};
 }
@@ -190,6 +191,7 @@ ApiResponse package_docs(ApiContext& context, const std::string& session_id,
 // POST /v1/execute: a session for just this call.
 ApiResponse execute_once(ApiContext& context, const ApiRequest& request) {
   auto parsed = parse_execute_request(request.body);
+  parsed.call.output = request.output;
   CallProgress progress(context.logger, "(one-shot)", request.progress);
   return {200, call_result_json(context.sessions.execute_once(
                    parsed.client.empty() ? "api" : parsed.client, std::move(parsed.call),

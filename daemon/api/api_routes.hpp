@@ -19,6 +19,8 @@ struct ApiRequest {
   plugin::ProgressSink* progress = nullptr;
   // True once the client has hung up; polled while the request waits for a session slot.
   std::function<bool()> client_gone;
+  // Where execute routes stream the program's output (the NDJSON stream); null: nowhere.
+  sandbox::OutputSink* output = nullptr;
 };
 
 // Whether the route streams progress when asked to (the execute routes).

@@ -145,6 +145,7 @@ class ApiRequestHandler final : public Poco::Net::HTTPRequestHandler {
       std::ostream& out = response.send();
       NdjsonProgress progress(out);
       api_request.progress = &progress;
+      api_request.output = &progress;
       try {
         const auto answer = route_request(context_, api_request);
         progress.finish("{\"result\":" + answer.body + "}");

@@ -80,6 +80,12 @@ struct CommandSpec {
   // sandbox's own variables) and these arguments on its stdin when the call comes
   // (docs/sandbox-api.md, "Prestarted commands"). Otherwise: an ordinary command.
   std::optional<std::vector<std::string>> prestart_arguments;
+  // Set only on the command that runs the user's program, never on a build: its output lines
+  // are streamed, as they are printed, to whoever watches the call (docs/daemon-api.md,
+  // "Progress"); the outcome is the same either way. Lines that start with
+  // stream_skip_prefix (non-empty) are left out of the stream: the runtime's own messages.
+  bool stream_output = false;
+  std::string stream_skip_prefix;
 };
 
 struct CommandOutcome {

@@ -7,6 +7,7 @@
 #include "sandbox_api/error_answer.hpp"
 #include "sandbox_api/execute_answer.hpp"
 #include "sandbox_api/execute_request.hpp"
+#include "sandbox_api/execute_stream.hpp"
 #include "sandbox_api/workdir_answers.hpp"
 #include "tar_builder.hpp"
 #include "utf8_text.hpp"
@@ -49,6 +50,25 @@ wire::ExecuteRequest execute_request_of(const plugin::CommandSpec& spec) {
   }
   request.prestart_arguments = spec.prestart_arguments;
   return request;
+}
+
+// One line of a streamed /execute answer: output to the sink, the outcome or the error kept for
+// the end. Throws MalformedMessage.
+void read_stream_line(std::string_view line, OutputSink& output,
+                      std::optional<wire::ExecuteAnswer>& answer,
+                      std::optional<std::string>& error) {
+  auto decoded = wire::decode_execute_stream_line(line);
+  if (!decoded) return;  // a kind this daemon does not know
+  if (auto* piece = std::get_if<wire::OutputPiece>(&*decoded)) {
+    piece->text = json::to_valid_utf8(piece->text);
+    output.printed(*piece);
+  } else if (auto* dropped = std::get_if<wire::OutputDropped>(&*decoded)) {
+    output.dropped(*dropped);
+  } else if (auto* result = std::get_if<wire::ExecuteAnswer>(&*decoded)) {
+    answer = std::move(*result);
+  } else {
+    error = json::to_valid_utf8(std::get<wire::StreamError>(*decoded).detail);
+  }
 }
 
 plugin::CommandOutcome outcome_of(wire::ExecuteAnswer answer) {
@@ -126,7 +146,8 @@ void SandboxClient::upload_files(std::span<const plugin::SourceFile> files) {
 }
 
 plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spec,
-                                                  net::RequestCanceller* canceller) {
+                                                  net::RequestCanceller* canceller,
+                                                  OutputSink* output) {
   net::HttpRequestOptions options;
   // Headers arrive only when the command ends: wait for the command's own limit plus slack.
   options.timeout = std::chrono::milliseconds(spec.timeout_ms) + std::chrono::seconds(30);
@@ -135,14 +156,41 @@ plugin::CommandOutcome SandboxClient::run_command(const plugin::CommandSpec& spe
   // The file comes as base64: 4 bytes for every 3.
   if (spec.read_file_after) options.max_response_bytes += spec.read_file_after->max_bytes / 3 * 4 + 4;
   options.canceller = canceller;
-  const auto response = call("POST", "/execute", wire::encode_execute_request(execute_request_of(spec)),
-                             options, "Running a command");
+  wire::ExecuteRequest request = execute_request_of(spec);
+  std::optional<wire::ExecuteAnswer> streamed_answer;
+  std::optional<std::string> streamed_error;
+  const net::StreamLineHandler on_line = [&](std::string_view line) {
+    read_stream_line(line, *output, streamed_answer, streamed_error);
+  };
+  if (spec.stream_output && output != nullptr) {
+    // As much as the result keeps of both streams, at most: the caller reads the rest there.
+    request.stream = wire::StreamRequest{
+        std::min<std::uint64_t>(2 * spec.output_limit_bytes, wire::kMaxStreamMaxBytes),
+        spec.stream_skip_prefix};
+    options.headers.emplace_back("Accept", "application/x-ndjson");
+    options.stream_lines = &on_line;
+  }
+  net::HttpResponse response;
+  try {
+    response = call("POST", "/execute", wire::encode_execute_request(request), options,
+                    "Running a command");
+  } catch (const kg::wire::MalformedMessage& e) {
+    throw SandboxError(std::string("Running a command: ") + e.what());
+  }
   if (response.status != 200) {
     throw SandboxError("Running a command failed: " + error_text(response));
   }
+  if (streamed_error) throw SandboxError("Running a command failed: " + *streamed_error);
   plugin::CommandOutcome outcome;
   try {
-    outcome = outcome_of(wire::decode_execute_answer(response.body));
+    if (streamed_answer) {
+      outcome = outcome_of(std::move(*streamed_answer));
+    } else if (options.stream_lines != nullptr && response.body.empty()) {
+      throw SandboxError("Running a command: the sandbox's streamed answer ended without its "
+                         "result line");
+    } else {
+      outcome = outcome_of(wire::decode_execute_answer(response.body));
+    }
   } catch (const kg::wire::MalformedMessage& e) {
     throw SandboxError(std::string("Running a command: ") + e.what());
   }

@@ -13,6 +13,8 @@
 #include "call_handle.hpp"
 #include "sandbox_handle.hpp"
 #include "http_client.hpp"
+#include "output_sink.hpp"
+#include "sandbox_handle.hpp"
 
 namespace kg::sandbox {
 
@@ -31,8 +33,12 @@ class SandboxClient {
   // canceller (optional) lets another thread stop the command: see net::RequestCanceller.
   // spec.read_file_after is answered in the same request (our /execute "read_file"
   // extension), or with a GET /download/ after it when the sandbox lacks the extension.
+  // With spec.stream_output and an output sink, the command's output goes to `output` as the
+  // sandbox streams it (our /execute "stream" extension); a sandbox without it answers at the
+  // end, and nothing is streamed.
   plugin::CommandOutcome run_command(const plugin::CommandSpec& spec,
-                                     net::RequestCanceller* canceller = nullptr);
+                                     net::RequestCanceller* canceller = nullptr,
+                                     OutputSink* output = nullptr);
   std::optional<std::string> read_file(std::string_view path, std::uint64_t max_bytes);
   // GET /download-tar/<path> (CallHandle::folder_tar); nullopt on 404.
   std::optional<std::string> folder_tar(std::string_view path, const FolderTarBounds& bounds);

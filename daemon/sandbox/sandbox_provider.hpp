@@ -21,6 +21,7 @@
 #include "call_handle.hpp"
 #include "egress_call.hpp"
 #include "host_services.hpp"
+#include "output_sink.hpp"
 #include "request_canceller.hpp"
 
 namespace kg::sandbox {
@@ -63,6 +64,8 @@ struct CallServices {
   // good: a handle for another is refused, so what the host puts in its host folders for one
   // user never meets another user's code (docs/security.md).
   std::optional<std::string> owner;
+  // Hears the output of the commands that stream it (the user's program) as it is printed.
+  OutputSink* output = nullptr;
 };
 
 // What a session asks of a new sandbox.

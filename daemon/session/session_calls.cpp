@@ -139,7 +139,7 @@ void SessionManager::warm_up(sandbox::Sandbox& sandbox) {
 
 void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& runtime,
                                     plugin::ExecuteRequest& request,
-                                    plugin::ProgressSink& progress,
+                                    plugin::ProgressSink& progress, sandbox::OutputSink* output,
                                     const api_policy::CallApiPolicy& policy, CallResult& call) {
   const auto setup_started = Clock::now();
   bool retried = false;
@@ -160,7 +160,10 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
     try {
       sandbox::SandboxWait wait;
       const auto handle = session.sandbox->call_handle(
-          {.canceller = &session.canceller, .wait = &wait, .owner = session.record.owner});
+          {.canceller = &session.canceller,
+           .wait = &wait,
+           .owner = session.record.owner,
+           .output = output});
       sandbox::EgressCallSetup egress;
       egress.sealed = sealed;
       if (policy.effective.restricts()) egress.refuse = api_policy::refusal_check(policy);
@@ -294,9 +297,10 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
       progress.phase_started(plugin::Phase::setup,
                              "auto: " + plan.second + " runs it (" + *sooner + ")");
       run_in_sandbox(session, plugin_for(call.runtime, plan.requested), request.execute,
-                     progress, policy, call);
+                     progress, request.output, policy, call);
     } else {
-      run_in_sandbox(session, first_runtime, request.execute, progress, policy, call);
+      run_in_sandbox(session, first_runtime, request.execute, progress, request.output, policy,
+                     call);
     }
     if (plan.auto_select && !sooner) {
       const AutoVerdict verdict =
@@ -308,7 +312,7 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
         call.runtime = plan.second;
         request.execute.auto_select = false;
         run_in_sandbox(session, plugin_for(call.runtime, plan.requested), request.execute,
-                       progress, policy, call);
+                       progress, request.output, policy, call);
       }
       if (verdict.warning) {
         call.result.warnings.insert(call.result.warnings.begin(), *verdict.warning);

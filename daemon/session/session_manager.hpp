@@ -41,6 +41,8 @@ struct CallRequest {
   RequestedLimits limits;  // the call's own resource limits (within the daemon's)
   // The call's narrowing of the daemon's API policy (docs/api-policy.md).
   wire::daemon_api::ExecuteApiPolicy api_policy;
+  // Hears the program's output as it is printed (docs/daemon-api.md, "Progress"); null: none.
+  sandbox::OutputSink* output = nullptr;
 };
 
 struct CallResult {
@@ -186,7 +188,8 @@ class SessionManager {
   // into the store and call.api_calls.
   void run_in_sandbox(Session& session, plugin::RuntimePlugin& runtime,
                       plugin::ExecuteRequest& request, plugin::ProgressSink& progress,
-                      const api_policy::CallApiPolicy& policy, CallResult& call);
+                      sandbox::OutputSink* output, const api_policy::CallApiPolicy& policy,
+                      CallResult& call);
 
   // Fetches /app/out after a call and keeps its files in call.files; what cannot come back
   // becomes a warning of the result (session_files.cpp).

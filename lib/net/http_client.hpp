@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -36,12 +37,20 @@ struct HttpResponse {
   RequestCanceller* canceller = nullptr;  // lets another thread abort this request
 };
 
+// Called with each line of a streamed body, without its '\n' (empty lines are skipped).
+using StreamLineHandler = std::function<void(std::string_view line)>;
+
 struct HttpRequestOptions {
   std::string content_type = "application/json";
   std::chrono::milliseconds timeout{30'000};        // for connect, send and the response headers
   std::uint64_t max_response_bytes = 64ull << 20;  // a larger body is an HttpTransportError
   std::vector<std::pair<std::string, std::string>> headers;
   RequestCanceller* canceller = nullptr;  // lets another thread abort this request
+  // When set, a 2xx answer of type application/x-ndjson is handed to it line by line as it
+  // arrives (the response's body stays empty); max_response_bytes then bounds one line, and
+  // timeout each wait for the next piece. Asking for such an answer (Accept) is the caller's
+  // business. Exceptions it throws end the request and propagate.
+  const StreamLineHandler* stream_lines = nullptr;
 };
 
 // One request per call, over a fresh connection; implementations are thread-safe.

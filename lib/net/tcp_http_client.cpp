@@ -19,8 +19,7 @@ HttpResponse TcpHttpClient::request(std::string_view method, std::string_view ta
   const std::string where = describe();
   return exchange_over_socket(where, where, connect, method, target, body, with_headers,
                               [&](std::istream& in, HttpResponse& response) {
-                                response.body =
-                                    read_whole_body(in, with_headers.max_response_bytes, where);
+                                read_body_or_lines(in, response, with_headers, where);
                               });
 }
 

@@ -9,7 +9,7 @@ HttpResponse UnixHttpClient::request(std::string_view method, std::string_view t
                                      const HttpRequestOptions& options) const {
   return exchange_over_unix_socket(
       socket_path_, method, target, body, options, [&](std::istream& in, HttpResponse& response) {
-        response.body = read_whole_body(in, options.max_response_bytes, socket_path_);
+        read_body_or_lines(in, response, options, socket_path_);
       });
 }
 

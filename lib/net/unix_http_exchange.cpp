@@ -1,5 +1,7 @@
 #include "unix_http_exchange.hpp"
 
+#include "unix_http_stream.hpp"
+
 #include <Poco/Exception.h>
 #include <Poco/Net/HTTPClientSession.h>
 #include <Poco/Net/HTTPRequest.h>
@@ -171,6 +173,37 @@ HttpResponse exchange_over_socket(const std::string& where, const std::string& h
                                  " to " + where + " failed: " + e.displayText(),
                              false);
   }
+}
+
+bool is_ndjson_content_type(std::string_view content_type) noexcept {
+  const std::string_view essence = content_type.substr(0, content_type.find(';'));
+  return essence == "application/x-ndjson";
+}
+
+void read_body_or_lines(std::istream& in, HttpResponse& response,
+                        const HttpRequestOptions& options, const std::string& where) {
+  if (options.stream_lines == nullptr || response.status < 200 || response.status > 299 ||
+      !is_ndjson_content_type(response.content_type)) {
+    response.body = read_whole_body(in, options.max_response_bytes, where);
+    return;
+  }
+  std::string line;
+  char c = 0;
+  while (in.get(c)) {
+    if (c != '\n') {
+      if (line.size() >= options.max_response_bytes) {
+        throw HttpTransportError("A line of the streamed answer from " + where +
+                                     " is longer than " +
+                                     std::to_string(options.max_response_bytes) + " bytes",
+                                 false);
+      }
+      line += c;
+      continue;
+    }
+    if (!line.empty()) (*options.stream_lines)(line);
+    line.clear();
+  }
+  if (!line.empty()) (*options.stream_lines)(line);  // a last line without '\n'
 }
 
 }  // namespace kg::net

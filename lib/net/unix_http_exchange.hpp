@@ -39,4 +39,10 @@ HttpResponse exchange_over_socket(const std::string& where, const std::string& h
 // The whole body into response.body; over max_bytes is an HttpTransportError naming `where`.
 std::string read_whole_body(std::istream& in, std::uint64_t max_bytes, const std::string& where);
 
+// The body as options ask: line by line to options.stream_lines when it is set and the answer
+// is a 2xx NDJSON stream (a line longer than max_response_bytes is an HttpTransportError, not a
+// silent cut), else whole into response.body.
+void read_body_or_lines(std::istream& in, HttpResponse& response,
+                        const HttpRequestOptions& options, const std::string& where);
+
 }  // namespace kg::net

@@ -19,9 +19,6 @@
 
 namespace kg::net {
 
-// Called with each line of a streamed body, without its '\n' (empty lines are skipped).
-using StreamLineHandler = std::function<void(std::string_view line)>;
-
 class UnixHttpStream {
  public:
   explicit UnixHttpStream(std::string socket_path) : socket_path_(std::move(socket_path)) {}

@@ -358,6 +358,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     spec.output_limit_bytes = limits.output_limit_bytes;
     spec.resources = limits.run;
     spec.read_file_after = plugin::FileReadRequest{kResultPath, kMaxResultBytes};
+    spec.stream_output = true;  // the program's output, never the build's
     if (request.credentials) {
       spec.credentials = request.credentials->token;
       spec.env = request.credentials->env;

@@ -74,9 +74,13 @@ bool trusted_after_start(const RunnerEvent& event, bool started) {
 
 }  // namespace
 
+std::string runner_line_prefix(std::string_view token) {
+  return "kode-gopher-yaegi[" + std::string(token) + "] ";
+}
+
 RunnerStderr split_runner_stderr(std::string_view stderr_text, std::string_view token) {
   RunnerStderr split;
-  const std::string prefix = "kode-gopher-yaegi[" + std::string(token) + "] ";
+  const std::string prefix = runner_line_prefix(token);
   std::size_t start = 0;
   while (start < stderr_text.size()) {
     std::size_t end = stderr_text.find('\n', start);

@@ -47,6 +47,9 @@ struct RunnerStderr {
   bool started = false;             // the runner said `started`: the program's code ran
 };
 
+// "kode-gopher-yaegi[<token>] ": how each of the runner's lines begins.
+std::string runner_line_prefix(std::string_view token);
+
 // Splits stderr into the program's output and the runner's events. Before `started`, a line with
 // the token whose JSON cannot be read, or names an unknown event, becomes an internal event
 // saying so; after it, every token line but a readable limitation or internal event is program

@@ -31,6 +31,7 @@
 #include "plugin_abi.hpp"
 #include "program_normalizer.hpp"
 #include "result_file.hpp"
+#include "runner_events.hpp"
 #include "runtime_plugin.hpp"
 #include "workdir_files.hpp"
 #include "yaegi_run_result.hpp"
@@ -118,6 +119,10 @@ class YaegiRuntime final : public plugin::RuntimePlugin {
     spec.resources = request.limits.run;
     spec.read_file_after =
         plugin::FileReadRequest{go_program::kResultPath, go_program::kMaxResultBytes};
+    // The program's output streams as it is printed; the runner's own lines (its events, with
+    // the call's token) do not.
+    spec.stream_output = true;
+    spec.stream_skip_prefix = runner_line_prefix(token);
     const auto started = Clock::now();
     const auto ran = sandbox.run_command(spec);
     const auto elapsed_us = static_cast<std::uint64_t>(

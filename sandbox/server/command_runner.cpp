@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "command_launcher.hpp"
+#include "output_streamer.hpp"
 #include "shell_process.hpp"
 #include "stray_process_reaper.hpp"
 #include "unique_fd.hpp"
@@ -80,12 +81,15 @@ class CappedOutput {
 
 // Reads what is available (at most 1 MiB, so a flood cannot starve the deadline check);
 // closes the pipe at end of file.
-void drain_pipe(UniqueFd& pipe, CappedOutput& output) {
+// A listener (a streamed /execute) hears the same bytes.
+void drain_pipe(UniqueFd& pipe, CappedOutput& output, OutputListener* listener, bool is_stderr) {
   char buffer[64 * 1024];
   for (int chunk = 0; chunk < 16; ++chunk) {
     const ssize_t got = ::read(pipe.get(), buffer, sizeof buffer);
     if (got > 0) {
-      output.append(std::span<const char>(buffer, static_cast<std::size_t>(got)));
+      const std::span<const char> bytes(buffer, static_cast<std::size_t>(got));
+      output.append(bytes);
+      if (listener != nullptr) listener->printed(is_stderr, bytes);
       continue;
     }
     if (got < 0 && errno == EINTR) continue;
@@ -243,12 +247,17 @@ CommandResult run_started_command(ShellProcess child, const CommandRequest& requ
     int wait_ms = exit_status ? milliseconds_until(drain_deadline)
                               : (killed ? 1000 : milliseconds_until(deadline));
     if (!exit_status && !pidfd) wait_ms = std::min(wait_ms, kExitPollMs);
+    // A partial line waits at most this long to be streamed.
+    if (request.output != nullptr) {
+      wait_ms = std::min(wait_ms, static_cast<int>(OutputStreamer::kPartialLineWait.count()));
+    }
     if (::poll(watched.data(), watched.size(), wait_ms) < 0 && errno != EINTR) {
       throw std::runtime_error(std::string("Cannot wait for the command's output: ") +
                                std::strerror(errno));
     }
-    if (child.stdout_pipe) drain_pipe(child.stdout_pipe, out);
-    if (child.stderr_pipe) drain_pipe(child.stderr_pipe, err);
+    if (child.stdout_pipe) drain_pipe(child.stdout_pipe, out, request.output, false);
+    if (child.stderr_pipe) drain_pipe(child.stderr_pipe, err, request.output, true);
+    if (request.output != nullptr) request.output->idle();
     if (client_index && client_hung_up(watched[*client_index], &watch_client_readable)) {
       result.cancelled = true;
       watch_client = false;

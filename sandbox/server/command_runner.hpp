@@ -22,6 +22,7 @@
 namespace kg::sandbox {
 
 class CommandLauncher;
+class OutputListener;  // output_streamer.hpp
 
 // A stream over its limit keeps its head and its tail (the end of what was printed, so the
 // last lines before a crash or a summary survive) with this marker between them:
@@ -59,6 +60,9 @@ struct CommandRequest {
   bool clean_state = false;
   // The command takes its call on stdin (prestarted_command.hpp): these are its arguments.
   std::optional<std::vector<std::string>> prestart_arguments;
+  // Hears the output as it is read (a streamed /execute, output_streamer.hpp); null: none. The
+  // captured result is the same either way.
+  OutputListener* output = nullptr;
 };
 
 struct CommandResult {

@@ -1,5 +1,6 @@
 // POST /execute: {"command", "env"?, "timeout_ms"?, "output_limit_bytes"?, "limits"?,
-// "read_file"?, "credentials"?} → the command's outcome (and, with read_file, one file of the
+// "read_file"?, "credentials"?, "stream"?} → the command's outcome (with "stream": NDJSON lines of
+// its output while it runs, then the outcome) (and, with read_file, one file of the
 // workdir as it was when the command ended). With credentials, a metadata emulator serves the
 // token to this command alone (metadata_emulator.hpp). The body and the answer are read and
 // written by their codecs in lib/wire/sandbox_api, the same the daemon's SandboxClient uses.
@@ -14,8 +15,10 @@
 #include "file_after_command.hpp"
 #include "malformed_message.hpp"
 #include "metadata_emulator.hpp"
+#include "output_streamer.hpp"
 #include "sandbox_api/execute_answer.hpp"
 #include "sandbox_api/execute_request.hpp"
+#include "sandbox_api/execute_stream.hpp"
 #include "sandbox_routes.hpp"
 
 namespace kg::sandbox {
@@ -135,6 +138,77 @@ void prestart_next(RouteContext& context, CommandLauncher* launcher) noexcept {
   }
 }
 
+// Runs the command under the route's lock: one command at a time.
+struct Ran {
+  CommandResult result;
+  std::optional<FileAfterCommand> file;
+};
+
+Ran run_locked(RouteContext& context, const wire::ExecuteRequest& body, CommandRequest& command,
+               std::optional<MetadataIdentity>& credentials) {
+  Ran ran;
+  const std::lock_guard one_command_at_a_time(context.execute_mutex);
+  // No command runs beside a prestarted process (prestarted_command.hpp): killed now, reaped
+  // once the command has ended (its teardown takes milliseconds the command need not wait).
+  if (!command.prestart_arguments && context.prestarted) {
+    context.prestarted->kill_now();
+    context.dying = std::move(context.prestarted);
+    command.dying_process = context.dying->pid();
+  }
+  if (command.clean_state) {
+    prepare_clean_state(context.options);
+  } else {
+    link_persist_folder(context.options);
+    make_out_folder(context.options);
+  }
+  // Lives exactly as long as the command: no later command sees the token.
+  std::optional<MetadataEmulator> metadata;
+  if (credentials) {
+    metadata.emplace(std::move(*credentials));
+    for (const auto& [name, value] : metadata->environment()) {
+      set_variable(command.env, name, value);
+    }
+  }
+  ran.result = command.prestart_arguments ? run_prestarted(context, command) : run_command(command);
+  metadata.reset();
+  // Still under the lock: no other command can change the file in between.
+  if (body.read_file && !ran.result.cancelled) {
+    ran.file = read_file_after_command(context.confinement, body.read_file->path,
+                                       body.read_file->max_bytes);
+  }
+  return ran;
+}
+
+// "stream": 200 and NDJSON from the start (docs/sandbox-api.md, "Streamed output"): the output
+// as it is printed, then the outcome, or an error line for a failure after the headers went out.
+Ran run_streamed(RouteContext& context, Exchange& exchange, const wire::ExecuteRequest& body,
+                 CommandRequest& command, std::optional<MetadataIdentity>& credentials) {
+  exchange.response.setStatus(Poco::Net::HTTPResponse::HTTP_OK);
+  exchange.response.setContentType("application/x-ndjson");
+  exchange.response.setChunkedTransferEncoding(true);
+  std::ostream& out = exchange.response.send();
+  OutputStreamer streamer(out, *body.stream);
+  command.output = &streamer;
+  Ran ran;
+  std::string last_line;
+  try {
+    ran = run_locked(context, body, command, credentials);
+    streamer.finish();
+    last_line = wire::encode_stream_result(answer_of(ran.result, std::move(ran.file)));
+  } catch (const std::exception& e) {
+    streamer.finish();
+    context.logger.log(log::LogLevel::warn, std::string("A streamed command failed: ") + e.what());
+    last_line = wire::encode_stream_error(e.what());
+    ran.result.cancelled = true;  // no prestart after a command that did not run through
+  }
+  try {
+    out << last_line << '\n' << std::flush;
+  } catch (...) {
+    // The client is gone; the command is over either way.
+  }
+  return ran;
+}
+
 }  // namespace
 
 void serve_execute(RouteContext& context, Exchange& exchange) {
@@ -150,44 +224,22 @@ void serve_execute(RouteContext& context, Exchange& exchange) {
     command.env = std::move(env);
   }
   command.cancel_watch_fd = connection_socket(exchange.request);
-  CommandResult result;
-  std::optional<FileAfterCommand> file;
-  {
-    const std::lock_guard one_command_at_a_time(context.execute_mutex);
-    // No command runs beside a prestarted process (prestarted_command.hpp): killed now, reaped
-    // once the command has ended (its teardown takes milliseconds the command need not wait).
-    if (!command.prestart_arguments && context.prestarted) {
-      context.prestarted->kill_now();
-      context.dying = std::move(context.prestarted);
-      command.dying_process = context.dying->pid();
-    }
-    if (command.clean_state) {
-      prepare_clean_state(context.options);
+  if (body.stream) {
+    const Ran ran = run_streamed(context, exchange, body, command, credentials);
+    if (ran.result.cancelled) {
+      context.logger.log(log::LogLevel::info, "The client hung up: command killed");
     } else {
-      link_persist_folder(context.options);
-      make_out_folder(context.options);
+      prestart_next(context, command.launcher);
     }
-    // Lives exactly as long as the command: no later command sees the token.
-    std::optional<MetadataEmulator> metadata;
-    if (credentials) {
-      metadata.emplace(std::move(*credentials));
-      for (const auto& [name, value] : metadata->environment()) {
-        set_variable(command.env, name, value);
-      }
-    }
-    result = command.prestart_arguments ? run_prestarted(context, command) : run_command(command);
-    metadata.reset();
-    // Still under the lock: no other command can change the file in between.
-    if (body.read_file && !result.cancelled) {
-      file = read_file_after_command(context.confinement, body.read_file->path,
-                                     body.read_file->max_bytes);
-    }
+    return;
   }
-  if (result.cancelled) {
+  Ran ran = run_locked(context, body, command, credentials);
+  if (ran.result.cancelled) {
     context.logger.log(log::LogLevel::info, "The client hung up: command killed");
   }
-  send_json(exchange.response, 200, wire::encode_execute_answer(answer_of(result, std::move(file))));
-  if (!result.cancelled) prestart_next(context, command.launcher);
+  send_json(exchange.response, 200,
+            wire::encode_execute_answer(answer_of(ran.result, std::move(ran.file))));
+  if (!ran.result.cancelled) prestart_next(context, command.launcher);
 }
 
 }  // namespace kg::sandbox

@@ -27,12 +27,13 @@ TEST_CASE("a streamed execute reports each phase, then the result") {
       R"({"code":"package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"streamed\") }\n"})",
       [&](const std::string& line) { lines.push_back(line); });
   CHECK(status == 200);
-  REQUIRE(lines.size() == 4);
+  REQUIRE(lines.size() == 5);
   CHECK(lines[0] == R"({"progress":{"phase":"setup","detail":"starting a sandbox"}})");
   CHECK(lines[1] == R"({"progress":{"phase":"build","detail":"compile and link"}})");
   CHECK(lines[2] == R"({"progress":{"phase":"run","detail":"running the program"}})");
-  CHECK(lines[3].starts_with(R"({"result":{"call_id":)"));
-  CHECK(lines[3].find(R"("stdout":"streamed\n")") != std::string::npos);
+  CHECK(lines[3] == R"({"output":{"stream":"stdout","text":"streamed\n"}})");
+  CHECK(lines[4].starts_with(R"({"result":{"call_id":)"));
+  CHECK(lines[4].find(R"("stdout":"streamed\n")") != std::string::npos);
 
   std::vector<std::string> error_lines;
   daemon.post_streaming("/v1/sessions/" + session + "/execute", R"({"files":{"../x.go":"package main"}})",

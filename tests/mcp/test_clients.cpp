@@ -79,6 +79,13 @@ TEST_CASE("long calls as MCP tasks through the TypeScript SDK's task client (202
   CHECK(contains(outcome.output, "tasks: all 7 checks passed"));
 }
 
+TEST_CASE("output while it runs, as progress notifications to the TypeScript SDK client") {
+  const CommandOutcome outcome = run_node_client("live_output.mjs");
+  INFO(outcome.output);
+  CHECK(outcome.exit_code == 0);
+  CHECK(contains(outcome.output, "live-output: all 5 checks passed"));
+}
+
 TEST_CASE("the v2 TypeScript client in the 2026-07-28 era (@modelcontextprotocol/client)") {
   const CommandOutcome outcome = run_node_client("modern_client.mjs");
   INFO(outcome.output);

@@ -45,6 +45,35 @@ TEST_CASE("the official TypeScript SDK client over streamable HTTP (2025-11-25)"
   CHECK(run["after_delete"]["status"].GetInt() == 404);
 }
 
+TEST_CASE("output while it runs reaches the TypeScript SDK client over streamable HTTP") {
+  TeamDaemon team;
+  const std::string two_lines = R"(package main
+
+import (
+	"fmt"
+	"time"
+)
+
+func main() {
+	fmt.Println("first line")
+	time.Sleep(1500 * time.Millisecond)
+	fmt.Println("second line")
+}
+)";
+  const auto run = run_team_client("sign_in_and_run.mjs",
+                                   {"--url", team.url + "/mcp", "--code", two_lines});
+  CHECK(run["ok"].GetBool());
+  REQUIRE(run["progress"].IsArray());
+  const rapidjson::Value* first = nullptr;
+  for (const auto& p : run["progress"].GetArray()) {
+    if (first == nullptr && text_at(p, "message").find("first line") != std::string::npos) first = &p;
+  }
+  REQUIRE(first != nullptr);
+  // In a notification on the SSE stream while the program slept, before the call returned.
+  CHECK(run["returned_at"].GetDouble() - (*first)["at"].GetDouble() >= 1000);
+  CHECK(text_at(run["result"]["structuredContent"], "stdout") == "first line\nsecond line\n");
+}
+
 TEST_CASE("the TypeScript SDK client over HTTPS, with the daemon's own TLS ([http] tls_*)") {
   TeamDaemon team("auth = none\n", "", true);
   const auto run = run_team_client("sign_in_and_run.mjs",

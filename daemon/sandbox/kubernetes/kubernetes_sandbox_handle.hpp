@@ -18,6 +18,7 @@ class KubernetesSandboxHandle final : public CallHandle {
       : client_(client),
         owner_(services.owner.value_or(std::string())),
         canceller_(services.canceller),
+        output_(services.output),
         wait_(services.wait) {}
 
   void replace_workdir(std::span<const plugin::SourceFile> files) override {
@@ -31,7 +32,7 @@ class KubernetesSandboxHandle final : public CallHandle {
   plugin::CommandOutcome run_command(const plugin::CommandSpec& spec) override {
     built_clean_ = false;
     const TimedSandboxWait timed(wait_);
-    auto outcome = client_.run_command(spec, canceller_);
+    auto outcome = client_.run_command(spec, canceller_, output_);
     built_clean_ = spec.clean_state && outcome.exit_code == 0 && !outcome.timed_out;
     return outcome;
   }
@@ -56,6 +57,7 @@ class KubernetesSandboxHandle final : public CallHandle {
   SandboxClient& client_;
   std::string owner_;
   net::RequestCanceller* canceller_;
+  OutputSink* output_;
   SandboxWait* wait_;
   bool built_clean_ = false;  // the last command was a successful clean-state build
 };

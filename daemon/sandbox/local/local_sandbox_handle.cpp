@@ -67,7 +67,7 @@ plugin::CommandOutcome LocalSandboxHandle::run_command(const plugin::CommandSpec
   built_clean_ = false;
   try {
     const TimedSandboxWait timed(wait_);
-    outcome = sandbox_.client().run_command(spec, canceller_);
+    outcome = sandbox_.client().run_command(spec, canceller_, output_);
   } catch (...) {
     // This command's OOM kills, if any, must not be reported on the next one.
     if (cgroup != nullptr) cgroup->new_oom_kills();

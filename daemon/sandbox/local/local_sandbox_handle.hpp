@@ -25,6 +25,7 @@ class LocalSandboxHandle final : public CallHandle {
         policy_(policy),
         owner_(services.owner),
         canceller_(services.canceller),
+        output_(services.output),
         logger_(logger),
         wait_(services.wait) {}
 
@@ -66,6 +67,7 @@ class LocalSandboxHandle final : public CallHandle {
   const LocalSandboxPolicy& policy_;
   std::optional<std::string> owner_;  // CallServices::owner: nullopt for no one's call
   net::RequestCanceller* canceller_;
+  OutputSink* output_;
   plugin::Logger& logger_;
   SandboxWait* wait_;  // null: not tallied
   bool built_clean_ = false;  // the last command was a successful clean-state build

@@ -25,6 +25,27 @@ class PhaseRelay final : public plugin::ProgressSink {
   const mcp::PhaseHandler& on_phase_;
 };
 
+// The program's output as the sandbox streams it, to the MCP tool.
+class OutputRelay final : public sandbox::OutputSink {
+ public:
+  explicit OutputRelay(const mcp::OutputHandler& on_output) : on_output_(on_output) {}
+  void printed(const wire::sandbox_api::OutputPiece& piece) noexcept override {
+    relay({piece.is_stderr, piece.text, piece.cut, 0, {}});
+  }
+  void dropped(const wire::sandbox_api::OutputDropped& dropped) noexcept override {
+    relay({false, {}, false, dropped.bytes, std::string(wire::sandbox_api::to_string(dropped.reason))});
+  }
+
+ private:
+  void relay(const mcp::ProgramOutput& output) noexcept {
+    try {
+      if (on_output_) on_output_(output);
+    } catch (...) {
+    }
+  }
+  const mcp::OutputHandler& on_output_;
+};
+
 rapidjson::Document parse_answer(const std::string& body) {
   return json::read_json_or_throw(body, json::kDaemonAnswerLimits, "the daemon's answer");
 }
@@ -43,8 +64,9 @@ InProcessSessionBackend::InProcessSessionBackend(api::ApiContext& api,
 rapidjson::Document InProcessSessionBackend::route(const std::string& method,
                                                   const std::string& path,
                                                   const std::string& body,
-                                                  plugin::ProgressSink* progress) {
-  api::ApiRequest request{method, path, "", body, progress, {}};
+                                                  plugin::ProgressSink* progress,
+                                                  sandbox::OutputSink* output) {
+  api::ApiRequest request{method, path, "", body, progress, {}, output};
   try {
     return parse_answer(api::route_request(api_, request).body);
   } catch (...) {
@@ -80,11 +102,12 @@ std::string InProcessSessionBackend::session_id() {
 
 rapidjson::Document InProcessSessionBackend::in_session(const std::string& verb,
                                                        const std::string& body,
-                                                       plugin::ProgressSink* progress) {
+                                                       plugin::ProgressSink* progress,
+                                                       sandbox::OutputSink* output) {
   for (int attempt = 0;; ++attempt) {
     const std::string id = session_id();
     try {
-      return route("POST", "/v1/sessions/" + id + "/" + verb, body, progress);
+      return route("POST", "/v1/sessions/" + id + "/" + verb, body, progress, output);
     } catch (const mcp::BackendRefusedError& e) {
       if (attempt > 0 || !session_gone(e.code())) throw;
       std::lock_guard lock(mutex_);
@@ -99,10 +122,12 @@ void InProcessSessionBackend::throw_if_cancelled() {
 }
 
 rapidjson::Document InProcessSessionBackend::execute(std::string_view request_json,
-                                                    const mcp::PhaseHandler& on_phase) {
+                                                    const mcp::PhaseHandler& on_phase,
+                                                    const mcp::OutputHandler& on_output) {
   throw_if_cancelled();
   PhaseRelay relay(on_phase);
-  return in_session("execute", std::string(request_json), &relay);
+  OutputRelay output(on_output);
+  return in_session("execute", std::string(request_json), &relay, &output);
 }
 
 rapidjson::Document InProcessSessionBackend::package_docs(std::string_view request_json) {

@@ -28,7 +28,8 @@ class InProcessSessionBackend final : public mcp::SessionBackend {
   ~InProcessSessionBackend() override { close_session(); }
 
   rapidjson::Document execute(std::string_view request_json,
-                              const mcp::PhaseHandler& on_phase) override;
+                              const mcp::PhaseHandler& on_phase,
+                              const mcp::OutputHandler& on_output) override;
   rapidjson::Document package_docs(std::string_view request_json) override;
   rapidjson::Document plugins() override;
   rapidjson::Document auth_status() override;
@@ -46,9 +47,11 @@ class InProcessSessionBackend final : public mcp::SessionBackend {
   // The route's answer for this connection's session (opened on first use, and opened again once
   // when the daemon no longer has it). Throws BackendRefusedError for the API's errors.
   rapidjson::Document in_session(const std::string& verb, const std::string& body,
-                                 plugin::ProgressSink* progress);
+                                 plugin::ProgressSink* progress,
+                                 sandbox::OutputSink* output = nullptr);
   rapidjson::Document route(const std::string& method, const std::string& path,
-                            const std::string& body, plugin::ProgressSink* progress);
+                            const std::string& body, plugin::ProgressSink* progress,
+                            sandbox::OutputSink* output = nullptr);
   std::string session_id();
   void throw_if_cancelled();
 

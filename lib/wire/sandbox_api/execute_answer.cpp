@@ -121,7 +121,10 @@ std::string encode_execute_answer(const ExecuteAnswer& answer) {
 }
 
 ExecuteAnswer decode_execute_answer(std::string_view text) {
-  const rapidjson::Document document = read_answer_object(text);
+  return execute_answer_of(read_answer_object(text));
+}
+
+ExecuteAnswer execute_answer_of(const rapidjson::Value& document) {
   ExecuteAnswer answer;
   answer.stdout_text = text_member(document, "stdout");
   answer.stderr_text = text_member(document, "stderr");

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include <rapidjson/document.h>
+
 namespace kg::wire::sandbox_api {
 
 // "file": {"path", "exists", "content_base64"?, "error"?}.
@@ -45,5 +47,8 @@ std::string encode_execute_answer(const ExecuteAnswer& answer);
 // base64: ..."), since the command's outcome still stands. Throws MalformedMessage "the
 // sandbox's answer ..." when the text is not a JSON object within lib/json's sandbox limits.
 ExecuteAnswer decode_execute_answer(std::string_view text);
+// The same for an answer object already read (the "result" line of a streamed answer,
+// execute_stream.hpp).
+ExecuteAnswer execute_answer_of(const rapidjson::Value& object);
 
 }  // namespace kg::wire::sandbox_api

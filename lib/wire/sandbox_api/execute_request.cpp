@@ -270,6 +270,7 @@ std::string encode_execute_request(const ExecuteRequest& request) {
   if (request.read_file) write_read_file(writer, *request.read_file);
   if (request.credentials) write_credentials(writer, *request.credentials);
   if (request.prestart_arguments) write_prestart(writer, *request.prestart_arguments);
+  if (request.stream) write_stream_request(writer, *request.stream);
   writer.Key("env");
   writer.StartObject();
   for (const auto& [name, value] : request.env) {
@@ -303,6 +304,7 @@ ExecuteRequest decode_execute_request(std::string_view body) {
   request.read_file = read_read_file(document);
   request.credentials = read_credentials(document);
   request.prestart_arguments = read_prestart(document);
+  request.stream = read_stream_request(document);
   return request;
 }
 

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "execute_stream.hpp"
+
 namespace kg::wire::sandbox_api {
 
 inline constexpr std::uint64_t kDefaultTimeoutMs = 60'000;
@@ -59,17 +61,20 @@ struct ExecuteRequest {
   // start it ahead of the call (docs/sandbox-api.md, "Prestarted commands"). The arguments go
   // with the call; each is non-empty of NUL. nullopt: an ordinary command.
   std::optional<std::vector<std::string>> prestart_arguments;
+  // "stream": answer with NDJSON lines while the command runs (execute_stream.hpp); nullopt:
+  // one JSON answer when it ends.
+  std::optional<StreamRequest> stream;
   bool operator==(const ExecuteRequest&) const = default;
 };
 
 // The body as compact JSON: command, timeout_ms, output_limit_bytes (when set), clean_state (when
-// true), limits, read_file, credentials, prestart (when set), env. Strings are written as they are.
+// true), limits, read_file, credentials, prestart, stream (when set), env. Strings are written as they are.
 std::string encode_execute_request(const ExecuteRequest& request);
 
 // Reads a body (lib/json's request limits: valid UTF-8, bounded depth). Throws MalformedMessage
 // naming the first problem found: the body ("The /execute body ..."), then command, env,
-// timeout_ms, output_limit_bytes, limits, clean_state, read_file, credentials and prestart, in
-// that order.
+// timeout_ms, output_limit_bytes, limits, clean_state, read_file, credentials, prestart and stream,
+// in that order.
 ExecuteRequest decode_execute_request(std::string_view body);
 
 }  // namespace kg::wire::sandbox_api

@@ -103,8 +103,9 @@ try {
     observation.result = await client.callTool({ name: values.tool, arguments: toolArguments },
       undefined, {
         timeout,
-        onprogress: (p) => observation.progress.push(p),
+        onprogress: (p) => observation.progress.push({ ...p, at: Date.now() }),
       });
+    observation.returned_at = Date.now();
   }
 
   if (!values["keep-session"]) {

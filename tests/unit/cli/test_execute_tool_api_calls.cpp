@@ -15,7 +15,8 @@ namespace {
 class RecordingBackend final : public kg::mcp::SessionBackend {
  public:
   explicit RecordingBackend(std::string answer) : answer_(std::move(answer)) {}
-  rapidjson::Document execute(std::string_view request_json, const kg::mcp::PhaseHandler&) override {
+  rapidjson::Document execute(std::string_view request_json, const kg::mcp::PhaseHandler&,
+                              const kg::mcp::OutputHandler&) override {
     request = std::string(request_json);
     return kg::cli::parse_json(answer_, "the stand-in's answer");
   }

@@ -27,7 +27,8 @@ constexpr const char* kPluginsAnswer = R"({"plugins": [], "runtimes": [
 class PluginsBackend final : public kg::mcp::SessionBackend {
  public:
   explicit PluginsBackend(bool reachable) : reachable_(reachable) {}
-  rapidjson::Document execute(std::string_view request_json, const kg::mcp::PhaseHandler&) override {
+  rapidjson::Document execute(std::string_view request_json, const kg::mcp::PhaseHandler&,
+                              const kg::mcp::OutputHandler&) override {
     request = std::string(request_json);
     return kg::cli::parse_json(R"({"is_error": false, "status": "ok"})", "answer");
   }

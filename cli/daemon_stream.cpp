@@ -1,0 +1,80 @@
+#include "daemon_stream.hpp"
+
+#include <optional>
+#include <stdexcept>
+#include <variant>
+
+#include "cli_errors.hpp"
+#include "daemon_client.hpp"
+#include "json_members.hpp"
+#include "json_text.hpp"
+#include "malformed_message.hpp"
+#include "sandbox_api/execute_stream.hpp"
+#include "unix_http_stream.hpp"
+
+namespace kg::cli {
+namespace {
+
+namespace wire = kg::wire::sandbox_api;
+
+// An "output" or "output_dropped" line, read with the codec that wrote it.
+mcp::ProgramOutput program_output_of(std::string_view line) {
+  std::optional<wire::ExecuteStreamLine> decoded;
+  try {
+    decoded = wire::decode_execute_stream_line(line);
+  } catch (const kg::wire::MalformedMessage& e) {
+    throw std::runtime_error(std::string("A line of the daemon's stream: ") + e.what());
+  }
+  mcp::ProgramOutput output;
+  if (const auto* piece = decoded ? std::get_if<wire::OutputPiece>(&*decoded) : nullptr) {
+    output.is_stderr = piece->is_stderr;
+    output.text = piece->text;
+    output.cut = piece->cut;
+  } else if (const auto* dropped =
+                 decoded ? std::get_if<wire::OutputDropped>(&*decoded) : nullptr) {
+    output.dropped_bytes = dropped->bytes;
+    output.reason = std::string(wire::to_string(dropped->reason));
+  }
+  return output;
+}
+
+}  // namespace
+
+rapidjson::Document post_streamed(const std::string& socket_path, const std::string& target,
+                                  std::string_view body, const kg::net::HttpRequestOptions& options,
+                                  const StreamHandlers& handlers) {
+  std::optional<rapidjson::Document> outcome;
+  const kg::net::UnixHttpStream stream(socket_path);
+  const kg::net::HttpResponse response =
+      stream.request("POST", target, body, options, [&](std::string_view line) {
+        rapidjson::Document message = parse_json(line, "A line of the daemon's stream");
+        if (const rapidjson::Value* progress = json::find_member(&message, "progress")) {
+          if (handlers.on_phase) {
+            handlers.on_phase(json::string_member(*progress, "phase"),
+                              json::string_member(*progress, "detail"));
+          }
+        } else if (json::find_member(&message, "output") != nullptr ||
+                   json::find_member(&message, "output_dropped") != nullptr) {
+          if (handlers.on_output) handlers.on_output(program_output_of(line));
+        } else if (const rapidjson::Value* error = json::find_member(&message, "error")) {
+          throw DaemonApiError(200, json::string_member(*error, "code"),
+                               json::string_member(*error, "message"));
+        } else if (const rapidjson::Value* result = json::find_member(&message, "result")) {
+          outcome.emplace();
+          outcome->CopyFrom(*result, outcome->GetAllocator());
+        }
+      });
+  if (response.status < 200 || response.status > 299) {
+    throw daemon_error_from_answer(response.status, response.body);
+  }
+  if (!response.body.empty()) {  // a daemon that does not stream answers with the result
+    return parse_json(response.body, "The daemon's answer to POST " + target);
+  }
+  if (!outcome) {
+    throw std::runtime_error("The daemon's stream for POST " + target +
+                             " ended without a result line");
+  }
+  return std::move(*outcome);
+}
+
+}  // namespace kg::cli
