@@ -160,7 +160,7 @@ TEST_CASE("each image unpacks and its entry binaries run from its own root files
   const int rc = process.wait();
   INFO(text.str());
   CHECK(rc == 0);
-  CHECK(text.str().find("2 passed, 0 failed") != std::string::npos);
+  CHECK(text.str().find("3 passed, 0 failed") != std::string::npos);
 }
 
 TEST_CASE("the daemon's ServiceAccount may do what the provider does and nothing outside its Role") {
