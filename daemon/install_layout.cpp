@@ -127,8 +127,10 @@ InstallLayout resolve_install_layout(const config::DaemonConfig& config) {
                                         bin / ".." / "sandbox" / "lockfile" / "go.mod"},
                                        "the curated lockfile (go.mod)", "nothing: reinstall kode-gopher");
   layout.lockfile_dir = fs::path(layout.lockfile_dir).parent_path().string();
+  // Only local sandboxes run in bubblewrap: the kubernetes provider's run in pods, and the team
+  // daemon's image has none.
   layout.bwrap_path = find_on_path(config.bwrap_path);
-  if (layout.bwrap_path.empty()) {
+  if (layout.bwrap_path.empty() && config.sandbox_provider != "kubernetes") {
     throw std::runtime_error("Cannot find bubblewrap (`" + config.bwrap_path +
                              "`) on PATH; install it (Debian: apt-get install bubblewrap) or set "
                              "[sandbox] bwrap");

@@ -25,7 +25,7 @@ struct InstallLayout {
   // curated packages); empty when there is none.
   std::string yaegi_cloud_runner_binary;
   std::string lockfile_dir;
-  std::string bwrap_path;
+  std::string bwrap_path;  // empty with the kubernetes provider when none is installed
   std::string go_root;
   std::string go_version;
 };

@@ -55,6 +55,36 @@ std::string metrics_text(ApiContext& context) {
              "Sandboxes started ahead of a session and ready to be taken.");
   out.sample("kode_gopher_warm_sandboxes", {},
              static_cast<double>(context.sessions.warm_sandboxes_ready()));
+  out.family("kode_gopher_egress_refusals_total", "counter",
+             "Connections the egress proxy refused during calls, by reason (a fixed set; no host "
+             "is named).");
+  for (const auto& [reason, count] : calls.egress_refusals) {
+    out.sample("kode_gopher_egress_refusals_total", {{"reason", reason}},
+               static_cast<double>(count));
+  }
+  out.family("kode_gopher_api_calls_total", "counter",
+             "Google API requests the egress proxy read, by service and verdict (forwarded or "
+             "refused, with the rule that refused it).");
+  for (const store::ApiCallCount& count : calls.api_calls) {
+    out.sample("kode_gopher_api_calls_total",
+               {{"service", count.service},
+                {"verdict", count.rule.empty() ? "forwarded" : "refused"},
+                {"rule", count.rule}},
+               static_cast<double>(count.count));
+  }
+  if (const auto provider = context.sessions.provider_metrics()) {
+    out.family("kode_gopher_kubernetes_claims", "gauge",
+               "This daemon's SandboxClaims by state: pending (created, not yet ready) and "
+               "ready (held by a session or the warm pool).");
+    for (const auto& [state, count] : provider->claims) {
+      out.sample("kode_gopher_kubernetes_claims", {{"state", state}}, static_cast<double>(count));
+    }
+    out.family("kode_gopher_kubernetes_claim_failures_total", "counter",
+               "Claims that never became ready (failed, timed out or the wrong image) since the "
+               "daemon started.");
+    out.sample("kode_gopher_kubernetes_claim_failures_total", {},
+               static_cast<double>(provider->claim_failures));
+  }
   if (!context.team.url.empty()) {
     out.family("kode_gopher_team_users", "gauge",
                "Team mode: signed-in users with at least one open session.");

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -55,8 +56,26 @@ struct EgressCallSetup {
   std::function<std::optional<std::string>(const ApiRequestFacts&)> refuse;
 };
 
+// Why the filter refused a connection, as /metrics labels it (docs/metrics.md): a fixed set, so
+// the counts name no host a program asked for.
+enum class EgressRefusalKind {
+  host_not_allowed,    // a name off [sandbox] allowed_hosts
+  port_not_allowed,    // a port off [sandbox] allowed_ports
+  ip_literal,          // an IP address not listed as such
+  address_not_public,  // a name resolving to a loopback, private, metadata or host address
+  bad_target,          // not a host at all
+  tls_hello,           // a tunnel without a readable ClientHello for the name it asked for
+  tls_to_proxy,        // the program did not complete TLS with the proxy (sealed credentials)
+  upstream_tls,        // the real upstream could not be reached securely
+  head_timeout,        // no complete request head in time
+  connection_limit,    // the sandbox had the most connections open it may
+};
+std::string_view egress_refusal_label(EgressRefusalKind kind) noexcept;
+
 struct EgressCallReport {
   std::vector<std::string> refusals;   // connection-level refusals, one line each (allowlist)
+  // Every refusal of the call by kind (egress_refusal_label), those past the kept lines too.
+  std::map<std::string, std::uint64_t> refusal_counts;
   std::vector<ApiExchange> exchanges;  // at most kMaxKeptExchanges, in the order they ended
   std::uint64_t exchanges_dropped = 0; // past that bound
   static constexpr std::size_t kMaxKeptExchanges = 500;

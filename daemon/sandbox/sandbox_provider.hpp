@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "call_handle.hpp"
@@ -102,6 +103,15 @@ class Sandbox {
   virtual void interrupt() noexcept = 0;
 };
 
+// What /metrics reports of a provider beyond sessions (docs/metrics.md).
+struct ProviderMetrics {
+  // Kubernetes: this daemon's claims by state ("pending": created, not yet ready; "ready":
+  // held by a session or the daemon's warm pool), and the claims that never became ready since
+  // the daemon started.
+  std::vector<std::pair<std::string, std::uint64_t>> claims;
+  std::uint64_t claim_failures = 0;
+};
+
 class SandboxProvider {
  public:
   virtual ~SandboxProvider() = default;
@@ -120,6 +130,8 @@ class SandboxProvider {
   // Whether its sandboxes receive host folders (CallHandle::host_folder) and let the host take
   // files out (CallHandle::take_file): host services that need them are offered only then.
   virtual bool gives_host_folders() const noexcept = 0;
+  // Its own counts for /metrics; nullopt where it has none (local). From any thread.
+  virtual std::optional<ProviderMetrics> metrics() { return std::nullopt; }
 };
 
 }  // namespace kg::sandbox

@@ -91,8 +91,9 @@ void SessionManager::audit_failed_run(sandbox::Sandbox& sandbox,
   // A run that failed, was cancelled or lost its sandbox may have made API requests already:
   // they are recorded all the same (the call's error answer carries no api_calls).
   try {
-    const auto run = audit_egress_report(sandbox.end_egress_call(), policy, call.call_id,
-                                         call.session_id);
+    const auto report = sandbox.end_egress_call();
+    store_.record_egress_refusals(call.call_id, report.refusal_counts);
+    const auto run = audit_egress_report(report, policy, call.call_id, call.session_id);
     store_.record_api_calls(call.call_id, run.records, run.dropped_by_proxy);
   } catch (const std::exception& e) {
     logger_.log(plugin::LogLevel::error, "Failed to record the API requests of call " +
@@ -176,7 +177,8 @@ void SessionManager::run_in_sandbox(Session& session, plugin::RuntimePlugin& run
         throw;
       }
       auto report = session.sandbox->end_egress_call();
-      // Connections the egress proxy refused during this call (allowlist).
+      // Connections the egress proxy refused during this call (allowlist), counted for /metrics.
+      store_.record_egress_refusals(call.call_id, report.refusal_counts);
       for (auto& refusal : report.refusals) call.result.warnings.push_back(std::move(refusal));
       record_api_calls(audit_egress_report(report, policy, call.call_id, session.record.id), call);
       call.result.setup_us = setup_us;

@@ -155,6 +155,7 @@ class SessionManager {
   std::vector<RuntimeState> runtime_states();
   // Started sandboxes waiting for new sessions (the warm pool).
   std::size_t warm_sandboxes_ready() { return warm_pool_->ready(); }
+  std::optional<sandbox::ProviderMetrics> provider_metrics() { return provider_.metrics(); }
 
  private:
   struct Session;  // managed_session.hpp

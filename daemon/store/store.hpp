@@ -10,6 +10,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 struct sqlite3;
@@ -139,6 +141,14 @@ struct CallDurations {  // one runtime's finished calls, total_ms in the buckets
 };
 inline const std::vector<std::uint64_t> kDurationBucketsMs = {
     10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000};
+// Audited Google API requests (the api_calls table) of one service and verdict.
+struct ApiCallCount {
+  std::string service;  // the first kMaxApiServiceLabels services seen; later ones kOtherService
+  std::string rule;     // empty: forwarded; else the rule that refused it
+  std::uint64_t count = 0;
+};
+inline constexpr std::size_t kMaxApiServiceLabels = 50;
+inline constexpr std::string_view kOtherService = "_other";
 struct CallMetrics {
   std::vector<CallCount> finished;  // by runtime, status and phase
   std::vector<CallDurations> durations;  // by runtime
@@ -146,6 +156,8 @@ struct CallMetrics {
   std::uint64_t open_sessions = 0;
   std::uint64_t interrupted_calls = 0;  // cut off by a daemon stop (reconcile_after_crash)
   std::uint64_t users_with_open_sessions = 0;  // team mode: distinct owners; 0 without it
+  std::vector<std::pair<std::string, std::uint64_t>> egress_refusals;  // by reason, ordered
+  std::vector<ApiCallCount> api_calls;  // by service, then rule
 };
 
 struct ReconcileReport {
@@ -218,6 +230,9 @@ class Store {
   void record_api_calls(std::int64_t call_id, const std::vector<ApiCallRecord>& records,
                         std::uint64_t dropped);
   std::vector<ApiCallRecord> list_api_calls(std::int64_t call_id);  // in the order recorded
+  // Adds a call's egress refusals by kind (a call with runtime auto may run twice).
+  void record_egress_refusals(std::int64_t call_id,
+                              const std::map<std::string, std::uint64_t>& counts);
 
   void record_grant(const GrantRecord& grant);  // granted_at set here
   std::vector<GrantRecord> list_grants(const std::string& session_id);

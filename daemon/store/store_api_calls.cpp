@@ -92,4 +92,22 @@ std::vector<ApiCallRecord> Store::list_api_calls(std::int64_t call_id) {
   return records;
 }
 
+void Store::record_egress_refusals(std::int64_t call_id,
+                                   const std::map<std::string, std::uint64_t>& counts) {
+  if (counts.empty()) return;
+  std::lock_guard lock(mutex_);
+  const std::string operation =
+      "Failed to record the egress refusals of call " + std::to_string(call_id);
+  SqliteTransaction transaction(db_, operation);
+  for (const auto& [reason, count] : counts) {
+    SqliteStatement upsert(db_, *statements_,
+                           "INSERT INTO egress_refusals (call_id, reason, count) VALUES (?, ?, ?) "
+                           "ON CONFLICT (call_id, reason) DO UPDATE SET count = count + excluded.count",
+                           operation);
+    upsert.bind_integer(1, call_id).bind_text(2, reason).bind_integer(3, to_sql_integer(count));
+    upsert.run();
+  }
+  transaction.commit();
+}
+
 }  // namespace kg::store

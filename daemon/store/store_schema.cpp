@@ -181,10 +181,22 @@ CREATE INDEX api_calls_by_call ON api_calls (call_id, id);
 CREATE INDEX api_calls_by_session ON api_calls (session_id, refused_rule);
 ALTER TABLE calls ADD COLUMN api_calls_dropped INTEGER NOT NULL DEFAULT 0;
 )sql",
-    // What the call did with the program: run it, go test or go vet (docs/runtimes.md). Calls
+    // 9: what the call did with the program: run it, go test or go vet (docs/runtimes.md). Calls
     // recorded before it were runs.
     R"sql(
 ALTER TABLE calls ADD COLUMN action TEXT NOT NULL DEFAULT 'run';
+)sql",
+    // 10: /metrics (docs/metrics.md): how many connections the egress proxy refused during each
+    // call, by kind (sandbox::egress_refusal_label; never a host name), and an index that makes
+    // the API requests by service and verdict a scan of the index alone.
+    R"sql(
+CREATE TABLE egress_refusals (
+  call_id INTEGER NOT NULL REFERENCES calls (id),
+  reason  TEXT NOT NULL,
+  count   INTEGER NOT NULL,
+  PRIMARY KEY (call_id, reason)
+);
+CREATE INDEX api_calls_by_service ON api_calls (service, refused_rule);
 )sql",
 };
 

@@ -121,6 +121,31 @@ CallMetrics Store::call_metrics() {
   metrics.users_with_open_sessions = static_cast<std::uint64_t>(count(
       db_, "SELECT COUNT(DISTINCT owner) FROM sessions WHERE state = 'open' AND owner != ''",
       operation));
+  {
+    SqliteStatement query(
+        db_, "SELECT reason, SUM(count) FROM egress_refusals GROUP BY reason ORDER BY reason",
+        operation);
+    while (query.step()) {
+      metrics.egress_refusals.emplace_back(query.text(0),
+                                           static_cast<std::uint64_t>(query.integer(1)));
+    }
+  }
+  {
+    // A program chooses the service names it asks for, so the labels are bounded: the first
+    // kMaxApiServiceLabels services ever seen keep theirs (a set that never changes once full,
+    // so every series only grows), the rest count under kOtherService.
+    const std::string sql =
+        "WITH kept AS (SELECT service FROM api_calls GROUP BY service ORDER BY MIN(id) LIMIT " +
+        std::to_string(kMaxApiServiceLabels) +
+        ") SELECT CASE WHEN service IN (SELECT service FROM kept) THEN service ELSE '" + std::string(kOtherService) +
+        "' END AS label, IFNULL(refused_rule, ''), COUNT(*) FROM api_calls GROUP BY 1, 2 "
+        "ORDER BY 1, 2";
+    SqliteStatement query(db_, sql.c_str(), operation);
+    while (query.step()) {
+      metrics.api_calls.push_back(
+          {query.text(0), query.text(1), static_cast<std::uint64_t>(query.integer(2))});
+    }
+  }
   return metrics;
 }
 

@@ -8,6 +8,10 @@
                        the Go toolchain, the prewarmed caches without the module zips, the
                        lockfile, the image stamp) as one
                        layer, its ENV, USER, WORKDIR, EXPOSE and ENTRYPOINT as the image config
+  kode-gopherd         the team daemon: Debian 12 (minbase) with packaging/debian-daemon-image-packages.txt,
+                       then this build's `meson install` (daemon, CLI, plugins, sandbox parts,
+                       lockfile) at /opt/kode-gopher and the Go toolchain at /opt/kode-gopher/go,
+                       with sandbox/Dockerfile's daemon stage's ENV, USER, EXPOSE and ENTRYPOINT
   sandbox-router       agent-sandbox v1.0.1's Go router, built from its pinned module
                        (tests/k8s/tools/agent-sandbox, by tests/k8s/build-cluster-tools.sh), on the
                        packages of packaging/debian-router-image-packages.txt only unpacked, as uid
@@ -20,7 +24,7 @@ SOURCE_DATE_EPOCH (default 0) and root ownership, so the same inputs give the sa
 An image whose inputs did not change is not built again (`<out>/<name>.inputs`).
 
 Usage: build-images.py OUT --build-dir BUILD --k8s-tools DIR --base-cache DIR --base-modcache DIR
-                       [--only sandbox|router]
+                       [--only sandbox|router|daemon]
   --base-cache, --base-modcache: a prewarmed Go build cache and module cache of the lockfile, made
   by `kode-gopherd --prewarm` (the same prewarm.sh steps as the Dockerfile's prewarm stage); the
   test suites pass the ones their daemons made, so CI does not prewarm twice.
@@ -49,6 +53,8 @@ SLIM = ["--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-include=/usr/
         "--dpkgopt=path-exclude=/usr/share/locale/*", "--dpkgopt=path-exclude=/usr/share/lintian/*"]
 SANDBOX_PACKAGES = os.path.join(REPO, "packaging", "debian-sandbox-image-packages.txt")
 ROUTER_PACKAGES = os.path.join(REPO, "packaging", "debian-router-image-packages.txt")
+DAEMON_PACKAGES = os.path.join(REPO, "packaging", "debian-daemon-image-packages.txt")
+DAEMON_PREFIX = "/opt/kode-gopher"
 ROUTER_BINARY = "/usr/local/bin/sandbox-router"
 # Left out of the sandbox image, as sandbox/Dockerfile's prewarm stage deletes them: the module
 # zips (~190 MB). Builds read the extracted modules and check them against the .ziphash files kept
@@ -218,6 +224,25 @@ def build_sandbox(out, args):
           read_only, config)
 
 
+def build_daemon(out, args):
+    config = final_config("daemon")
+    # The install tree of this build (its prefix moved to /opt/kode-gopher: the daemon finds its
+    # plugins, sandbox parts and lockfile relative to its own binary, daemon/install_layout.hpp).
+    with open(os.path.join(args.build_dir, "meson-info", "intro-buildoptions.json")) as f:
+        prefix = next(o["value"] for o in json.load(f) if o["name"] == "prefix")
+    destdir = os.path.join(out, "cache", "daemon-install")
+    shutil.rmtree(destdir, ignore_errors=True)
+    # Stripped: debug symbols are half of a debugoptimized build's size, and nobody debugs in
+    # the image.
+    run(["meson", "install", "-C", args.build_dir, "--no-rebuild", "--quiet", "--skip-subprojects",
+         "--strip", "--destdir", destdir])
+    installed = os.path.join(destdir, prefix.lstrip("/"))
+    go_root = subprocess.run(["go", "env", "GOROOT"], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    pairs = [(installed, DAEMON_PREFIX), (go_root, DAEMON_PREFIX + "/go")]
+    build(out, "kode-gopherd", listed_packages(DAEMON_PACKAGES), "minbase", "", pairs, set(), config)
+
+
 def build_router(out, args):
     binary = os.path.join(args.k8s_tools, "bin", "sandbox-router")
     if not os.path.exists(binary):
@@ -239,7 +264,7 @@ def main():
     parser.add_argument("--k8s-tools", required=True)
     parser.add_argument("--base-cache")
     parser.add_argument("--base-modcache")
-    parser.add_argument("--only", choices=["sandbox", "router"])
+    parser.add_argument("--only", choices=["sandbox", "router", "daemon"])
     args = parser.parse_args()
     for tool in ("mmdebstrap", "umoci"):
         if not shutil.which(tool):
@@ -249,6 +274,8 @@ def main():
     out = os.path.abspath(args.out)
     if args.only in (None, "router"):
         build_router(out, args)
+    if args.only in (None, "daemon"):
+        build_daemon(out, args)
     if args.only in (None, "sandbox"):
         if not args.base_cache or not args.base_modcache:
             raise SystemExit("build-images: the sandbox image needs --base-cache and --base-modcache")

@@ -67,12 +67,13 @@ def stage_package_lists(name=None):
     return lists
 
 
-def final_config():
-    """The final stage's image config: env (dict), user, workdir, entrypoint (list), exposed ports,
-    and the shell commands of its RUN steps other than the apt-get one."""
+def final_config(name=None):
+    """Stage `name`'s (None: the final stage's) image config: env (dict), user, workdir,
+    entrypoint (list), exposed ports, and the shell commands of its RUN steps other than the
+    apt-get one."""
     config = {"env": {}, "runs": [], "expose": []}
     for stage, word, rest in instructions():
-        if stage is not None:
+        if stage != name:
             continue
         if word == "ENV":
             config["env"].update(env_of(rest))

@@ -302,6 +302,24 @@ func main() {
   // Nothing reached the host's loopback service or the private address's listener.
   CHECK(sandbox::testing::TestNetwork::drain(world().host_service_fd, 200ms).empty());
   CHECK(sandbox::testing::TestNetwork::drain(world().internet_fd, 200ms).empty());
+
+  // /metrics counts the refusals by kind, and names none of the hosts asked for
+  // (docs/metrics.md).
+  const auto metrics = daemon.get("/metrics");
+  INFO("metrics:\n" << metrics.body);
+  REQUIRE(metrics.status == 200);
+  const auto count_of = [&](const std::string& reason) {
+    const std::string key = "\nkode_gopher_egress_refusals_total{reason=\"" + reason + "\"} ";
+    const auto at = metrics.body.find(key);
+    return at == std::string::npos ? -1 : std::stoi(metrics.body.substr(at + key.size()));
+  };
+  CHECK(count_of("host_not_allowed") == 2);
+  CHECK(count_of("ip_literal") == 2);
+  CHECK(count_of("port_not_allowed") == 1);
+  CHECK(count_of("tls_hello") == 1);
+  CHECK(count_of("address_not_public") >= 5);
+  CHECK(metrics.body.find("kg-test.example") == std::string::npos);
+  CHECK(metrics.body.find("198.51.100") == std::string::npos);
 }
 
 }  // namespace kg::test::egress

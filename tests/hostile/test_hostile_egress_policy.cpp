@@ -120,6 +120,14 @@ TEST_CASE("hostile egress policy: read-only refuses a write in the program, and 
     }
   }
   CHECK(counted);
+  // And /metrics counts them by service and verdict (docs/metrics.md), naming no bucket.
+  const auto metrics = daemon.get("/metrics");
+  INFO(metrics.body);
+  CHECK(contains(metrics.body, "\nkode_gopher_api_calls_total{service=\"storage\",verdict=\"forwarded\","
+                               "rule=\"\"} 1\n"));
+  CHECK(contains(metrics.body, "\nkode_gopher_api_calls_total{service=\"storage\",verdict=\"refused\","
+                               "rule=\"read_only\"} 1\n"));
+  CHECK_FALSE(contains(metrics.body, kBucket));
   daemon.stop_gracefully();
 }
 

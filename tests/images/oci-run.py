@@ -11,7 +11,9 @@ working dir, on a read-only root.
       binaries run from its root filesystem: the sandbox server answers, runs commands as uid 1000,
       builds a program importing a curated package from the image's prewarmed cache (only the
       program's own package compiles) and runs it, and the Yaegi runner interprets it; the router
-      starts and prints its flags.
+      starts and prints its flags; the team daemon starts as its non-root user with the
+      kubernetes provider (an API server that does not answer: it starts all the same) and
+      answers /v1/health and /metrics on its Unix socket.
   oci-run.py unpack STORE
       Unpacks every image in STORE (what a node's pull is to the pods after it).
   oci-run.py pod STORE tcp:HOST:PORT
@@ -37,7 +39,7 @@ import tempfile
 import time
 import urllib.request
 
-IMAGES = ("kode-gopher-sandbox", "sandbox-router")
+IMAGES = ("kode-gopher-sandbox", "kode-gopherd", "sandbox-router")
 
 
 class Refused(Exception):
@@ -211,9 +213,102 @@ def check_router(store):
         assert flag in output, f"sandbox-router --help from its image does not list {flag}:\n{output[-2000:]}"
 
 
+DAEMON_CONFIG = """[daemon]
+socket = /tmp/run/daemon.sock
+state_dir = /tmp/state
+[sandbox]
+provider = kubernetes
+[kubernetes]
+kubeconfig = /tmp/kubeconfig
+namespace = kode-gopher
+daemon_id = kg-image-check
+[credentials]
+plugin = none
+"""
+# An API server nobody serves (port 9 of loopback: discard, closed here): the provider's
+# start-up reads fail, which it logs and serves on.
+DAEMON_KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters:
+- name: none
+  cluster:
+    server: https://127.0.0.1:9
+    insecure-skip-tls-verify: true
+users:
+- name: none
+  user:
+    token: not-a-token
+contexts:
+- name: none
+  context:
+    cluster: none
+    user: none
+current-context: none
+"""
+
+
+def unix_get(socket_path, path):
+    with socket.socket(socket.AF_UNIX) as client:
+        client.settimeout(10)
+        client.connect(socket_path)
+        client.sendall(f"GET {path} HTTP/1.1\r\nHost: d\r\nConnection: close\r\n\r\n".encode())
+        answer = b""
+        while chunk := client.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body.decode()
+
+
+def check_daemon(store):
+    bundle = unpack(store, "kode-gopherd")
+    with tempfile.TemporaryDirectory() as scratch:
+        os.chmod(scratch, 0o777)
+        for folder in ("run", "state"):
+            os.makedirs(os.path.join(scratch, folder), mode=0o777)
+            os.chmod(os.path.join(scratch, folder), 0o777)
+        with open(os.path.join(scratch, "kode-gopher.ini"), "w") as f:
+            f.write(DAEMON_CONFIG)
+        with open(os.path.join(scratch, "kubeconfig"), "w") as f:
+            f.write(DAEMON_KUBECONFIG)
+        command, uid = bwrap_command(bundle, args=["--config", "/tmp/kode-gopher.ini"])
+        assert uid == 65532, f"the daemon image runs as uid {uid}, want 65532 (runAsNonRoot)"
+        # The scratch folder as the pod's /tmp (an emptyDir), writable.
+        at = command.index("--clearenv")
+        command[at:at] = ["--bind", scratch, "/tmp"]
+        log = open(os.path.join(scratch, "daemon.log"), "w+")
+        daemon = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        socket_path = os.path.join(scratch, "run", "daemon.sock")
+        try:
+            for _ in range(300):
+                if daemon.poll() is not None:
+                    break
+                try:
+                    status, health = unix_get(socket_path, "/v1/health")
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            else:
+                status = None
+            log.seek(0)
+            assert daemon.poll() is None and status == 200, \
+                f"the daemon from its image did not answer /v1/health in 30 s:\n{log.read()[-3000:]}"
+            health = json.loads(health)
+            assert health.get("status") == "ok", f"/v1/health: {health}"
+            status, metrics = unix_get(socket_path, "/metrics")
+            assert status == 200, f"/metrics answered {status}: {metrics[:500]}"
+            for line in ('kode_gopher_build_info{version="', 'provider="kubernetes"} 1',
+                         'kode_gopher_kubernetes_claims{state="ready"} 0'):
+                assert line in metrics, f"/metrics from the image's daemon has no {line!r}:\n{metrics}"
+        finally:
+            daemon.kill()
+            daemon.wait()
+            log.close()
+
+
 def check(store):
     failed = 0
-    for name, run in (("kode-gopher-sandbox", check_sandbox), ("sandbox-router", check_router)):
+    for name, run in (("kode-gopher-sandbox", check_sandbox), ("kode-gopherd", check_daemon),
+                      ("sandbox-router", check_router)):
         try:
             run(store)
         except (AssertionError, Refused, subprocess.SubprocessError, OSError) as error:

@@ -100,6 +100,12 @@ TEST_CASE("a session claims a sandbox from the warm pool, runs programs in it, a
   CHECK(std::string(claimed["metadata"]["labels"]["agents.x-k8s.io/created-by"].GetString()) ==
         "kode-gopher");
   CHECK(claimed["spec"]["lifecycle"].HasMember("shutdownTime"));  // the lease
+  // /metrics counts it as this daemon's one ready claim (docs/metrics.md).
+  const auto metrics = daemon.get("/metrics").body;
+  INFO(metrics);
+  CHECK(metrics.find("\nkode_gopher_kubernetes_claims{state=\"ready\"} 1\n") != std::string::npos);
+  CHECK(metrics.find("\nkode_gopher_kubernetes_claims{state=\"pending\"} 0\n") != std::string::npos);
+  CHECK(metrics.find("\nkode_gopher_kubernetes_claim_failures_total 0\n") != std::string::npos);
 
   // A curated import builds from the image's prewarmed cache; Yaegi runs in the same pod.
   const auto curated = daemon.execute(
@@ -160,7 +166,7 @@ TEST_CASE("each image unpacks and its entry binaries run from its own root files
   const int rc = process.wait();
   INFO(text.str());
   CHECK(rc == 0);
-  CHECK(text.str().find("2 passed, 0 failed") != std::string::npos);
+  CHECK(text.str().find("3 passed, 0 failed") != std::string::npos);
 }
 
 TEST_CASE("the daemon's ServiceAccount may do what the provider does and nothing outside its Role") {
@@ -246,8 +252,14 @@ TEST_CASE("a claim against a warm pool that does not exist fails the call, namin
   CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(60));
   // Giving up deletes the claim: nothing is left waiting in the cluster.
   CHECK(eventually([] { return claims_of("kg-test-nopool").empty(); }, std::chrono::seconds(15)));
-  // The daemon keeps serving.
+  // The daemon keeps serving, and counts the failure.
   CHECK(daemon.get("/v1/health").status == 200);
+  const auto metrics = daemon.get("/metrics").body;
+  INFO(metrics);
+  const std::string failures = "\nkode_gopher_kubernetes_claim_failures_total ";
+  REQUIRE(metrics.find(failures) != std::string::npos);
+  CHECK(std::stoi(metrics.substr(metrics.find(failures) + failures.size())) >= 1);
+  CHECK(metrics.find("\nkode_gopher_kubernetes_claims{state=\"pending\"} 0\n") != std::string::npos);
 }
 
 TEST_CASE("a sandbox deleted in the middle of a call is replaced, and the call runs once more on a new claim") {

@@ -373,9 +373,8 @@ def check_daemon_rbac(f, objects, gke):
         f.check(annotation is None, "Workload Identity annotation outside the gke overlay")
 
 
-# Images still named by a tag, and why (README's status section says it too).
-TAGGED_IMAGES = {"kode-gopherd": "the team daemon's image is not yet built without a container "
-                                 "engine (packaging/images/build-images.py makes the other two)"}
+# Images still named by a tag, and why (README's status section says it too): none.
+TAGGED_IMAGES = {}
 PINNED = re.compile(r"^[a-z0-9./_-]+@sha256:[0-9a-f]{64}$")
 
 

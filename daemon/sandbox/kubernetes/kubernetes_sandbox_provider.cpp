@@ -220,13 +220,26 @@ std::unique_ptr<Sandbox> KubernetesSandboxProvider::open(const SandboxRequest& r
                                          claim_body(claim_request)))
                      .name;
     if (claim_name.empty()) throw std::runtime_error("The API server's new claim has no name");
+    {
+      const std::lock_guard lock(mutex_);
+      ++pending_claims_;
+    }
     const SandboxState sandbox = wait_until_ready(claim_name, request);
     logger_.log(plugin::LogLevel::debug, "Kubernetes: claim " + claim_name + " ready as sandbox " +
                                              sandbox.name);
     check_image(sandbox);
-    return std::make_unique<KubernetesSandbox>(*this, claim_name, sandbox.name, transport_to(sandbox));
+    auto ready = std::make_unique<KubernetesSandbox>(*this, claim_name, sandbox.name,
+                                                     transport_to(sandbox));
+    const std::lock_guard lock(mutex_);
+    --pending_claims_;  // tracked as live from here
+    return ready;
   } catch (...) {
     if (!claim_name.empty()) {
+      {
+        const std::lock_guard lock(mutex_);
+        --pending_claims_;
+        ++claim_failures_;
+      }
       try {
         delete_claim(claim_name);
       } catch (const std::exception& e) {
@@ -307,6 +320,14 @@ int KubernetesSandboxProvider::reap_orphans() {
     }
   }
   return reaped;
+}
+
+std::optional<ProviderMetrics> KubernetesSandboxProvider::metrics() {
+  const std::lock_guard lock(mutex_);
+  ProviderMetrics metrics;
+  metrics.claims = {{"pending", pending_claims_}, {"ready", live_.size()}};
+  metrics.claim_failures = claim_failures_;
+  return metrics;
 }
 
 void KubernetesSandboxProvider::track(KubernetesSandbox* sandbox) {

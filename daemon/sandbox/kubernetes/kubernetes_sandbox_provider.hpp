@@ -60,6 +60,7 @@ class KubernetesSandboxProvider final : public SandboxProvider {
   const std::vector<std::string>& warnings() const noexcept override { return warnings_; }
   // A pod's files are not the host's: no host folders, no files taken out from the host.
   bool gives_host_folders() const noexcept override { return false; }
+  std::optional<ProviderMetrics> metrics() override;
 
   // From any thread (daemon shutdown): open() calls still waiting for a claim give up now
   // (deleting their claims), and later ones fail at once. Never throws.
@@ -99,6 +100,8 @@ class KubernetesSandboxProvider final : public SandboxProvider {
   std::set<KubernetesSandbox*> live_;
   bool stopping_ = false;          // the lease thread ends
   bool opening_stopped_ = false;   // stop_opening() was called
+  std::uint64_t pending_claims_ = 0;  // created by open(), not yet ready or deleted
+  std::uint64_t claim_failures_ = 0;  // open() calls whose claim never became ready
   std::thread lease_thread_;
 };
 

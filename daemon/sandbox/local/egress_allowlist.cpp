@@ -27,20 +27,29 @@ EgressAllowlist EgressAllowlist::parse(const std::vector<std::string>& hosts,
   return allowlist;
 }
 
-std::optional<std::string> EgressAllowlist::refuse(const net::Host& host, int port) const {
+std::optional<EgressRefusal> EgressAllowlist::refusal(const net::Host& host, int port) const {
   if (std::find(ports.begin(), ports.end(), port) == ports.end()) {
     std::string allowed;
     for (const int p : ports) allowed += (allowed.empty() ? "" : ", ") + std::to_string(p);
-    return "port " + std::to_string(port) + " is not in [sandbox] allowed_ports (" + allowed + ")";
+    return EgressRefusal{"port " + std::to_string(port) + " is not in [sandbox] allowed_ports (" +
+                             allowed + ")",
+                         EgressRefusalKind::port_not_allowed};
   }
   for (const auto& pattern : hosts) {
     if (pattern.matches(host)) return std::nullopt;
   }
   if (host.ip() != nullptr) {
-    return "IP address literals are refused unless listed in [sandbox] allowed_hosts; ask for "
-           "the host by name";
+    return EgressRefusal{"IP address literals are refused unless listed in [sandbox] "
+                         "allowed_hosts; ask for the host by name",
+                         EgressRefusalKind::ip_literal};
   }
-  return host.text() + " is not in [sandbox] allowed_hosts (" + list_text(hosts) + ")";
+  return EgressRefusal{host.text() + " is not in [sandbox] allowed_hosts (" + list_text(hosts) + ")",
+                       EgressRefusalKind::host_not_allowed};
+}
+
+std::optional<std::string> EgressAllowlist::refuse(const net::Host& host, int port) const {
+  if (auto refused = refusal(host, port)) return std::move(refused->reason);
+  return std::nullopt;
 }
 
 }  // namespace kg::sandbox

@@ -9,9 +9,17 @@
 #include <string_view>
 #include <vector>
 
+#include "egress_call.hpp"
 #include "host_pattern.hpp"
 
 namespace kg::sandbox {
+
+// A policy refusal: the proxy answers 403 (when it still can), logs and records it, counted
+// under `kind`.
+struct EgressRefusal {
+  std::string reason;
+  EgressRefusalKind kind = EgressRefusalKind::tls_hello;
+};
 
 struct EgressAllowlist {
   // Exact names ("storage.googleapis.com"), "*.suffix" patterns (any name below the suffix, not
@@ -26,6 +34,8 @@ struct EgressAllowlist {
   // Why `host` on `port` is refused, or nullopt when admitted by name. The addresses it resolves
   // to are checked separately (net::why_not_public, lib/net/address_policy.hpp).
   std::optional<std::string> refuse(const net::Host& host, int port) const;
+  // The same, with the rule that refused it (port, IP literal or host name).
+  std::optional<EgressRefusal> refusal(const net::Host& host, int port) const;
 };
 
 }  // namespace kg::sandbox

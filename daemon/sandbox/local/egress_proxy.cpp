@@ -115,7 +115,8 @@ std::vector<Poco::Net::SocketAddress> checked_addresses(const net::Host& host, i
   for (const auto& address : addresses) {
     const Poco::Net::SocketAddress target(address, static_cast<Poco::UInt16>(port));
     if (const auto reason = net::why_not_public(target.addr(), host_addresses)) {
-      throw EgressRefusal{host.text() + " resolves to " + address.toString() + ": " + *reason};
+      throw EgressRefusal{host.text() + " resolves to " + address.toString() + ": " + *reason,
+                          EgressRefusalKind::address_not_public};
     }
     checked.push_back(target);
   }
@@ -170,8 +171,8 @@ class ProxyConnection final : public Poco::Net::TCPServerConnection {
       const ProxyRequest request = parse_proxy_request(head);
       what = (request.tunnel ? "CONNECT " : "http://") + request.host.authority_text() + ":" +
              std::to_string(request.port);
-      if (const auto reason = proxy_.allowlist().refuse(request.host, request.port)) {
-        throw EgressRefusal{*reason};
+      if (auto refusal = proxy_.allowlist().refusal(request.host, request.port)) {
+        throw std::move(*refusal);
       }
       auto upstream =
           connect_to_first(checked_addresses(request.host, request.port), request.host.text());
@@ -197,13 +198,13 @@ class ProxyConnection final : public Poco::Net::TCPServerConnection {
       net::relay_both_ways(client.impl()->sockfd(), upstream.impl()->sockfd(), proxy_.stopping(),
                            limits.idle_timeout);
     } catch (const EgressRefusal& refusal) {
-      proxy_.refused(what, refusal.reason);
+      proxy_.refused(what, refusal.reason, refusal.kind);
       try_answer(403, "refused " + what + ": " + refusal.reason);
     } catch (const ProxyTargetRefused& e) {
-      proxy_.refused(e.target(), e.what());
+      proxy_.refused(e.target(), e.what(), EgressRefusalKind::bad_target);
       try_answer(403, "refused " + e.target() + ": " + e.what());
     } catch (const ProxyRequestError& e) {
-      if (e.status() == 408) proxy_.refused(what, e.what());
+      if (e.status() == 408) proxy_.refused(what, e.what(), EgressRefusalKind::head_timeout);
       try_answer(e.status(), e.what());
     } catch (const Poco::Exception& e) {
       try_answer(502, what + ": " + e.displayText());
@@ -227,7 +228,8 @@ class ProxyConnection final : public Poco::Net::TCPServerConnection {
       throw EgressRefusal{"the program did not complete TLS with the proxy (" +
                           std::string(e.what()) + "); a program must trust the sandbox's CA "
                           "bundle (SSL_CERT_FILE), and a client that pins Google's own "
-                          "certificates cannot reach " + host + " with sealed credentials"};
+                          "certificates cannot reach " + host + " with sealed credentials",
+                          EgressRefusalKind::tls_to_proxy};
     }
     Http1RelayContext context;
     context.host = host;
@@ -248,7 +250,7 @@ class ProxyConnection final : public Poco::Net::TCPServerConnection {
       }
     } catch (const std::exception& e) {
       context.upstream_failure = "cannot reach " + host + " securely: " + e.what();
-      proxy_.refused(what, context.upstream_failure);
+      proxy_.refused(what, context.upstream_failure, EgressRefusalKind::upstream_tls);
     }
     try {
       if (h2) {
@@ -285,7 +287,7 @@ class ConnectionCap final : public Poco::Net::TCPServerConnectionFilter {
     const std::string reason = "this sandbox already has " +
                                std::to_string(proxy_.limits().max_connections) +
                                " connections open through the proxy (the most it may)";
-    proxy_.refused("connection", reason);
+    proxy_.refused("connection", reason, EgressRefusalKind::connection_limit);
     const std::string body = "kode-gopher egress proxy: " + reason + "\n";
     const std::string answer = "HTTP/1.1 429 Too Many Requests\r\nContent-Type: text/plain; "
                                "charset=utf-8\r\nContent-Length: " +
@@ -351,10 +353,12 @@ bool EgressProxy::admit_connection() noexcept {
   return false;
 }
 
-void EgressProxy::refused(const std::string& what, const std::string& reason) {
+void EgressProxy::refused(const std::string& what, const std::string& reason,
+                          EgressRefusalKind kind) {
   const std::string line = "egress refused " + what + ": " + reason;
   logger_.log(plugin::LogLevel::warn, "Sandbox " + sandbox_id_ + ": " + line);
   const std::lock_guard lock(call_mutex_);
+  ++refusal_counts_[std::string(egress_refusal_label(kind))];
   if (refusals_.size() < kMaxKeptRefusals) {
     refusals_.push_back(line);
   } else {
@@ -386,6 +390,7 @@ void EgressProxy::begin_call(EgressCallSetup setup) {
   setup_ = std::move(setup);
   refusals_.clear();
   dropped_refusals_ = 0;
+  refusal_counts_.clear();
   exchanges_.clear();
   dropped_exchanges_ = 0;
 }
@@ -401,6 +406,8 @@ EgressCallReport EgressProxy::end_call() {
   EgressCallReport report;
   report.refusals = std::move(refusals_);
   refusals_.clear();
+  report.refusal_counts = std::move(refusal_counts_);
+  refusal_counts_.clear();
   if (dropped_refusals_ > 0) {
     report.refusals.push_back("... and " + std::to_string(dropped_refusals_) +
                               " more egress refusals");

@@ -30,6 +30,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -75,8 +76,8 @@ class EgressProxy {
   // The current call's setup (empty between calls); a copy, so a handler keeps what it read.
   EgressCallSetup call_setup() const;
 
-  // Records and logs one refusal (called by the connection handlers).
-  void refused(const std::string& what, const std::string& reason);
+  // Records, counts and logs one refusal (called by the connection handlers).
+  void refused(const std::string& what, const std::string& reason, EgressRefusalKind kind);
   // Counts a request in flight (its head was read); record_exchange() counts it out.
   void exchange_started();
   // Keeps one request's exchange for the call's report (at most kMaxKeptExchanges, the rest
@@ -110,6 +111,7 @@ class EgressProxy {
   EgressCallSetup setup_;
   std::vector<std::string> refusals_;
   std::size_t dropped_refusals_ = 0;
+  std::map<std::string, std::uint64_t> refusal_counts_;  // every refusal of the call, by kind
   std::vector<ApiExchange> exchanges_;
   std::uint64_t dropped_exchanges_ = 0;
   std::mutex in_flight_mutex_;  // apart from call_mutex_: end_call waits on it

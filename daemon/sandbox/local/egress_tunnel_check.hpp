@@ -13,11 +13,6 @@
 
 namespace kg::sandbox {
 
-// A policy refusal: the proxy answers 403 (when it still can), logs and records it.
-struct EgressRefusal {
-  std::string reason;
-};
-
 // One deadline for a series of reads (a request head, a ClientHello): a client that trickles
 // bytes cannot stretch it, unlike a per-read timeout.
 class ReceiveDeadline {

@@ -22,6 +22,24 @@ net::Host host(std::string_view text) { return net::Host::parse(text); }
 
 }  // namespace
 
+TEST_CASE("allowlist: a refusal names the rule it broke, as /metrics counts it") {
+  const auto list = google();
+  CHECK_FALSE(list.refusal(host("storage.googleapis.com"), 443));
+  const auto port = list.refusal(host("storage.googleapis.com"), 22);
+  REQUIRE(port);
+  CHECK(port->kind == EgressRefusalKind::port_not_allowed);
+  CHECK(egress_refusal_label(port->kind) == "port_not_allowed");
+  const auto literal = list.refusal(host("198.51.100.1"), 443);
+  REQUIRE(literal);
+  CHECK(egress_refusal_label(literal->kind) == "ip_literal");
+  const auto name = list.refusal(host("www.example.com"), 443);
+  REQUIRE(name);
+  CHECK(egress_refusal_label(name->kind) == "host_not_allowed");
+  // The labels carry no host: the message does.
+  CHECK(name->reason.find("www.example.com") != std::string::npos);
+  CHECK(list.refuse(host("www.example.com"), 443) == name->reason);
+}
+
 TEST_CASE("allowlist: exact names and *.suffix patterns, on listed ports") {
   const auto list = google();
   CHECK_FALSE(list.refuse(host("storage.googleapis.com"), 443));

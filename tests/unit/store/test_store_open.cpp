@@ -26,9 +26,9 @@ TEST_CASE("a fresh database has every migration applied, in WAL mode") {
   CHECK(query_text(db, "SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_master "
                        "WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite_%' "
                        "ORDER BY name)") ==
-        "api_calls,api_calls_by_call,api_calls_by_session,"
+        "api_calls,api_calls_by_call,api_calls_by_service,api_calls_by_session,"
         "calls,calls_by_session,calls_by_state_runtime,credential_grants,"
-        "credential_grants_by_session,oauth_clients,oauth_clients_unused,oauth_codes,oauth_codes_by_expiry,"
+        "credential_grants_by_session,egress_refusals,oauth_clients,oauth_clients_unused,oauth_codes,oauth_codes_by_expiry,"
         "oauth_tokens,oauth_tokens_by_expiry,oauth_tokens_by_family,oauth_users,sessions,"
         "sessions_by_opened,sessions_by_owner,sessions_by_state_opened");
 }
