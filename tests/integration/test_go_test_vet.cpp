@@ -138,8 +138,8 @@ TEST_CASE("kode-gopher exec --test and --vet: go test entries, vet diagnostics, 
   }
   CHECK(run_cli({"--config", daemon.config_path(), "exec", "--test", "--vet", dir}, out, err) != 0);
 
-  // SQLite records each call's action.
-  const std::string actions =
-      query_text(daemon.state_dir() + "/kode-gopher.db", "SELECT action FROM calls ORDER BY id");
-  CHECK(actions == "test\ntest\nvet\ntest\n");
+  // SQLite records each call's action, the one yaegi refused too (status rejected).
+  const std::string db = daemon.state_dir() + "/kode-gopher.db";
+  CHECK(query_text(db, "SELECT action FROM calls ORDER BY id") == "test\ntest\nvet\ntest\ntest\n");
+  CHECK(query_text(db, "SELECT status FROM calls ORDER BY id DESC LIMIT 1") == "rejected\n");
 }

@@ -264,8 +264,9 @@ func main() {
   }
   SUBCASE("plugins lists every runtime, auto as the default") {
     const auto plugins = compact(daemon.json(daemon.get("/v1/plugins")));
-    CHECK(plugins.find(R"({"name":"auto","available":true,"default":true})") != std::string::npos);
-    CHECK(plugins.find(R"({"name":"yaegi","available":true,"default":false})") != std::string::npos);
+    CHECK(plugins.find(R"({"name":"auto","available":true,"default":true,)") != std::string::npos);
+    CHECK(plugins.find(R"("chooses":["yaegi","compiled-go"])") != std::string::npos);
+    CHECK(plugins.find(R"({"name":"yaegi","available":true,"default":false,)") != std::string::npos);
   }
 }
 

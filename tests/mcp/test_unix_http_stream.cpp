@@ -42,11 +42,13 @@ TEST_CASE("UnixHttpStream hands over NDJSON lines, collects other answers, and c
     CHECK(response.status == 200);
     CHECK(response.content_type == "application/x-ndjson");
     CHECK(response.body.empty());
-    REQUIRE(lines.size() == 4);
+    REQUIRE(lines.size() == 5);
     CHECK(lines[0] == R"({"progress":{"phase":"setup","detail":"starting a sandbox"}})");
     CHECK(lines[1] == R"({"progress":{"phase":"build","detail":"compile and link"}})");
     CHECK(lines[2] == R"({"progress":{"phase":"run","detail":"running the program"}})");
-    CHECK(lines[3].starts_with(R"({"result":{"call_id":)"));
+    // println writes to stderr, streamed as the program prints it.
+    CHECK(lines[3] == R"({"output":{"stream":"stderr","text":"streamed\n"}})");
+    CHECK(lines[4].starts_with(R"({"result":{"call_id":)"));
   }
   SUBCASE("answers that are not NDJSON (an error status, plain JSON) come back whole") {
     int calls = 0;
