@@ -329,4 +329,62 @@ TEST_CASE("hostile registration bodies get 400 invalid_client_metadata and sign-
   CHECK(run["ok"].GetBool());
 }
 
+TEST_CASE("files a program left under /app/out come back to their user, and to no one else") {
+  MockOidcProvider provider;
+  TeamDaemon team(oauth_config(provider));
+  const auto sign_in = [&](const std::string& user) {
+    const auto run = run_team_client("sign_in_and_run.mjs", {"--url", team.url + "/mcp",
+                                                             "--login-hint", user});
+    INFO(to_text(run));
+    REQUIRE(run["ok"].GetBool());
+    return text_at(run, "access_token");
+  };
+  const std::string alice = sign_in("alice@example.com");
+  const std::string bob = sign_in("bob@example.com");
+  const auto files = [&](const std::string& token, std::vector<std::string> args) {
+    args.insert(args.begin(), {"--url", team.url + "/mcp", "--token", token});
+    return run_team_client("out_files_across_users.mjs", args);
+  };
+
+  // Alice: one resource link per file, each read back byte for byte on her connection.
+  const auto written = files(alice, {"--action", "write"});
+  INFO(to_text(written));
+  REQUIRE(written["ok"].GetBool());
+  CHECK(written["capabilities"].HasMember("resources"));
+  CHECK_FALSE(written["is_error"].GetBool());
+  REQUIRE(written["links"].Size() == 2);
+  REQUIRE(written["reads"].Size() == 2);
+  std::vector<std::string> uris;
+  for (rapidjson::SizeType i = 0; i < written["links"].Size(); ++i) {
+    const auto& link = written["links"][i];
+    const auto& read = written["reads"][i];
+    const std::string name = text_at(link, "name");
+    CAPTURE(name);
+    REQUIRE_FALSE(read.HasMember("error"));
+    CHECK(text_at(read, "sha256") == text_at(written["expected"], name.c_str()));
+    CHECK(text_at(read, "kind") == (name == "report.csv" ? "text" : "blob"));
+    uris.push_back(text_at(link, "uri"));
+  }
+  CHECK(written["listed"].Size() == 2);
+
+  // Bob, signed in, names Alice's uris: the answer a uri that never existed gets, and his own
+  // list is empty.
+  std::vector<std::string> args = {"--action", "read"};
+  for (const auto& uri : uris) {
+    args.push_back("--uri");
+    args.push_back(uri);
+  }
+  const auto probed = files(bob, args);
+  INFO(to_text(probed));
+  REQUIRE(probed["ok"].GetBool());
+  REQUIRE(probed["reads"].Size() == 2);
+  for (rapidjson::SizeType i = 0; i < probed["reads"].Size(); ++i) {
+    const auto& read = probed["reads"][i];
+    REQUIRE(read.HasMember("error"));
+    CHECK(read["error"]["code"].GetInt() == -32002);
+    CHECK_FALSE(read.HasMember("sha256"));
+  }
+  CHECK(probed["listed"].Size() == 0);
+}
+
 }  // namespace kg::test
