@@ -1,32 +1,16 @@
 #include "task_store.hpp"
 
-#include <sys/random.h>
 
 #include <algorithm>
+
+#include "random_id.hpp"
 
 namespace kg::mcp {
 namespace {
 
 using SystemClock = std::chrono::system_clock;
 
-// 32 hex digits from the kernel's CSPRNG: an id nobody can guess (MCP asks for it where a
-// task is not bound to an identity; here it is bound as well).
-std::string random_task_id() {
-  unsigned char bytes[16];
-  std::size_t got = 0;
-  while (got < sizeof bytes) {
-    const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n < 0) throw std::runtime_error("getrandom failed: cannot make a task id");
-    got += static_cast<std::size_t>(n);
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id;
-  for (unsigned char byte : bytes) {
-    id += kHex[byte >> 4];
-    id += kHex[byte & 15];
-  }
-  return id;
-}
+std::string random_task_id() { return codec::random_hex_id(16, "a task id"); }
 
 void answer_all(std::vector<std::pair<std::shared_ptr<ReplyChannel>, std::string>>& answers) {
   for (auto& [reply, line] : answers) reply->respond(line);

@@ -1,29 +1,15 @@
 #include "mcp_session_registry.hpp"
 
-#include <sys/random.h>
 
 #include <algorithm>
+
+#include "random_id.hpp"
 #include <optional>
 #include <vector>
 
 namespace kg::team {
 
-std::string random_session_id() {
-  unsigned char bytes[16];
-  std::size_t got = 0;
-  while (got < sizeof bytes) {
-    const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
-    if (n < 0) throw std::runtime_error("getrandom failed: cannot make a session id");
-    got += static_cast<std::size_t>(n);
-  }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string id;
-  for (unsigned char byte : bytes) {
-    id += kHex[byte >> 4];
-    id += kHex[byte & 15];
-  }
-  return id;
-}
+std::string random_session_id() { return codec::random_hex_id(16, "a session id"); }
 
 McpSessionRegistry::McpSessionRegistry(RegistryOptions options, api::ApiContext& api,
                                        plugin::Logger& logger)
