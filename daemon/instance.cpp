@@ -227,7 +227,9 @@ void Instance::start_parts() {
         // The pods' egress through the daemon: the same allowlist and TLS as local sandboxes'.
         sandbox::KubernetesEgressOptions egress;
         std::tie(egress.listen.host, egress.listen.port) =
-            split_host_port(config_.kubernetes_egress_proxy_listen);
+            split_host_port(config_.kubernetes_egress_proxy_listen.empty()
+                                ? "0.0.0.0:3128"
+                                : config_.kubernetes_egress_proxy_listen);
         egress.address = config_.kubernetes_egress_proxy_address;
         egress.allowlist = sandbox_policy.egress_allowlist;
         try {

@@ -568,7 +568,7 @@ Fd connect_tcp(int port) {
 std::string basic(const std::string& user, const std::string& secret) {
   std::ostringstream encoded;
   Poco::Base64Encoder encoder(encoded);
-  encoder.rowLength(0);
+  encoder.rdbuf()->setLineLength(0);
   encoder << user << ':' << secret;
   encoder.close();
   return "Proxy-Authorization: Basic " + encoded.str() + "\r\n";
