@@ -601,7 +601,10 @@ TEST_CASE("hostile egress sealed: the gateway serves each connection with the pr
   HeaderEchoPeer peer;
   const auto certificate = (TestNetwork::get().scratch() / "cert.pem").string();
   auto tls = std::make_shared<sandbox::EgressTls>((scratch.path / "ca").string(), certificate);
-  sandbox::EgressGateway gateway({.host = "127.0.0.1", .port = 0}, logger);
+  sandbox::EgressGatewayOptions listen;
+  listen.host = "127.0.0.1";
+  listen.port = 0;  // a free one
+  sandbox::EgressGateway gateway(listen, logger);
   REQUIRE(gateway.port() != 0);
   auto first = std::make_shared<sandbox::EgressProxy>("pod-a", sealed_allowlist(), logger,
                                                       sandbox::EgressProxyLimits{}, tls);
@@ -645,6 +648,7 @@ TEST_CASE("hostile egress sealed: the gateway serves each connection with the pr
     CAPTURE(headers);
     const std::string answer = gateway_answer(gateway.port(), headers);
     CHECK(answer.starts_with("HTTP/1.1 407"));
+    CHECK(answer.find("Proxy-Authenticate: Basic") != std::string::npos);
   }
   // A call's credential ends with it.
   gateway.revoke(a.user);

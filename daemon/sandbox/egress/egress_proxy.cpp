@@ -94,6 +94,8 @@ void answer_proxy_client(Poco::Net::StreamSocket& socket, int status, const std:
   response.setContentType("text/plain; charset=utf-8");
   response.setContentLength(static_cast<std::streamsize>(body.size()));
   response.set("Connection", "close");
+  // RFC 9110 §11.7.1: a 407 names the scheme the proxy takes (egress_gateway.hpp).
+  if (status == 407) response.set("Proxy-Authenticate", "Basic realm=\"kode-gopher egress\"");
   std::ostringstream head;
   response.write(head);
   send_all(socket, head.str() + body);

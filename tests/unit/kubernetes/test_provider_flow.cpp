@@ -416,10 +416,11 @@ TEST_CASE("with egress_proxy_address each call's commands reach the daemon's pro
   f.cluster.sandbox_states = {{200, R"({"metadata":{"name":"sb-1"},"status":{"conditions":[{"type":"Ready",
                                    "status":"True","reason":"DependenciesReady"}]}})"}};
   KubernetesEgressOptions egress;
-  egress.listen = {.host = "127.0.0.1", .port = 0};
+  egress.listen.host = "127.0.0.1";
+  egress.listen.port = 0;  // a free one
   egress.address = "kode-gopherd-egress:3128";
   egress.allowlist = EgressAllowlist::parse({"*.googleapis.com"}, {443});
-  egress.tls = std::make_shared<EgressTls>((f.dir / "egress-ca").string(), "");
+  egress.tls = std::make_shared<EgressTls>(f.dir / "egress-ca", "");
   f.options.egress = egress;
   KubernetesSandboxProvider provider(f.options, f.logger);
   const int port = provider.egress_gateway()->port();
@@ -491,7 +492,9 @@ TEST_CASE("without egress_proxy_address a pod's egress is the NetworkPolicy's an
   auto sandbox = provider.open({});
   CHECK_FALSE(sandbox->reads_api_requests());
   sandbox->begin_egress_call({.sealed = SealedToken{"kg-sealed.p", "ya29.real", {}}, .refuse = {}});
-  sandbox->call_handle({})->run_command({.command = "./program"});
+  kg::plugin::CommandSpec spec;
+  spec.command = "./program";
+  sandbox->call_handle({})->run_command(spec);
   CHECK(f.server.seen().back().body.find("HTTPS_PROXY") == std::string::npos);
   const auto report = sandbox->end_egress_call();
   REQUIRE(report.refusals.size() == 1);
