@@ -244,6 +244,22 @@ constexpr ConfigKeySpec kKeySpecs[] = {
              "reaches sandboxes through.",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.kubernetes_router = v.text; },
      .current = [](const DaemonConfig& c) { return c.kubernetes_router; }},
+    {.section = "kubernetes", .name = "egress_proxy_address", .kind = ValueKind::host_port,
+     .default_text = "none: the daemon is no egress path for its sandboxes (they have what the "
+                     "SandboxTemplate's NetworkPolicy admits)",
+     .help = "host:port at which sandbox pods reach this daemon's egress proxy (the in-cluster "
+             "daemon's Service, kode-gopherd-egress:3128 in manifests/overlays/team). Set: each "
+             "call's commands get HTTPS_PROXY with a credential of that call alone and the egress "
+             "CA bundle, so [sandbox] allowed_hosts/allowed_ports, sealed credentials, the API "
+             "policy and api_calls hold as with local sandboxes (docs/kubernetes.md).",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.kubernetes_egress_proxy_address = v.text; },
+     .current = [](const DaemonConfig& c) { return c.kubernetes_egress_proxy_address; }},
+    {.section = "kubernetes", .name = "egress_proxy_listen", .kind = ValueKind::host_port,
+     .default_text = "`0.0.0.0:3128`",
+     .help = "Where the daemon listens for its sandbox pods' egress (read only with "
+             "egress_proxy_address).",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.kubernetes_egress_proxy_listen = v.text; },
+     .current = [](const DaemonConfig& c) { return c.kubernetes_egress_proxy_listen; }},
     {.section = "kubernetes", .name = "claim_timeout_s", .kind = ValueKind::integer, .min = 5,
      .max = 3600, .default_text = "300",
      .help = "How long a new sandbox may take to bind and become Ready before the call fails (and "

@@ -118,6 +118,8 @@ struct DaemonConfig {
   std::string kubernetes_namespace;        // namespace; empty: the context's, else "default"
   std::string kubernetes_warm_pool;        // warm_pool; empty: kode-gopher-pool
   std::string kubernetes_router;           // router: host:port; empty: direct (in-cluster)
+  std::string kubernetes_egress_proxy_address;  // egress_proxy_address; empty: no egress path
+  std::string kubernetes_egress_proxy_listen;   // egress_proxy_listen; empty: 0.0.0.0:3128
   std::uint32_t kubernetes_claim_timeout_s = 300;  // claim_timeout_s, 5..3600
   std::uint32_t kubernetes_lease_s = 600;          // lease_s, 60..86400
   std::string kubernetes_daemon_id;        // daemon_id; empty: the host name (as a DNS label)

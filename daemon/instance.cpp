@@ -46,6 +46,14 @@ namespace kg {
 namespace fs = std::filesystem;
 namespace {
 
+// A host_port config value (already validated) as host and port, IPv6 brackets dropped.
+std::pair<std::string, std::uint16_t> split_host_port(const std::string& text) {
+  const auto colon = text.rfind(':');
+  std::string host = text.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return {host, static_cast<std::uint16_t>(std::stoul(text.substr(colon + 1)))};
+}
+
 // [kubernetes] as the provider takes it; the router's host:port split, the daemon id defaulted.
 sandbox::KubernetesProviderOptions kubernetes_provider_options(const config::DaemonConfig& config) {
   sandbox::KubernetesProviderOptions options;
@@ -54,12 +62,7 @@ sandbox::KubernetesProviderOptions kubernetes_provider_options(const config::Dae
   options.namespace_ = config.kubernetes_namespace;
   if (!config.kubernetes_warm_pool.empty()) options.warm_pool = config.kubernetes_warm_pool;
   if (!config.kubernetes_router.empty()) {
-    const auto colon = config.kubernetes_router.rfind(':');
-    std::string host = config.kubernetes_router.substr(0, colon);
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-    options.router_host = host;
-    options.router_port =
-        static_cast<std::uint16_t>(std::stoul(config.kubernetes_router.substr(colon + 1)));
+    std::tie(options.router_host, options.router_port) = split_host_port(config.kubernetes_router);
   }
   options.daemon_id = config.kubernetes_daemon_id.empty()
                           ? sandbox::default_daemon_id(config.state_dir)
@@ -221,6 +224,24 @@ void Instance::start_parts() {
   if (config_.sandbox_provider == "kubernetes") {
     try {
       auto options = kubernetes_provider_options(config_);
+      if (!config_.kubernetes_egress_proxy_address.empty()) {
+        // The pods' egress through the daemon: the same allowlist and TLS as local sandboxes'.
+        sandbox::KubernetesEgressOptions egress;
+        std::tie(egress.listen.host, egress.listen.port) =
+            split_host_port(config_.kubernetes_egress_proxy_listen.empty()
+                                ? "0.0.0.0:3128"
+                                : config_.kubernetes_egress_proxy_listen);
+        egress.address = config_.kubernetes_egress_proxy_address;
+        egress.allowlist = sandbox_policy.egress_allowlist;
+        try {
+          egress.tls = std::make_shared<sandbox::EgressTls>(config_.state_dir + "/egress-ca",
+                                                            config_.egress_upstream_ca_file);
+        } catch (const std::exception& e) {
+          throw std::runtime_error(std::string("Cannot set up the egress proxy's TLS (sealed "
+                                               "credentials): ") + e.what());
+        }
+        options.egress = std::move(egress);
+      }
       // The image must be built for the toolchain and lockfile the runtime plugins are given.
       options.expected_image = p.layout.go_version + "\nlockfile " +
                                sandbox::lockfile_digest_of(p.layout.lockfile_dir) + "\n";
@@ -300,7 +321,8 @@ std::unique_ptr<session::CallCredentials> Instance::make_call_credentials(
   }
   auto credentials = std::make_unique<session::CallCredentials>(name, plugin, reason, store, logger_);
   credentials->set_sealed_note(
-      session::sealed_mode_note(config_.sandbox_provider, config_.sandbox_network));
+      session::sealed_mode_note(config_.sandbox_provider, config_.sandbox_network,
+                                !config_.kubernetes_egress_proxy_address.empty()));
   return credentials;
 }
 

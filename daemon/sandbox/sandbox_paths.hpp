@@ -32,5 +32,14 @@ inline constexpr const char* kSandboxPersistPath = "/persist";
 inline constexpr const char* kSandboxEgressProxySocket = "/opt/kode-gopher/egress.sock";
 // The system's CA certificates and the daemon's egress CA (sealed credentials, docs/egress.md).
 inline constexpr const char* kSandboxCaBundlePath = "/opt/kode-gopher/ca-bundle.pem";
+// The same bundle in a Kubernetes sandbox, whose root filesystem is the image's and read-only:
+// uploaded into the workdir for each call that needs it (KubernetesSandboxHandle).
+inline constexpr const char* kPodCaBundleFile = ".kode-gopher/ca-bundle.pem";  // under /app
+inline constexpr const char* kPodCaBundlePath = "/app/.kode-gopher/ca-bundle.pem";
+// The variables that name the bundle to what HTTPS clients read: Go, curl, Python (requests,
+// google-auth), gcloud-style tools and gRPC.
+inline constexpr const char* kCaBundleVariables[] = {
+    "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE",
+    "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH"};
 
 }  // namespace kg::sandbox

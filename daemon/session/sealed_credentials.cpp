@@ -27,11 +27,19 @@ std::optional<sandbox::SealedToken> seal_for_sandbox(
   return sealed;
 }
 
-std::string sealed_mode_note(const std::string& provider, const std::string& network) {
+std::string sealed_mode_note(const std::string& provider, const std::string& network,
+                             bool kubernetes_egress) {
   const std::string held = "programs hold only a placeholder token, random per call";
+  if (provider == "kubernetes" && kubernetes_egress) {
+    return held + "; the daemon's egress proxy, which the sandbox pods reach with a credential "
+                  "of each call ([kubernetes] egress_proxy_address), puts the real token in its "
+                  "place on requests (HTTP/1.1, HTTP/2, gRPC) to Google API hosts (names under "
+                  "googleapis.com), and only there";
+  }
   if (provider == "kubernetes") {
-    return held + ", which no Google API accepts: Kubernetes sandboxes have no egress "
-                         "proxy that unseals it; set the credential plugin's mode = access-token";
+    return held + ", which no Google API accepts: this daemon is no egress proxy for its "
+                  "Kubernetes sandboxes; set [kubernetes] egress_proxy_address "
+                  "(docs/kubernetes.md), or the credential plugin's mode = access-token";
   }
   if (network == "allowlist" || network == "auto") {
     return held + "; the daemon's egress proxy puts the real token in its place on "

@@ -24,6 +24,9 @@ std::optional<sandbox::SealedToken> seal_for_sandbox(
 
 // What mode sealed means for a daemon's sandboxes (`auth status`, gcp_auth_status): whether
 // anything puts the real token in for the provider and [sandbox] network in force.
-std::string sealed_mode_note(const std::string& provider, const std::string& network);
+// `kubernetes_egress`: [kubernetes] egress_proxy_address is set (the pods' egress goes through
+// the daemon's proxy).
+std::string sealed_mode_note(const std::string& provider, const std::string& network,
+                             bool kubernetes_egress = false);
 
 }  // namespace kg::session

@@ -63,17 +63,19 @@ std::string code_sha256(const plugin::ExecuteRequest& request, std::uint64_t& by
 }
 
 // A policy that refuses requests on their content holds only where the egress proxy reads every
-// Google API request a program can make (local sandboxes with network = allowlist, whatever the
-// credential mode): anywhere else the call fails before it runs, never unchecked.
+// Google API request a program can make (local sandboxes with network = allowlist, Kubernetes
+// sandboxes with [kubernetes] egress_proxy_address; whatever the credential mode): anywhere else
+// the call fails before it runs, never unchecked.
 void check_policy_enforceable(const api_policy::CallApiPolicy& policy,
                               const sandbox::Sandbox& sandbox) {
   if (!policy.effective.restricts() || sandbox.reads_api_requests()) return;
   throw plugin::InvalidInputError(
       "The API policy (read-only, project or bucket allowlists: the daemon's [api_policy] and the "
       "call's api_policy) holds only where kode-gopher's egress proxy reads a program's Google "
-      "API requests: local sandboxes with [sandbox] network = allowlist (docs/api-policy.md). "
-      "This call's sandbox has no such proxy, so the call was not run. Run without api_policy "
-      "(a daemon [api_policy] applies to every call), or use network = allowlist");
+      "API requests: local sandboxes with [sandbox] network = allowlist, Kubernetes sandboxes "
+      "with [kubernetes] egress_proxy_address (docs/api-policy.md). This call's sandbox has no "
+      "such proxy, so the call was not run. Run without api_policy (a daemon [api_policy] "
+      "applies to every call), or use network = allowlist");
 }
 
 }  // namespace

@@ -21,7 +21,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <Poco/Base64Encoder.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <atomic>
+#include <sstream>
 #include <cstring>
 #include <map>
 #include <filesystem>
@@ -32,6 +37,7 @@
 #include <vector>
 
 #include "../support/test_loggers.hpp"
+#include "egress_gateway.hpp"
 #include "egress_proxy.hpp"
 #include "egress_tls.hpp"
 #include "egress_world.hpp"
@@ -151,9 +157,14 @@ class ProgramConnection {
   ProgramConnection(const std::string& socket_path, const std::string& host, int port,
                     const std::string& trusted_pem,
                     std::string_view alpn = std::string_view("\x08http/1.1", 9))
-      : fd_(connect_to(socket_path)) {
+      : ProgramConnection(connect_to(socket_path), host, port, trusted_pem, alpn, "") {}
+  // Over a connection already open to a proxy (a gateway's TCP port), sending
+  // `proxy_headers` ("Proxy-Authorization: ...\r\n") with the CONNECT.
+  ProgramConnection(Fd fd, const std::string& host, int port, const std::string& trusted_pem,
+                    std::string_view alpn, const std::string& proxy_headers)
+      : fd_(std::move(fd)) {
     const std::string connect = "CONNECT " + host + ":" + std::to_string(port) + " HTTP/1.1\r\nHost: " +
-                                host + "\r\n\r\n";
+                                host + "\r\n" + proxy_headers + "\r\n";
     REQUIRE(::send(fd_.get(), connect.data(), connect.size(), MSG_NOSIGNAL) ==
             static_cast<ssize_t>(connect.size()));
     std::string answer;
@@ -538,6 +549,121 @@ TEST_CASE("hostile egress sealed: HTTP/2 streams to fake-gcs-server are relayed,
   CHECK(no.grpc_status == std::optional<int>(7));
   CHECK(by_path.at("/").http_status == 403);
   CHECK(by_path.at("/").refusal.has_value());
+}
+
+namespace {
+
+Fd connect_tcp(int port) {
+  Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in where{};
+  where.sin_family = AF_INET;
+  where.sin_port = htons(static_cast<std::uint16_t>(port));
+  where.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd.get(), reinterpret_cast<const sockaddr*>(&where), sizeof where) == 0);
+  timeval timeout{10, 0};
+  ::setsockopt(fd.get(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  return fd;
+}
+
+std::string basic(const std::string& user, const std::string& secret) {
+  std::ostringstream encoded;
+  Poco::Base64Encoder encoder(encoded);
+  encoder.rdbuf()->setLineLength(0);
+  encoder << user << ':' << secret;
+  encoder.close();
+  return "Proxy-Authorization: Basic " + encoded.str() + "\r\n";
+}
+
+// What the gateway answers a CONNECT carrying `proxy_headers` (its whole first answer).
+std::string gateway_answer(int port, const std::string& proxy_headers) {
+  const Fd fd = connect_tcp(port);
+  const std::string connect = std::string("CONNECT ") + kGoogleName + ":443 HTTP/1.1\r\nHost: " +
+                              kGoogleName + "\r\n" + proxy_headers + "\r\n";
+  ::send(fd.get(), connect.data(), connect.size(), MSG_NOSIGNAL);
+  std::string answer;
+  char chunk[4096];
+  for (;;) {
+    const ssize_t got = ::read(fd.get(), chunk, sizeof chunk);
+    if (got <= 0) break;
+    answer.append(chunk, static_cast<std::size_t>(got));
+  }
+  return answer;
+}
+
+}  // namespace
+
+// The Kubernetes sandboxes' egress (egress_gateway.hpp): one TCP listener, two sandboxes' proxies
+// behind it, each call known by its credential alone.
+TEST_CASE("hostile egress sealed: the gateway serves each connection with the proxy of the call its credential names") {
+  REQUIRE(world().skip_reason.empty());
+  ScratchFolder scratch;
+  RecordingLogger logger;
+  HeaderEchoPeer peer;
+  const auto certificate = (TestNetwork::get().scratch() / "cert.pem").string();
+  auto tls = std::make_shared<sandbox::EgressTls>((scratch.path / "ca").string(), certificate);
+  sandbox::EgressGatewayOptions listen;
+  listen.host = "127.0.0.1";
+  listen.port = 0;  // a free one
+  sandbox::EgressGateway gateway(listen, logger);
+  REQUIRE(gateway.port() != 0);
+  auto first = std::make_shared<sandbox::EgressProxy>("pod-a", sealed_allowlist(), logger,
+                                                      sandbox::EgressProxyLimits{}, tls);
+  auto second = std::make_shared<sandbox::EgressProxy>("pod-b", sealed_allowlist(), logger,
+                                                       sandbox::EgressProxyLimits{}, tls);
+  const auto now = std::chrono::system_clock::now();
+  first->begin_call({.sealed = sandbox::SealedToken{kPlaceholder, "ya29.token-of-call-a", now + 1h},
+                     .refuse = {}});
+  second->begin_call({.sealed = sandbox::SealedToken{kPlaceholder, "ya29.token-of-call-b", now + 1h},
+                      .refuse = [](const sandbox::ApiRequestFacts&) -> std::optional<std::string> {
+                        return std::string("read-only: the call's policy");
+                      }});
+  const auto a = gateway.admit(first);
+  const auto b = gateway.admit(second);
+  CHECK(a.user != b.user);
+  CHECK(a.secret != b.secret);
+  CHECK(a.secret.size() == 43);  // 32 random bytes
+  const std::string host_header = std::string(kGoogleName) + ":" + std::to_string(world().internet_port);
+  {
+    ProgramConnection program(connect_tcp(gateway.port()), kGoogleName, world().internet_port,
+                              tls->ca_certificate_pem(), std::string_view("\x08http/1.1", 9),
+                              basic(a.user, a.secret));
+    const std::string answer = program.exchange(get_with_placeholder(host_header, "/storage/v1/b?project=p"));
+    INFO(answer);
+    CHECK(body_of(answer) == "Bearer ya29.token-of-call-a");
+  }
+  {
+    ProgramConnection program(connect_tcp(gateway.port()), kGoogleName, world().internet_port,
+                              tls->ca_certificate_pem(), std::string_view("\x08http/1.1", 9),
+                              basic(b.user, b.secret));
+    const std::string answer = program.exchange(get_with_placeholder(host_header, "/storage/v1/b?project=p"));
+    INFO(answer);
+    CHECK(answer.starts_with("HTTP/1.1 403"));  // call b's policy, not call a's
+    CHECK(answer.find("read-only: the call's policy") != std::string::npos);
+  }
+  // No credential, another call's secret, a secret cut short, garbage: 407, served by no call.
+  for (const std::string& headers :
+       {std::string(), basic(a.user, b.secret), basic(a.user, a.secret.substr(0, 42)),
+        basic("kg-0000000000000000", a.secret), std::string("Proxy-Authorization: Bearer ") + a.secret + "\r\n",
+        std::string("Proxy-Authorization: Basic !!!\r\n")}) {
+    CAPTURE(headers);
+    const std::string answer = gateway_answer(gateway.port(), headers);
+    CHECK(answer.starts_with("HTTP/1.1 407"));
+    CHECK(answer.find("Proxy-Authenticate: Basic") != std::string::npos);
+  }
+  // A call's credential ends with it.
+  gateway.revoke(a.user);
+  CHECK(gateway_answer(gateway.port(), basic(a.user, a.secret)).starts_with("HTTP/1.1 407"));
+  const auto report_a = first->end_call();
+  const auto report_b = second->end_call();
+  REQUIRE(report_a.exchanges.size() == 1);
+  CHECK(report_a.exchanges[0].http_status == 200);
+  CHECK_FALSE(report_a.exchanges[0].refusal.has_value());
+  REQUIRE(report_b.exchanges.size() == 1);
+  CHECK(report_b.exchanges[0].refusal == std::optional<std::string>("read-only: the call's policy"));
+  const auto seen = peer.seen();
+  REQUIRE(seen.size() == 1);  // b's request was refused before it left; nothing else got through
+  CHECK(seen[0] == "Bearer ya29.token-of-call-a");
+  gateway.revoke(b.user);
 }
 
 }  // namespace kg::test::egress

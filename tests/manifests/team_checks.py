@@ -13,8 +13,9 @@ STATE_CLAIM = "kode-gopherd-state"
 READINESS_PATH = "/.well-known/oauth-protected-resource"
 OAUTH_SECRET = "kode-gopher-oauth"
 TLS_SECRET = "kode-gopher-tls"
-TEAM_KINDS = {("Deployment", DAEMON), ("Service", DAEMON), ("ConfigMap", CONFIG_MAP),
-              ("PersistentVolumeClaim", STATE_CLAIM)}
+EGRESS_SERVICE = "kode-gopherd-egress"
+TEAM_KINDS = {("Deployment", DAEMON), ("Service", DAEMON), ("Service", EGRESS_SERVICE),
+              ("ConfigMap", CONFIG_MAP), ("PersistentVolumeClaim", STATE_CLAIM)}
 
 
 def object_key(document):
@@ -89,6 +90,41 @@ def check_security(f, pod):
                     f"team daemon: no {resource} in resources.{side}")
 
 
+def check_egress_through_daemon(f, objects, template, container, value):
+    """The sandboxes' only way out but DNS is the daemon's egress proxy (docs/kubernetes.md,
+    "Egress through the daemon"): the ini points the pods at the egress Service, that Service
+    reaches the container port the daemon listens on, and the template's NetworkPolicy admits
+    egress to nothing else (no public 443 rule left)."""
+    service = objects[("Service", EGRESS_SERVICE)]
+    service_port = service["spec"]["ports"][0]
+    ports = {p["name"]: p["containerPort"] for p in container.get("ports", [])}
+    f.check(value("kubernetes", "egress_proxy_address") ==
+            f"{EGRESS_SERVICE}:{service_port['port']}",
+            "team: [kubernetes] egress_proxy_address is not the egress Service "
+            f"({value('kubernetes', 'egress_proxy_address')!r})")
+    listen = value("kubernetes", "egress_proxy_listen") or "0.0.0.0:3128"
+    f.check(service_port.get("targetPort") == "egress" and
+            listen == f"0.0.0.0:{ports.get('egress')}",
+            f"team: the egress Service does not reach egress_proxy_listen {listen!r} "
+            f"(container port egress: {ports.get('egress')})")
+    f.check(service["spec"].get("selector") == {"app.kubernetes.io/name": DAEMON},
+            "team: the egress Service does not select the daemon's pods")
+    egress = template["spec"]["networkPolicy"].get("egress", [])
+    to_daemon = [rule for rule in egress
+                 if any(peer.get("podSelector", {}).get("matchLabels") ==
+                        {"app.kubernetes.io/name": DAEMON} for peer in rule.get("to", []))]
+    f.check(len(to_daemon) == 1 and
+            [(p.get("protocol", "TCP"), p.get("port")) for p in to_daemon[0].get("ports", [])]
+            == [("TCP", ports.get("egress"))],
+            "team: the sandbox NetworkPolicy does not admit the daemon's egress port (alone)")
+    for rule in egress:
+        for peer in rule.get("to", []):
+            cidr = peer.get("ipBlock", {}).get("cidr", "")
+            f.check(not cidr or cidr.startswith("169.254."),
+                    f"team: the sandbox NetworkPolicy still lets pods out to {cidr} around the "
+                    "daemon's egress proxy")
+
+
 def check_team(f, name, objects, template, tls):
     deployment = objects[("Deployment", DAEMON)]
     pod = deployment["spec"]["template"]
@@ -138,6 +174,8 @@ def check_team(f, name, objects, template, tls):
             "team: [kubernetes] router is not the router's Service")
     f.check(value("kubernetes", "daemon_id") != "",
             "team: no [kubernetes] daemon_id (a new pod name would leave its predecessor's claims)")
+
+    check_egress_through_daemon(f, objects, template, container, value)
 
     # HTTP: the listener on the container port the Service and the probe use.
     listen = value("http", "listen")

@@ -17,7 +17,8 @@ what the deployment relies on:
 - the warm pool names the template; the router Service (sandbox-router-svc:8080) reaches the
   router's proxy port; the router's upstream timeouts are >= 300 s; its pod cache has RBAC;
 - the template's NetworkPolicy admits the router's pods on 8888 only and lets out DNS and 443
-  only, never link-local (the metadata server) but GKE's node-local resolvers on port 53;
+  only (in the team overlays: DNS and the daemon's egress proxy port only), never link-local
+  (the metadata server) but GKE's node-local resolvers on port 53;
 - the router's own NetworkPolicy admits only the daemon's pods, on 8080; a PodDisruptionBudget
   keeps one router up through drains; the warm pool replaces stale sandboxes at once (Recreate);
 - the daemon's Role is exactly the verbs the kubernetes provider needs;
@@ -275,8 +276,13 @@ def check_network_policy(f, template, router_labels):
     f.check(router_admitted, "networkPolicy: the router's pods are not admitted")
     for rule in policy.get("egress", []):
         ports = {(p.get("protocol", "TCP"), p.get("port")) for p in rule.get("ports", [])}
-        f.check(ports and ports <= {("UDP", 53), ("TCP", 53), ("TCP", 443)},
-                f"networkPolicy: egress opens {sorted(ports)}, want only DNS and 443")
+        # The daemon's egress proxy (team overlays), to the daemon's pods only.
+        to_daemon = rule.get("to") == [{"podSelector": {"matchLabels": {
+            "app.kubernetes.io/name": DAEMON_SA}}}]
+        f.check(ports and (ports <= {("UDP", 53), ("TCP", 53), ("TCP", 443)} or
+                           (to_daemon and ports == {("TCP", 3128)})),
+                f"networkPolicy: egress opens {sorted(ports)}, want only DNS and 443 (or the "
+                "daemon's egress proxy)")
         resolvers = []
         for peer in rule.get("to", []):
             block = peer.get("ipBlock")

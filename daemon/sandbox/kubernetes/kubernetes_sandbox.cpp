@@ -4,6 +4,7 @@
 #include "kubernetes_sandbox_handle.hpp"
 #include "kubernetes_sandbox_provider.hpp"
 #include "retrying_http_client.hpp"
+#include "sandbox_paths.hpp"
 
 namespace kg::sandbox {
 namespace {
@@ -27,11 +28,19 @@ KubernetesSandbox::KubernetesSandbox(KubernetesSandboxProvider& provider, std::s
       sandbox_name_(std::move(sandbox_name)),
       interruptible_(nullptr),
       client_(wrap(std::move(http), interruptible_)) {
+  if (const auto& egress = provider_.egress(); egress && provider_.egress_gateway() != nullptr) {
+    egress_ = std::make_shared<EgressProxy>(sandbox_name_, egress->allowlist, provider_.logger(),
+                                            EgressProxyLimits{}, egress->tls);
+  }
   provider_.track(this);
 }
 
 KubernetesSandbox::~KubernetesSandbox() {
   provider_.untrack(this);
+  if (egress_) {
+    if (!egress_user_.empty()) provider_.egress_gateway()->revoke(egress_user_);
+    egress_->stop();
+  }
   try {
     provider_.delete_claim(claim_name_);
     provider_.logger().log(plugin::LogLevel::debug, "Kubernetes: deleted claim " + claim_name_);
@@ -70,7 +79,49 @@ bool KubernetesSandbox::alive() {
 }
 
 std::unique_ptr<CallHandle> KubernetesSandbox::call_handle(const CallServices& services) {
-  return std::make_unique<KubernetesSandboxHandle>(client_, services);
+  return std::make_unique<KubernetesSandboxHandle>(client_, services, call_egress_);
+}
+
+void KubernetesSandbox::begin_egress_call(EgressCallSetup setup) {
+  sealed_call_ = setup.sealed.has_value();
+  if (!egress_) return;
+  auto* gateway = provider_.egress_gateway();
+  if (!egress_user_.empty()) gateway->revoke(egress_user_);  // a call that never ended
+  egress_->begin_call(std::move(setup));
+  const EgressCallCredential credential = gateway->admit(egress_);
+  egress_user_ = credential.user;
+  // The secret is base64url and the user hex: both safe in a URL's userinfo as they are.
+  const std::string proxy = "http://" + credential.user + ":" + credential.secret + "@" +
+                            provider_.egress()->address;
+  const std::string direct = "localhost,127.0.0.1,::1";  // the metadata emulator stays direct
+  call_egress_.env = {{"HTTPS_PROXY", proxy}, {"https_proxy", proxy}, {"HTTP_PROXY", proxy},
+                      {"http_proxy", proxy},  {"NO_PROXY", direct},   {"no_proxy", direct}};
+  call_egress_.trust_bundle = provider_.trust_bundle();
+  if (!call_egress_.trust_bundle.empty()) {
+    for (const char* name : kCaBundleVariables) call_egress_.env.emplace_back(name, kPodCaBundlePath);
+  }
+  call_egress_.active = true;
+}
+
+EgressCallReport KubernetesSandbox::end_egress_call() {
+  if (egress_) {
+    call_egress_ = {};
+    if (!egress_user_.empty()) provider_.egress_gateway()->revoke(egress_user_);
+    egress_user_.clear();
+    sealed_call_ = false;
+    return egress_->end_call();
+  }
+  EgressCallReport report;
+  if (sealed_call_) {
+    report.refusals.push_back(
+        "sealed credentials: this daemon is no egress proxy for its Kubernetes sandboxes "
+        "([kubernetes] egress_proxy_address is not set), so nothing put the real token in the "
+        "placeholder's place and the program held only a placeholder that no Google API "
+        "accepts; set egress_proxy_address (docs/kubernetes.md), or the credential plugin's "
+        "mode = access-token");
+    sealed_call_ = false;
+  }
+  return report;
 }
 
 void KubernetesSandbox::interrupt() noexcept { interruptible_->interrupt(); }

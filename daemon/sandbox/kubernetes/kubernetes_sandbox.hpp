@@ -7,7 +7,10 @@
 #include <atomic>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "egress_proxy.hpp"
 #include "interruptible_http_client.hpp"
 #include "sandbox_client.hpp"
 #include "sandbox_provider.hpp"
@@ -15,6 +18,15 @@
 namespace kg::sandbox {
 
 class KubernetesSandboxProvider;
+
+// What the commands of the call in progress are given to reach the daemon's egress proxy:
+// the variables (proxy URL with the call's credential, the trust bundle's path) and the bundle
+// itself, which the handle uploads into the workdir. Inactive between calls.
+struct CallEgress {
+  bool active = false;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string trust_bundle;  // empty: no TLS terminated, no bundle to upload
+};
 
 class KubernetesSandbox final : public Sandbox {
  public:
@@ -34,22 +46,15 @@ class KubernetesSandbox final : public Sandbox {
   // error stands).
   bool alive() override;
   std::unique_ptr<CallHandle> call_handle(const CallServices& services) override;
-  // Egress is filtered by the cluster's NetworkPolicy, which reports nothing per call. Nothing
-  // unseals sealed credentials here (no egress proxy of kode-gopher), so a sealed call is told
-  // its program held only a placeholder (docs/credentials.md).
-  void begin_egress_call(EgressCallSetup setup) override { sealed_call_ = setup.sealed.has_value(); }
-  bool reads_api_requests() const noexcept override { return false; }
-  EgressCallReport end_egress_call() override {
-    EgressCallReport report;
-    if (sealed_call_) {
-      report.refusals.push_back(
-          "sealed credentials: Kubernetes sandboxes have no egress proxy that puts the real "
-          "token in the placeholder's place, so the program held only a placeholder that no "
-          "Google API accepts; set the credential plugin's mode = access-token on this daemon "
-          "(docs/credentials.md)");
-      sealed_call_ = false;
-    }
-    return report;
+  // With [kubernetes] egress_proxy_address, each call gets a credential of its own for the
+  // daemon's egress gateway (egress_gateway.hpp) and its commands the proxy URL and the trust
+  // bundle (CallEgress), so this sandbox's EgressProxy reads, unseals, refuses and records its
+  // requests as a local sandbox's does. Without it, egress is the NetworkPolicy's alone, which
+  // reports nothing per call, and a sealed call is told its program held only a placeholder.
+  void begin_egress_call(EgressCallSetup setup) override;
+  EgressCallReport end_egress_call() override;
+  bool reads_api_requests() const noexcept override {
+    return egress_ != nullptr && egress_->tls() != nullptr;
   }
   void interrupt() noexcept override;
   // The lease renewal found the claim gone (404): alive() is false from now on.
@@ -58,6 +63,9 @@ class KubernetesSandbox final : public Sandbox {
  private:
   bool sealed_call_ = false;
   KubernetesSandboxProvider& provider_;
+  std::shared_ptr<EgressProxy> egress_;  // null without the daemon's egress
+  std::string egress_user_;              // the call's gateway credential, while a call runs
+  CallEgress call_egress_;
   std::string claim_name_;
   std::string sandbox_name_;
   InterruptibleHttpClient* interruptible_;  // owned by client_

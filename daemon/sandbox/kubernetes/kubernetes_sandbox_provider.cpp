@@ -47,6 +47,15 @@ KubernetesSandboxProvider::KubernetesSandboxProvider(KubernetesProviderOptions o
                                "most 63): set one that names this daemon");
   }
   describe_warm_pool();
+  if (options_.egress) {
+    try {
+      gateway_ = std::make_unique<EgressGateway>(options_.egress->listen, logger_);
+    } catch (const std::exception& e) {
+      std::throw_with_nested(plugin::SandboxError(
+          "Cannot start the sandboxes' egress proxy ([kubernetes] egress_proxy_listen)"));
+    }
+    if (options_.egress->tls) trust_bundle_ = options_.egress->tls->trust_bundle_pem();
+  }
   for (const auto& warning : warnings_) logger_.log(plugin::LogLevel::warn, "Sandboxes: " + warning);
   lease_thread_ = std::thread([this] { renew_leases(); });
 }
@@ -108,6 +117,14 @@ std::vector<std::string> KubernetesSandboxProvider::isolation_summary() const {
                 std::to_string(options_.router_port),
       "claims labelled " + std::string(kDaemonLabel) + "=" + options_.daemon_id + ", lease " +
           seconds_text(options_.lease) + " renewed every " + seconds_text(options_.lease / 3),
+      options_.egress
+          ? "egress: each call's commands reach the daemon's egress proxy at " +
+                options_.egress->address + " (listening on " + options_.egress->listen.host +
+                ":" + std::to_string(gateway_->port()) +
+                ") with a credential of that call alone; the SandboxTemplate's NetworkPolicy "
+                "must admit only it and DNS"
+          : "egress: what the SandboxTemplate's NetworkPolicy admits (the daemon is no egress "
+            "path: no [kubernetes] egress_proxy_address)",
   };
 }
 

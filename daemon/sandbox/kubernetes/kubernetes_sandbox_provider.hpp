@@ -11,11 +11,15 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "egress_allowlist.hpp"
+#include "egress_gateway.hpp"
+#include "egress_tls.hpp"
 #include "host_services.hpp"
 #include "http_client.hpp"
 #include "kube_client.hpp"
@@ -25,6 +29,16 @@
 namespace kg::sandbox {
 
 class KubernetesSandbox;
+
+// Egress through the daemon (docs/kubernetes.md, "Egress through the daemon"): the daemon's
+// egress proxy on a TCP listener the sandbox pods reach, one EgressProxy per sandbox behind it.
+struct KubernetesEgressOptions {
+  EgressGatewayOptions listen;  // where the daemon listens
+  // host:port the pods reach that listener at (a Service's name in the cluster).
+  std::string address;
+  EgressAllowlist allowlist;
+  std::shared_ptr<EgressTls> tls;  // sealed credentials and the API policy: TLS terminated
+};
 
 struct KubernetesProviderOptions {
   std::string kubeconfig;  // empty: $KUBECONFIG, ~/.kube/config, else in-cluster
@@ -44,6 +58,8 @@ struct KubernetesProviderOptions {
   // the Go version and the lockfile digest, as sandbox/Dockerfile writes them), so that the
   // runtime plugins' toolchain and lockfile are the pod's. Empty: not checked.
   std::string expected_image;
+  // Unset: the daemon is no egress path for the pods (they have what their NetworkPolicy gives).
+  std::optional<KubernetesEgressOptions> egress;
 };
 
 class KubernetesSandboxProvider final : public SandboxProvider {
@@ -67,6 +83,12 @@ class KubernetesSandboxProvider final : public SandboxProvider {
   void stop_opening() noexcept;
 
   const std::string& kube_namespace() const noexcept { return namespace_; }
+  // The egress gateway and what its sandboxes are given; null / unset without egress.
+  EgressGateway* egress_gateway() noexcept { return gateway_.get(); }
+  const std::optional<KubernetesEgressOptions>& egress() const noexcept { return options_.egress; }
+  // The trust bundle a sandbox's commands are given with egress and TLS (the system's roots and
+  // the daemon's egress CA); empty otherwise.
+  const std::string& trust_bundle() const noexcept { return trust_bundle_; }
   KubeClient& kube() noexcept { return *kube_; }
   plugin::Logger& logger() noexcept { return logger_; }
 
@@ -93,6 +115,8 @@ class KubernetesSandboxProvider final : public SandboxProvider {
   std::unique_ptr<KubeClient> kube_;
   std::string namespace_;
   std::string pool_note_;  // what the warm pool's template says about isolation
+  std::unique_ptr<EgressGateway> gateway_;
+  std::string trust_bundle_;
   std::vector<std::string> warnings_;
 
   std::mutex mutex_;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "address_policy.hpp"
+#include "host_addresses.hpp"
 
 namespace kg::sandbox {
 
@@ -50,9 +51,5 @@ std::vector<RouteRule> egress_route_rules(const std::vector<IpPrefix>& host_addr
 // slirp4netns adds its default route, because the kernel checks a route's gateway against the
 // rules; EgressNetwork removes it as soon as the network is up.
 RouteRule gateway_rule_while_configuring();
-
-// Every IPv4/IPv6 address of the calling thread's network namespace's interfaces, as /32 or
-// /128 prefixes. Throws std::runtime_error when the interfaces cannot be listed.
-std::vector<IpPrefix> host_interface_addresses();
 
 }  // namespace kg::sandbox

@@ -147,8 +147,7 @@ std::vector<std::string> bwrap_arguments(const LocalSandboxLayout& layout,
   add_env(args, "GOFLAGS", "-mod=mod");
   add_env(args, "CGO_ENABLED", "0");
   if (layout.egress_proxy && layout.egress_ca) {
-    for (const char* name : {"SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
-                             "CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE", "GRPC_DEFAULT_SSL_ROOTS_FILE_PATH"}) {
+    for (const char* name : kCaBundleVariables) {
       add_env(args, name, kSandboxCaBundlePath);
     }
   }

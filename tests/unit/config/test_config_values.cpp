@@ -77,6 +77,8 @@ TEST_CASE("every key is read from the file") {
                                "namespace = kode-gopher\n"
                                "warm_pool = go-pool\n"
                                "router = http://127.0.0.1:8080/\n"
+                               "egress_proxy_address = kode-gopherd-egress:3128\n"
+                               "egress_proxy_listen = 10.0.0.5:3129\n"
                                "claim_timeout_s = 3600\n"
                                "lease_s = 60\n"
                                "daemon_id = team-daemon\n"
@@ -188,6 +190,8 @@ TEST_CASE("every key is read from the file") {
       {"kubernetes.namespace", "kode-gopher"},
       {"kubernetes.warm_pool", "go-pool"},
       {"kubernetes.router", "127.0.0.1:8080"},
+      {"kubernetes.egress_proxy_address", "kode-gopherd-egress:3128"},
+      {"kubernetes.egress_proxy_listen", "10.0.0.5:3129"},
       {"kubernetes.claim_timeout_s", "3600"},
       {"kubernetes.lease_s", "60"},
       {"kubernetes.daemon_id", "team-daemon"},

@@ -4,8 +4,13 @@
 // agent-sandbox controller and the router is the k8s suite's.
 #include <doctest/doctest.h>
 
+#include <Poco/Base64Encoder.h>
+#include <Poco/Net/SocketAddress.h>
+#include <Poco/Net/StreamSocket.h>
+
 #include <atomic>
 #include <map>
+#include <sstream>
 
 #include "error_chain.hpp"
 #include "kubernetes_sandbox.hpp"
@@ -370,4 +375,128 @@ TEST_CASE("alive: false when the claim is bound elsewhere, expired or its sandbo
                                    "status":"False","reason":"DependenciesNotReady"}]}})"}};
   f.cluster.sandbox_gets = 0;
   CHECK_FALSE(unknown->alive());
+}
+
+namespace {
+
+// One request to the egress gateway on loopback; its whole answer.
+std::string through_gateway(int port, const std::string& request) {
+  Poco::Net::StreamSocket socket(Poco::Net::SocketAddress("127.0.0.1", static_cast<Poco::UInt16>(port)));
+  socket.setReceiveTimeout(Poco::Timespan(10, 0));
+  socket.sendBytes(request.data(), static_cast<int>(request.size()));
+  std::string answer;
+  char buffer[4096];
+  for (int got; (got = socket.receiveBytes(buffer, sizeof buffer)) > 0;) answer.append(buffer, got);
+  return answer;
+}
+
+std::string basic_header(const std::string& userinfo) {
+  std::ostringstream encoded;
+  Poco::Base64Encoder encoder(encoded);
+  encoder.rdbuf()->setLineLength(0);
+  encoder << userinfo;
+  encoder.close();
+  return "Proxy-Authorization: Basic " + encoded.str() + "\r\n";
+}
+
+// "user:secret" from an HTTPS_PROXY value http://user:secret@host:port, as the /execute body
+// carried it.
+std::string userinfo_in(const std::string& body) {
+  const auto at = body.find("\"HTTPS_PROXY\":\"http://");
+  REQUIRE(at != std::string::npos);
+  const auto start = at + std::string("\"HTTPS_PROXY\":\"http://").size();
+  return body.substr(start, body.find('@', start) - start);
+}
+
+}  // namespace
+
+TEST_CASE("with egress_proxy_address each call's commands reach the daemon's proxy with a credential of that call alone") {
+  Fixture f;
+  f.cluster.claim_states = {{200, claim_json("sb-1", "DependenciesReady", "True")}};
+  f.cluster.sandbox_states = {{200, R"({"metadata":{"name":"sb-1"},"status":{"conditions":[{"type":"Ready",
+                                   "status":"True","reason":"DependenciesReady"}]}})"}};
+  KubernetesEgressOptions egress;
+  egress.listen.host = "127.0.0.1";
+  egress.listen.port = 0;  // a free one
+  egress.address = "kode-gopherd-egress:3128";
+  egress.allowlist = EgressAllowlist::parse({"*.googleapis.com"}, {443});
+  egress.tls = std::make_shared<EgressTls>(f.dir / "egress-ca", "");
+  f.options.egress = egress;
+  KubernetesSandboxProvider provider(f.options, f.logger);
+  const int port = provider.egress_gateway()->port();
+  auto sandbox = provider.open({});
+  CHECK(sandbox->reads_api_requests());  // so calls with an API policy run here
+  CHECK(provider.isolation_summary().back().find("kode-gopherd-egress:3128") != std::string::npos);
+
+  sandbox->begin_egress_call({.sealed = SealedToken{"kg-sealed.p", "ya29.real", {}}, .refuse = {}});
+  auto handle = sandbox->call_handle({});
+  const kg::plugin::SourceFile program{"main.go", "package main\n"};
+  handle->replace_workdir({&program, 1});
+  kg::plugin::CommandSpec spec;
+  spec.command = "./program";
+  spec.env = {{"NO_PROXY", "example.internal"}, {"GOFLAGS", "-mod=mod"}};
+  handle->run_command(spec);
+  handle->run_command(spec);  // the bundle is uploaded once per workdir
+  std::vector<SeenRequest> uploads, executes;
+  for (const auto& r : f.server.seen()) {
+    if (r.uri.starts_with("/upload-tar")) uploads.push_back(r);
+    if (r.uri == "/execute" && r.body.find("./program") != std::string::npos) executes.push_back(r);
+  }
+  REQUIRE(uploads.size() == 2);  // the program (replacing the workdir), then the bundle beside it
+  CHECK(uploads[0].uri == "/upload-tar?replace=1");
+  CHECK(uploads[1].uri == "/upload-tar");
+  CHECK(uploads[1].body.find(".kode-gopher/ca-bundle.pem") != std::string::npos);
+  CHECK(uploads[1].body.find(egress.tls->ca_certificate_pem().substr(0, 200)) != std::string::npos);
+  REQUIRE(executes.size() == 2);
+  const std::string& body = executes[0].body;
+  INFO(body);
+  CHECK(body.find("@kode-gopherd-egress:3128\"") != std::string::npos);
+  CHECK(body.find(R"("SSL_CERT_FILE":"/app/.kode-gopher/ca-bundle.pem")") != std::string::npos);
+  CHECK(body.find(R"("NO_PROXY":"example.internal")") != std::string::npos);  // the command's own wins
+  CHECK(body.find(R"("GOFLAGS":"-mod=mod")") != std::string::npos);
+  const std::string userinfo = userinfo_in(body);
+
+  // The credential names this sandbox's call: its refusal lands in this call's report.
+  const std::string refused =
+      through_gateway(port, "CONNECT unlisted.example:443 HTTP/1.1\r\nHost: unlisted.example\r\n" +
+                                basic_header(userinfo) + "\r\n");
+  CHECK(refused.starts_with("HTTP/1.1 403"));
+  // Without it, or with the secret changed: 407, no call's.
+  CHECK(through_gateway(port, "CONNECT unlisted.example:443 HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 407"));
+  std::string forged = userinfo;
+  forged.back() = forged.back() == 'A' ? 'B' : 'A';
+  CHECK(through_gateway(port, "CONNECT unlisted.example:443 HTTP/1.1\r\n" + basic_header(forged) + "\r\n")
+            .starts_with("HTTP/1.1 407"));
+  const auto report = sandbox->end_egress_call();
+  REQUIRE(report.refusals.size() == 1);
+  CHECK(report.refusals[0].starts_with("egress refused CONNECT unlisted.example:443"));
+  // The call is over: its credential opens nothing.
+  CHECK(through_gateway(port, "CONNECT unlisted.example:443 HTTP/1.1\r\n" + basic_header(userinfo) + "\r\n")
+            .starts_with("HTTP/1.1 407"));
+  // The next call gets a credential of its own.
+  sandbox->begin_egress_call({});
+  auto next = sandbox->call_handle({});
+  next->run_command(spec);
+  const auto last = f.server.seen().back();
+  CHECK(userinfo_in(last.body) != userinfo);
+  sandbox->end_egress_call();
+}
+
+TEST_CASE("without egress_proxy_address a pod's egress is the NetworkPolicy's and a sealed call is told so") {
+  Fixture f;
+  f.cluster.claim_states = {{200, claim_json("sb-1", "DependenciesReady", "True")}};
+  f.cluster.sandbox_states = {{200, R"({"metadata":{"name":"sb-1"},"status":{"conditions":[{"type":"Ready",
+                                   "status":"True","reason":"DependenciesReady"}]}})"}};
+  KubernetesSandboxProvider provider(f.options, f.logger);
+  CHECK(provider.egress_gateway() == nullptr);
+  auto sandbox = provider.open({});
+  CHECK_FALSE(sandbox->reads_api_requests());
+  sandbox->begin_egress_call({.sealed = SealedToken{"kg-sealed.p", "ya29.real", {}}, .refuse = {}});
+  kg::plugin::CommandSpec spec;
+  spec.command = "./program";
+  sandbox->call_handle({})->run_command(spec);
+  CHECK(f.server.seen().back().body.find("HTTPS_PROXY") == std::string::npos);
+  const auto report = sandbox->end_egress_call();
+  REQUIRE(report.refusals.size() == 1);
+  CHECK(report.refusals[0].find("egress_proxy_address is not set") != std::string::npos);
 }

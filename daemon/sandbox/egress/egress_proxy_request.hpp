@@ -51,4 +51,9 @@ struct ProxyRequest {
 // or an IP literal (a NUL, '%', '_' or non-ASCII byte, "127.1", ...).
 ProxyRequest parse_proxy_request(std::string_view head);
 
+// The Proxy-Authorization header of a request head (empty when it has none): how a Kubernetes
+// sandbox's connection names its call (egress_gateway.hpp). Throws ProxyRequestError 400 when
+// `head` is not an HTTP request head.
+std::string proxy_authorization(std::string_view head);
+
 }  // namespace kg::sandbox

@@ -17,12 +17,12 @@
 #include <stdexcept>
 
 #include "address_policy.hpp"
-#include "egress_policy.hpp"
 #include "egress_http1_relay.hpp"
 #include "egress_http2_relay.hpp"
 #include "egress_proxy_request.hpp"
 #include "egress_tls_stream.hpp"
 #include "egress_tunnel_check.hpp"
+#include "host_addresses.hpp"
 #include "tls_client_hello.hpp"
 #include "socket_relay.hpp"
 #include "unix_socket_listener.hpp"
@@ -33,11 +33,10 @@ namespace {
 constexpr std::size_t kMaxHeadBytes = 16 * 1024;
 const Poco::Timespan kConnectTimeout(10, 0);
 
-// Reads until the blank line that ends a head. Returns the head; what followed it (the start of
-// a body, or a TLS ClientHello sent without waiting) goes to `rest`. Empty: the peer gave up.
-// Throws ProxyRequestError 408 when the head is not complete by `deadline`.
-std::string read_head(Poco::Net::StreamSocket& socket, std::string& rest,
-                      const ReceiveDeadline& deadline) {
+}  // namespace
+
+std::string read_proxy_head(Poco::Net::StreamSocket& socket, std::string& rest,
+                            const ReceiveDeadline& deadline) {
   std::string data;
   char buffer[4096];
   for (;;) {
@@ -62,6 +61,8 @@ std::string read_head(Poco::Net::StreamSocket& socket, std::string& rest,
   }
 }
 
+namespace {
+
 void send_all(Poco::Net::StreamSocket& socket, std::string_view bytes) {
   if (!bytes.empty()) socket.sendBytes(bytes.data(), static_cast<int>(bytes.size()));
 }
@@ -82,7 +83,9 @@ std::string reason_phrase(int status, const std::string& message) {
          " (" + detail + ")";
 }
 
-void answer(Poco::Net::StreamSocket& socket, int status, const std::string& message) {
+}  // namespace
+
+void answer_proxy_client(Poco::Net::StreamSocket& socket, int status, const std::string& message) {
   // HTTP/1.1 like the proxy's 200 and 429 lines (Poco's default would be HTTP/1.0).
   Poco::Net::HTTPResponse response(Poco::Net::HTTPMessage::HTTP_1_1,
                                    static_cast<Poco::Net::HTTPResponse::HTTPStatus>(status),
@@ -91,10 +94,14 @@ void answer(Poco::Net::StreamSocket& socket, int status, const std::string& mess
   response.setContentType("text/plain; charset=utf-8");
   response.setContentLength(static_cast<std::streamsize>(body.size()));
   response.set("Connection", "close");
+  // RFC 9110 §11.7.1: a 407 names the scheme the proxy takes (egress_gateway.hpp).
+  if (status == 407) response.set("Proxy-Authenticate", "Basic realm=\"kode-gopher egress\"");
   std::ostringstream head;
   response.write(head);
   send_all(socket, head.str() + body);
 }
+
+namespace {
 
 // Every address `host` resolves to (an IP literal is its own), each checked; throws
 // EgressRefusal when any one is refused, so a name with one private answer among public ones is
@@ -154,20 +161,19 @@ bool terminable(const std::string& hello) {
   return false;
 }
 
-class ProxyConnection final : public Poco::Net::TCPServerConnection {
+// One program connection to one sandbox's proxy, from its request head on: what a local
+// sandbox's Unix socket and the Kubernetes sandboxes' gateway (egress_gateway.hpp) both serve.
+class ConnectionServer {
  public:
-  ProxyConnection(const Poco::Net::StreamSocket& socket, EgressProxy& proxy)
-      : Poco::Net::TCPServerConnection(socket), proxy_(proxy) {}
-  ~ProxyConnection() override { proxy_.connection_ended(); }
+  ConnectionServer(Poco::Net::StreamSocket& socket, EgressProxy& proxy)
+      : socket_(socket), proxy_(proxy) {}
 
-  void run() override {
-    auto& client = socket();
+  // `head` was read by read_proxy_head, `rest` is what followed it.
+  void run(const std::string& head, std::string rest) {
+    auto& client = socket_;
     std::string what = "request";
     const auto& limits = proxy_.limits();
     try {
-      std::string rest;
-      const std::string head = read_head(client, rest, ReceiveDeadline(limits.head_timeout));
-      if (head.empty()) return;
       const ProxyRequest request = parse_proxy_request(head);
       what = (request.tunnel ? "CONNECT " : "http://") + request.host.authority_text() + ":" +
              std::to_string(request.port);
@@ -222,7 +228,7 @@ class ProxyConnection final : public Poco::Net::TCPServerConnection {
     const SslContextPtr certificate = proxy_.tls()->server_context(host);
     std::optional<TlsStream> client;
     try {
-      client.emplace(TlsStream::accept(socket().impl()->sockfd(), certificate.get(),
+      client.emplace(TlsStream::accept(socket_.impl()->sockfd(), certificate.get(),
                                        std::move(hello), waits, proxy_.limits().head_timeout));
     } catch (const TlsStreamError& e) {
       throw EgressRefusal{"the program did not complete TLS with the proxy (" +
@@ -267,14 +273,42 @@ class ProxyConnection final : public Poco::Net::TCPServerConnection {
   void try_answer(int status, const std::string& message) {
     if (answered_) return;
     try {
-      answer(socket(), status, message);
+      answer_proxy_client(socket_, status, message);
     } catch (...) {
       // The client is gone.
     }
   }
 
+  Poco::Net::StreamSocket& socket_;
   EgressProxy& proxy_;
   bool answered_ = false;
+};
+
+// A local sandbox's connection on the proxy's own Unix socket.
+class ProxyConnection final : public Poco::Net::TCPServerConnection {
+ public:
+  ProxyConnection(const Poco::Net::StreamSocket& socket, EgressProxy& proxy)
+      : Poco::Net::TCPServerConnection(socket), proxy_(proxy) {}
+  ~ProxyConnection() override { proxy_.connection_ended(); }
+
+  void run() override {
+    std::string head, rest;
+    try {
+      head = read_proxy_head(socket(), rest, ReceiveDeadline(proxy_.limits().head_timeout));
+    } catch (const ProxyRequestError& e) {
+      if (e.status() == 408) proxy_.refused("request", e.what(), EgressRefusalKind::head_timeout);
+      try {
+        answer_proxy_client(socket(), e.status(), e.what());
+      } catch (...) {
+      }
+      return;
+    }
+    if (head.empty()) return;
+    proxy_.serve(socket(), head, std::move(rest));
+  }
+
+ private:
+  EgressProxy& proxy_;
 };
 
 // Counts connections in as they are accepted (on the server's accept thread): past the cap,
@@ -325,7 +359,7 @@ EgressProxy::EgressProxy(std::string sandbox_id, const std::string& socket_path,
       limits_(limits),
       tls_(std::move(tls)),
       logger_(logger),
-      threads_(1, limits.max_connections, 60) {
+      threads_(std::make_unique<Poco::ThreadPool>(1, limits.max_connections, 60)) {
   auto socket = net::listen_on_unix_socket(socket_path, 0600);
   if (owner && ::chown(socket_path.c_str(), *owner, static_cast<gid_t>(*owner)) != 0) {
     throw std::runtime_error("Cannot hand the egress proxy socket " + socket_path + " to uid " +
@@ -334,17 +368,32 @@ EgressProxy::EgressProxy(std::string sandbox_id, const std::string& socket_path,
   auto* params = new Poco::Net::TCPServerParams;
   params->setMaxThreads(limits_.max_connections);
   params->setMaxQueued(limits_.max_connections);
-  server_ = std::make_unique<Poco::Net::TCPServer>(new ProxyConnectionFactory(*this), threads_,
+  server_ = std::make_unique<Poco::Net::TCPServer>(new ProxyConnectionFactory(*this), *threads_,
                                                    socket, params);
   server_->setConnectionFilter(new ConnectionCap(*this));
   server_->start();
 }
 
+EgressProxy::EgressProxy(std::string sandbox_id, EgressAllowlist allowlist,
+                         plugin::Logger& logger, EgressProxyLimits limits,
+                         std::shared_ptr<EgressTls> tls)
+    : sandbox_id_(std::move(sandbox_id)),
+      allowlist_(std::move(allowlist)),
+      limits_(limits),
+      tls_(std::move(tls)),
+      logger_(logger) {}
+
 EgressProxy::~EgressProxy() {
   stopping_ = true;
+  if (!server_) return;  // served by a gateway, which holds this proxy while it serves
   server_->stop();
   // Handlers notice `stopping` within half a second; wait for them, since they use this object.
   while (server_->currentConnections() > 0) ::usleep(20'000);
+}
+
+void EgressProxy::serve(Poco::Net::StreamSocket& socket, const std::string& head,
+                        std::string rest) {
+  ConnectionServer(socket, *this).run(head, std::move(rest));
 }
 
 bool EgressProxy::admit_connection() noexcept {

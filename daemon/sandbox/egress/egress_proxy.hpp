@@ -17,9 +17,13 @@
 // `refuse` sees it, the sealed placeholder is replaced by the real token, and an ApiExchange is
 // recorded. Other tunnels are relayed as before.
 //
-// Owned by the LocalSandbox it serves. Each proxy has its own threads, one per open connection,
-// at most EgressProxyLimits::max_connections (the next connection is answered 429), so one
-// sandbox cannot take another's. begin_call(), end_call() and call_setup() may be called from any thread.
+// Owned by the sandbox it serves. A local sandbox's proxy listens on its own Unix socket, with
+// its own threads, one per open connection, at most EgressProxyLimits::max_connections (the next
+// connection is answered 429), so one sandbox cannot take another's. A Kubernetes sandbox's
+// proxy has no listener: the daemon's EgressGateway (egress_gateway.hpp) reads each
+// connection's head, finds the call it belongs to by its proxy credential, and hands it to
+// serve(), counted against the same max_connections. begin_call(), end_call() and call_setup()
+// may be called from any thread.
 #pragma once
 
 #include <Poco/Net/TCPServer.h>
@@ -40,6 +44,7 @@
 #include "egress_allowlist.hpp"
 #include "egress_call.hpp"
 #include "egress_tls.hpp"
+#include "egress_tunnel_check.hpp"
 #include "host_services.hpp"
 
 namespace kg::sandbox {
@@ -61,6 +66,9 @@ class EgressProxy {
   EgressProxy(std::string sandbox_id, const std::string& socket_path, std::optional<uid_t> owner,
               EgressAllowlist allowlist, plugin::Logger& logger, EgressProxyLimits limits = {},
               std::shared_ptr<EgressTls> tls = nullptr);
+  // No listener of its own: connections come through serve() (an EgressGateway's).
+  EgressProxy(std::string sandbox_id, EgressAllowlist allowlist, plugin::Logger& logger,
+              EgressProxyLimits limits = {}, std::shared_ptr<EgressTls> tls = nullptr);
   // Stops accepting and ends every open connection (within half a second).
   ~EgressProxy();
   EgressProxy(const EgressProxy&) = delete;
@@ -75,6 +83,13 @@ class EgressProxy {
   EgressCallReport end_call();
   // The current call's setup (empty between calls); a copy, so a handler keeps what it read.
   EgressCallSetup call_setup() const;
+
+  // Serves one admitted connection (admit_connection) whose request head was read
+  // (read_proxy_head), to its end; `rest` is what followed the head. Never throws: failures are
+  // answered to the program. The caller counts the connection out (connection_ended) after.
+  void serve(Poco::Net::StreamSocket& socket, const std::string& head, std::string rest);
+  // Makes every connection being served end within half a second (they watch stopping()).
+  void stop() noexcept { stopping_ = true; }
 
   // Records, counts and logs one refusal (called by the connection handlers).
   void refused(const std::string& what, const std::string& reason, EgressRefusalKind kind);
@@ -117,8 +132,19 @@ class EgressProxy {
   std::mutex in_flight_mutex_;  // apart from call_mutex_: end_call waits on it
   std::condition_variable in_flight_ended_;
   int in_flight_ = 0;
-  Poco::ThreadPool threads_;  // before server_: its connections run on these threads
+  // Before server_: its connections run on these threads. Both null for a gateway's proxy.
+  std::unique_ptr<Poco::ThreadPool> threads_;
   std::unique_ptr<Poco::Net::TCPServer> server_;
 };
+
+// Reads until the blank line that ends a proxy request head. Returns the head; what followed it
+// (the start of a body, or a TLS ClientHello sent without waiting) goes to `rest`. Empty: the
+// peer gave up. Throws ProxyRequestError 408 when the head is not complete by `deadline`, 431
+// when it is larger than 16 KB.
+std::string read_proxy_head(Poco::Net::StreamSocket& socket, std::string& rest,
+                            const ReceiveDeadline& deadline);
+// Answers a proxy request `status` with `message` (in the body and the reason phrase) and
+// "Connection: close". Throws when the client is gone.
+void answer_proxy_client(Poco::Net::StreamSocket& socket, int status, const std::string& message);
 
 }  // namespace kg::sandbox

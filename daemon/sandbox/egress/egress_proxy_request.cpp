@@ -88,16 +88,26 @@ ProxyRequest absolute_target(Poco::Net::HTTPRequest& head) {
   return request;
 }
 
-}  // namespace
-
-ProxyRequest parse_proxy_request(std::string_view text) {
-  Poco::Net::HTTPRequest head;
+void read_request_head(std::string_view text, Poco::Net::HTTPRequest& head) {
   try {
     std::istringstream in{std::string(text)};
     head.read(in);
   } catch (const Poco::Exception& e) {
     throw ProxyRequestError(400, "Not an HTTP request: " + e.displayText());
   }
+}
+
+}  // namespace
+
+std::string proxy_authorization(std::string_view text) {
+  Poco::Net::HTTPRequest head;
+  read_request_head(text, head);
+  return head.get("Proxy-Authorization", "");
+}
+
+ProxyRequest parse_proxy_request(std::string_view text) {
+  Poco::Net::HTTPRequest head;
+  read_request_head(text, head);
   if (head.getMethod() == Poco::Net::HTTPRequest::HTTP_CONNECT) return connect_target(head.getURI());
   const std::string& uri = head.getURI();
   if (uri.starts_with("/")) {
