@@ -170,7 +170,10 @@ TEST_CASE("only the runtimes this build has are offered, and another is refused 
         std::string::npos);
   // The description alone tells an agent the sandbox's rules: persistence, limits, network, cgo.
   for (const char* rule : {"/app/persist is the session's scratch folder", "60 s unless the operator",
-                           "through the daemon's egress proxy", "cgo is not available"}) {
+                           "through the daemon's egress proxy", "cgo is not available",
+                           "`action` test runs the tests", "status test_failed",
+                           "under /app/out", "progress notifications while it runs",
+                           "can run as a task"}) {
     CAPTURE(rule);
     CHECK(description.find(rule) != std::string::npos);
   }
