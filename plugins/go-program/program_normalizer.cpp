@@ -85,6 +85,12 @@ void check_source_path(const std::string& path) {
                             ": /app/persist is the session's scratch folder, kept across its calls "
                             "(a program writes there itself); put helper packages in another folder");
   }
+  if (path == "out" || path.starts_with("out/")) {
+    throw InvalidInputError("file path " + quoted(path) +
+                            ": /app/out is where a program leaves files for you, returned after "
+                            "the call (docs/mcp.md, \"Files out\"); put helper packages in another "
+                            "folder");
+  }
 }
 
 NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files,

@@ -57,6 +57,10 @@ TEST_CASE("path errors say what to change") {
   CHECK(error_of({{"main.go", kHello}, {"persist/x.go", "package persist\n"}}) ==
         "file path \"persist/x.go\": /app/persist is the session's scratch folder, kept across its "
         "calls (a program writes there itself); put helper packages in another folder");
+  CHECK(error_of({{"main.go", kHello}, {"out/report.go", "package out\n"}}) ==
+        "file path \"out/report.go\": /app/out is where a program leaves files for you, returned "
+        "after the call (docs/mcp.md, \"Files out\"); put helper packages in another folder");
+  CHECK(error_of({{"main.go", kHello}, {"outer/x.go", "package outer\n"}}) == "no error");
   // A NUL must not end the message early; control bytes are shown escaped.
   CHECK(error_of({{std::string("a\0b.go", 6), kHello}}) ==
         "file path \"a\\x00b.go\" has a NUL or backslash; use '/'-separated relative paths");
