@@ -286,7 +286,29 @@ class Bench:
                 "sandbox_build_exec_per_s": round(base_rate, 2),
                 "ratio_to_baseline": ratio(api_rate, base_rate)}
             log(f"  {api_rate:.2f} calls/s (baseline {base_rate:.2f}/s)")
+            self.results["throughput"][str(k)]["yaegi_calls_per_s"] = round(
+                self.interpreted_rate(daemon, ctx, k), 2)
         self.results["memory"]["under_load_peak_kib"] = peak["kib"]
+
+    def interpreted_rate(self, daemon, ctx, k):
+        """Yaegi hello calls/s across k sessions, distinct programs (issue 27: >= 50 across 8)."""
+        row = next(r for r in row_table.ROWS if r.key == "yaegi_hello")
+        calls = max(self.args.throughput_calls, 10)
+        sessions = [mp.Session(daemon, client=f"bench-tpy{k}-{i}") for i in range(k)]
+        try:
+            self.parallel(sessions, lambda s, i: mp.api_call(
+                s, row.program(self.nonce("tpyw", k, i), ctx), row.request))
+            start = time.monotonic()
+            self.parallel(sessions, lambda s, i: [
+                mp.api_call(s, row.program(self.nonce("tpy", k, i, c), ctx), row.request)
+                for c in range(calls)])
+            wall = time.monotonic() - start
+        finally:
+            for s in sessions:
+                s.close()
+        rate = k * calls / wall
+        log(f"  interpreted: {rate:.2f} yaegi calls/s")
+        return rate
 
     @staticmethod
     def parallel(sessions, work):
