@@ -81,6 +81,16 @@ const rapidjson::Value& value_of(const rapidjson::Value& run) {
   return run["result"]["structuredContent"]["result"]["value"];
 }
 
+// Signs `user` in through the provider (the SDK client's browser-less flow) and returns the
+// daemon's access token for them.
+std::string signed_in_token(const TeamDaemon& team, const std::string& user) {
+  const auto run = run_team_client("sign_in_and_run.mjs", {"--url", team.url + "/mcp",
+                                                           "--login-hint", user});
+  INFO(to_text(run));
+  REQUIRE(run["ok"].GetBool());
+  return text_at(run, "access_token");
+}
+
 ProbeHeaders bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
 
 // An access token of the upstream provider itself (client_credentials at its token endpoint):
@@ -209,15 +219,8 @@ TEST_CASE("two users sign in at once, each runs as themselves, and neither reach
 TEST_CASE("a task survives its client's reconnect, and another user can neither see nor cancel it") {
   MockOidcProvider provider;
   TeamDaemon team(oauth_config(provider));
-  const auto sign_in = [&](const std::string& user) {
-    const auto run = run_team_client("sign_in_and_run.mjs", {"--url", team.url + "/mcp",
-                                                             "--login-hint", user});
-    INFO(to_text(run));
-    REQUIRE(run["ok"].GetBool());
-    return text_at(run, "access_token");
-  };
-  const std::string alice = sign_in("alice@example.com");
-  const std::string bob = sign_in("bob@example.com");
+  const std::string alice = signed_in_token(team, "alice@example.com");
+  const std::string bob = signed_in_token(team, "bob@example.com");
   const auto tasks = [&](const std::string& token, std::vector<std::string> args) {
     args.insert(args.begin(), {"--url", team.url + "/mcp", "--token", token});
     return run_team_client("task_across_sessions.mjs", args);
@@ -332,15 +335,8 @@ TEST_CASE("hostile registration bodies get 400 invalid_client_metadata and sign-
 TEST_CASE("files a program left under /app/out come back to their user, and to no one else") {
   MockOidcProvider provider;
   TeamDaemon team(oauth_config(provider));
-  const auto sign_in = [&](const std::string& user) {
-    const auto run = run_team_client("sign_in_and_run.mjs", {"--url", team.url + "/mcp",
-                                                             "--login-hint", user});
-    INFO(to_text(run));
-    REQUIRE(run["ok"].GetBool());
-    return text_at(run, "access_token");
-  };
-  const std::string alice = sign_in("alice@example.com");
-  const std::string bob = sign_in("bob@example.com");
+  const std::string alice = signed_in_token(team, "alice@example.com");
+  const std::string bob = signed_in_token(team, "bob@example.com");
   const auto files = [&](const std::string& token, std::vector<std::string> args) {
     args.insert(args.begin(), {"--url", team.url + "/mcp", "--token", token});
     return run_team_client("out_files_across_users.mjs", args);
