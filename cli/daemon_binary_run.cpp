@@ -26,7 +26,9 @@ DaemonBinaryOutput run_daemon_binary(const std::string& binary,
     // Poco reports a process ended by a signal as -1, and a child that could not exec the
     // binary exits 72 having printed nothing.
     if (result.exit_code < 0 || (result.exit_code == 72 && result.output.empty())) {
-      throw DaemonUnavailableError("`" + command + "` did not run to completion");
+      throw DaemonUnavailableError("`" + command + "` did not run to completion (it could not be "
+                                   "executed, or a signal ended it): run it by hand to see why, "
+                                   "or reinstall kode-gopher");
     }
     return result;
   } catch (const Poco::Exception& e) {

@@ -52,7 +52,7 @@ std::optional<OfferedRuntimes> OfferedRuntimesCache::get() noexcept {
   if (offered_) return offered_;
   try {
     offered_ = offered_runtimes_from(backend_.plugins());
-  } catch (const std::exception&) {
+  } catch (...) {
     // Unreachable or refused: the tool does without and the daemon answers for the name.
   }
   return offered_;

@@ -157,8 +157,10 @@ rapidjson::Document DaemonSessionLink::plugins() {
       kg::cli::find_daemon_binary(kg::cli::current_daemon_search_places()), arguments,
       /*merge_stderr=*/false);
   if (described.exit_code != 0) {
-    throw kg::cli::DaemonUnavailableError("kode-gopherd --describe-runtimes failed (exit " +
-                                          std::to_string(described.exit_code) + ")");
+    throw kg::cli::DaemonUnavailableError(
+        "kode-gopherd --describe-runtimes failed (exit " + std::to_string(described.exit_code) +
+        "; its reason is on stderr above): `kode-gopher config check` reports what is wrong "
+        "with the config");
   }
   return kg::cli::parse_json(described.output, "kode-gopherd --describe-runtimes");
 }

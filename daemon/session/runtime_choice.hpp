@@ -25,7 +25,8 @@ struct RuntimeOffer {
   std::vector<std::string> plugin_runtimes;  // every name a registered runtime plugin offers
   std::vector<std::string> auto_order;       // [runtime] auto_order: two names, or none (no auto)
 
-  bool offers_auto() const { return auto_order.size() == 2; }
+  // Two different names, as runtime_names_check.hpp requires of the config.
+  bool offers_auto() const { return auto_order.size() == 2 && auto_order[0] != auto_order[1]; }
   // plugin_runtimes, then auto when it is offered.
   std::vector<std::string> callable() const;
   bool can_call(std::string_view name) const;

@@ -150,7 +150,7 @@ class SessionManager {
   // every sandbox (calls in flight end with ShuttingDownError, recorded as interrupted),
   // then closes every open session.
   void close_all(const std::string& reason) noexcept;
-  // Every runtime a call may ask for (config::kAvailableRuntimes), whether it can run now and
+  // Every runtime a call may ask for (runtime_offer()), whether it can run now and
   // why not, and which one is the default: for GET /v1/plugins and `kode-gopher plugins`.
   std::vector<RuntimeState> runtime_states();
   // Started sandboxes waiting for new sessions (the warm pool).
@@ -168,7 +168,8 @@ class SessionManager {
                       std::chrono::steady_clock::time_point started);
   std::shared_ptr<Session> find_open(const std::string& session_id);
   void ensure_sandbox(Session& session, plugin::ProgressSink& progress);
-  // auto: why compiled-go answers this call sooner than the interpreter would, if it can say.
+  // auto: why the plan's second runtime (compiled-go by default) answers this call sooner than
+  // the first would, if it can say.
   std::optional<std::string> second_answers_sooner(const RuntimePlan& plan, Session& session,
                                                      const plugin::ExecuteRequest& request,
                                                      plugin::ProgressSink& progress);
