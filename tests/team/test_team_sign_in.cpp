@@ -91,6 +91,10 @@ std::string signed_in_token(const TeamDaemon& team, const std::string& user) {
   return text_at(run, "access_token");
 }
 
+// A token is base64url, so one in 64 starts with '-', which node's parseArgs takes for an option
+// when it follows "--token" as its own argument: always joined with '='.
+std::string token_arg(const std::string& token) { return "--token=" + token; }
+
 ProbeHeaders bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
 
 // An access token of the upstream provider itself (client_credentials at its token endpoint):
@@ -177,7 +181,7 @@ TEST_CASE("two users sign in at once, each runs as themselves, and neither reach
 
   SUBCASE("the v2 client (2026-07-28, stateless) with Alice's token runs as Alice") {
     const auto modern = run_team_client("stateless_call.mjs", {"--url", team.url + "/mcp",
-                                                               "--token", alice_token,
+                                                               token_arg(alice_token),
                                                                "--code", kWhoAmI});
     INFO(to_text(modern));
     CHECK(modern["ok"].GetBool());
@@ -222,7 +226,7 @@ TEST_CASE("a task survives its client's reconnect, and another user can neither 
   const std::string alice = signed_in_token(team, "alice@example.com");
   const std::string bob = signed_in_token(team, "bob@example.com");
   const auto tasks = [&](const std::string& token, std::vector<std::string> args) {
-    args.insert(args.begin(), {"--url", team.url + "/mcp", "--token", token});
+    args.insert(args.begin(), {"--url", team.url + "/mcp", token_arg(token)});
     return run_team_client("task_across_sessions.mjs", args);
   };
   const std::string sleeper =
@@ -338,7 +342,7 @@ TEST_CASE("files a program left under /app/out come back to their user, and to n
   const std::string alice = signed_in_token(team, "alice@example.com");
   const std::string bob = signed_in_token(team, "bob@example.com");
   const auto files = [&](const std::string& token, std::vector<std::string> args) {
-    args.insert(args.begin(), {"--url", team.url + "/mcp", "--token", token});
+    args.insert(args.begin(), {"--url", team.url + "/mcp", token_arg(token)});
     return run_team_client("out_files_across_users.mjs", args);
   };
 
