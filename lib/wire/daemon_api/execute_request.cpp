@@ -263,6 +263,16 @@ ExecuteRequest decode_execute_request(const rapidjson::Value& object) {
   return request;
 }
 
+void check_execute_request(const ExecuteRequest& request) {
+  if (request.code.has_value() == !request.files.empty()) {
+    throw MalformedMessage("send exactly one of \"code\" (a string) or \"files\" (an object)");
+  }
+  if (auto problem = api_policy_problem(request.api_policy)) throw MalformedMessage(*problem);
+  if (request.action) {
+    if (auto problem = action_problem(*request.action)) throw MalformedMessage(*problem);
+  }
+}
+
 std::optional<std::string> action_problem(std::string_view action) {
   if (action == "run" || action == "test" || action == "vet") return std::nullopt;
   return "\"action\" must be \"run\" (run the program), \"test\" (go test: run the *_test.go "

@@ -75,6 +75,11 @@ std::string encode_execute_request(const ExecuteRequest& request);
 // "files", extra_imports, timeout_ms, limits, runtime, client, api_policy, action.
 ExecuteRequest decode_execute_request(const rapidjson::Value& object);
 
+// The checks decode makes that do not depend on JSON types, for a request built in memory (team
+// mode's MCP endpoint hands the daemon the value itself): exactly one of code and files, files
+// not empty, api_policy and action in shape. Throws MalformedMessage with decode's wording.
+void check_execute_request(const ExecuteRequest& request);
+
 // Why `action` is not one the daemon knows, saying which are: nullopt when it is one.
 std::optional<std::string> action_problem(std::string_view action);
 
