@@ -64,7 +64,7 @@ int run_exec(const GlobalOptions& globals, const ExecOptions& options) {
   // Live by default where a person watches: stdout is a terminal, and not --json.
   const bool live = options.stream.value_or(!options.json && ::isatty(STDOUT_FILENO) == 1);
   LiveOutput shown(std::cout, std::cerr);
-  rapidjson::Document result = with_daemon(connection, globals, std::cerr, [&] {
+  const rapidjson::Document answer = with_daemon(connection, globals, std::cerr, [&] {
     if (!live) {
       return connection.client.post(execute_target(run_options), body,
                                     execute_wait(connection.config, options));
@@ -75,16 +75,17 @@ int run_exec(const GlobalOptions& globals, const ExecOptions& options) {
                          request_options,
                          {{}, [&](const mcp::ProgramOutput& output) { shown.show(output); }});
   });
-  // Shown once: the text leaves out what was printed live (the JSON keeps the whole result).
-  if (live && shown.complete() && !options.json) drop_shown_output(result);
+  wire::daemon_api::ExecuteResult result = wire::daemon_api::decode_execute_result(answer);
   if (options.json) {
-    std::cout << pretty_json(result) << '\n';
+    std::cout << pretty_json(answer) << '\n';  // the daemon's whole answer, as it sent it
   } else {
+    // Shown once: the text leaves out what was printed live.
+    if (live && shown.complete()) drop_shown_output(result);
     std::cout << render_execute_result(result);
   }
   std::cout.flush();
   if (!options.out_dir.empty()) {
-    save_out_files(connection.client.socket_path(), result, options.out_dir, std::cerr);
+    save_out_files(connection.client.socket_path(), result.files, options.out_dir, std::cerr);
   }
   return to_int(exit_code_for_result(result));
 }

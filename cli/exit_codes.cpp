@@ -2,43 +2,13 @@
 
 #include "cli_errors.hpp"
 #include "daemon_config.hpp"
-#include "json_members.hpp"
 #include "unix_http_client.hpp"
 
 namespace kg::cli {
-namespace {
 
-std::string_view string_member(const rapidjson::Value& object, const char* name) {
-  return json::string_view_member(object, name).value_or(std::string_view());
-}
-
-// is_error as docs/contracts.md §3 defines it, for a daemon that leaves the member out.
-bool computed_is_error(const rapidjson::Value& result) {
-  const auto exit_code = result.FindMember("exit_code");
-  if (exit_code != result.MemberEnd() && exit_code->value.IsInt() &&
-      exit_code->value.GetInt() != 0) {
-    return true;
-  }
-  if (string_member(result, "status") != "ok") return true;
-  const auto value = result.FindMember("result");
-  if (value != result.MemberEnd() && value->value.IsObject()) {
-    return string_member(value->value, "kind") != "ok";
-  }
-  return false;
-}
-
-}  // namespace
-
-ExitCode exit_code_for_result(const rapidjson::Value& execute_result) {
-  if (!execute_result.IsObject()) return ExitCode::internal;
-  const std::string_view status = string_member(execute_result, "status");
-  if (status == "ok") {
-    const auto is_error = execute_result.FindMember("is_error");
-    const bool failed = is_error != execute_result.MemberEnd() && is_error->value.IsBool()
-                            ? is_error->value.GetBool()
-                            : computed_is_error(execute_result);
-    return failed ? ExitCode::program_failed : ExitCode::ok;
-  }
+ExitCode exit_code_for_result(const wire::daemon_api::ExecuteResult& execute_result) {
+  const std::string& status = execute_result.status;
+  if (status == "ok") return execute_result.is_error ? ExitCode::program_failed : ExitCode::ok;
   if (status == "compile_error") return ExitCode::compile_error;
   if (status == "timeout") return ExitCode::timeout;
   if (status == "runtime_error" || status == "panic" || status == "killed" || status == "oom" ||

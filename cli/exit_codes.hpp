@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include <rapidjson/document.h>
+#include "daemon_api/execute_result.hpp"
 
 namespace kg::cli {
 
@@ -23,9 +23,8 @@ enum class ExitCode : int {
 
 constexpr int to_int(ExitCode code) noexcept { return static_cast<int>(code); }
 
-// From an ExecuteResult's status and is_error (computed from exit_code and result.kind when the
-// is_error member is missing).
-ExitCode exit_code_for_result(const rapidjson::Value& execute_result);
+// From an ExecuteResult's status and is_error (docs/contracts.md §3; the daemon always sends it).
+ExitCode exit_code_for_result(const wire::daemon_api::ExecuteResult& execute_result);
 
 // From a daemon error body's error.code; when the code is empty or unknown, from the HTTP status.
 ExitCode exit_code_for_daemon_error(std::string_view code, int http_status);

@@ -24,10 +24,9 @@ void LiveOutput::show(const mcp::ProgramOutput& output) {
   stream.flush();
 }
 
-void drop_shown_output(rapidjson::Document& result) {
-  if (!result.IsObject()) return;
-  result.RemoveMember("stdout");
-  result.RemoveMember("stderr");
+void drop_shown_output(wire::daemon_api::ExecuteResult& result) {
+  result.stdout_text.clear();
+  result.stderr_text.clear();
 }
 
 }  // namespace kg::cli

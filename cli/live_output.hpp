@@ -7,7 +7,7 @@
 
 #include <ostream>
 
-#include <rapidjson/document.h>
+#include "daemon_api/execute_result.hpp"
 
 #include "program_output.hpp"
 
@@ -26,7 +26,7 @@ class LiveOutput {
   bool complete_ = true;
 };
 
-// The result without its stdout and stderr members (shown already as they were printed).
-void drop_shown_output(rapidjson::Document& result);
+// The result without its stdout and stderr (shown already as they were printed).
+void drop_shown_output(wire::daemon_api::ExecuteResult& result);
 
 }  // namespace kg::cli

@@ -14,12 +14,6 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kUriPrefix = "kode-gopher://sessions/";
 
-std::string string_member(const rapidjson::Value& object, const char* name) {
-  const auto found = object.FindMember(name);
-  if (found == object.MemberEnd() || !found->value.IsString()) return {};
-  return {found->value.GetString(), found->value.GetStringLength()};
-}
-
 // The daemon checked the name already; a name that would still leave DIR is refused here too.
 fs::path target_in(const fs::path& dir, const std::string& name) {
   const fs::path relative = fs::path(name).lexically_normal();
@@ -33,15 +27,13 @@ fs::path target_in(const fs::path& dir, const std::string& name) {
 
 }  // namespace
 
-std::size_t save_out_files(const std::string& socket_path, const rapidjson::Value& result,
+std::size_t save_out_files(const std::string& socket_path,
+                           const std::vector<wire::daemon_api::OutFile>& files,
                            const std::string& dir, std::ostream& err) {
-  const auto files = result.FindMember("files");
-  if (files == result.MemberEnd() || !files->value.IsArray()) return 0;
   std::size_t saved = 0;
-  for (const auto& file : files->value.GetArray()) {
-    if (!file.IsObject()) continue;
-    const std::string name = string_member(file, "name");
-    const std::string uri = string_member(file, "uri");
+  for (const auto& file : files) {
+    const std::string& name = file.name;
+    const std::string& uri = file.uri;
     if (!uri.starts_with(kUriPrefix)) continue;
     kg::net::HttpRequestOptions options;
     options.max_response_bytes = 64ull << 20;

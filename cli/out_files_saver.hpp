@@ -6,14 +6,17 @@
 #include <ostream>
 #include <string>
 
-#include <rapidjson/document.h>
+#include <vector>
+
+#include "daemon_api/execute_result.hpp"
 
 namespace kg::cli {
 
 // Returns how many files were saved; tells `err` each one. Throws DaemonApiError or
 // kg::net::HttpTransportError for a file the daemon would not give, std::runtime_error for a
 // file that cannot be written (naming it) or a name that would leave DIR.
-std::size_t save_out_files(const std::string& socket_path, const rapidjson::Value& result,
+std::size_t save_out_files(const std::string& socket_path,
+                           const std::vector<wire::daemon_api::OutFile>& files,
                            const std::string& dir, std::ostream& err);
 
 }  // namespace kg::cli

@@ -14,6 +14,8 @@
 namespace kg::mcp {
 namespace {
 
+using wire::daemon_api::ExecuteResult;
+
 constexpr std::string_view kTool = "execute_go_code";
 
 // The runtime property: an enum of what the daemon offers when it said, else any name (the daemon
@@ -69,30 +71,19 @@ constexpr std::string_view kAnnotations = R"json({
 // totals still count them all.
 constexpr std::size_t kAgentApiCalls = 10;
 
-rapidjson::Document shortened_for_agent(const rapidjson::Document& result) {
-  rapidjson::Document copy;
-  // The daemon's answer was read within lib/json's depth bound, so copying it is bounded too.
-  copy.CopyFrom(result, copy.GetAllocator());
-  const auto mutable_member = [](rapidjson::Value& object, const char* name) -> rapidjson::Value* {
-    if (!object.IsObject()) return nullptr;
-    const auto found = object.FindMember(name);
-    return found == object.MemberEnd() ? nullptr : &found->value;
-  };
-  rapidjson::Value* api_calls = mutable_member(copy, "api_calls");
-  if (api_calls == nullptr) return copy;
-  rapidjson::Value* calls = mutable_member(*api_calls, "calls");
-  rapidjson::Value* dropped = mutable_member(*api_calls, "dropped");
-  if (calls == nullptr || !calls->IsArray() || calls->Size() <= kAgentApiCalls) return copy;
-  const std::uint64_t cut = calls->Size() - kAgentApiCalls;
-  while (calls->Size() > kAgentApiCalls) calls->PopBack();
-  if (dropped != nullptr && dropped->IsUint64()) dropped->SetUint64(dropped->GetUint64() + cut);
-  return copy;
+// The agent sees the first kAgentApiCalls requests; the rest count as dropped.
+ExecuteResult shortened_for_agent(ExecuteResult result) {
+  if (!result.api_calls || result.api_calls->calls.size() <= kAgentApiCalls) return result;
+  auto& calls = result.api_calls->calls;
+  result.api_calls->dropped += calls.size() - kAgentApiCalls;
+  calls.resize(kAgentApiCalls);
+  return result;
 }
 
 }  // namespace
 
-std::string execute_request_for(const rapidjson::Value* arguments,
-                                const std::optional<OfferedRuntimes>& offered) {
+wire::daemon_api::ExecuteRequest execute_request_for(
+    const rapidjson::Value* arguments, const std::optional<OfferedRuntimes>& offered) {
   const ToolArguments args(kTool, arguments,
                            {"code", "files", "extra_imports", "runtime", "timeout_ms", "api_policy",
                             "action"});
@@ -140,7 +131,7 @@ std::string execute_request_for(const rapidjson::Value* arguments,
       throw ToolArgumentError(std::string(kTool) + ": " + e.what());
     }
   }
-  return wire::daemon_api::encode_execute_request(request);
+  return request;
 }
 
 rapidjson::Document ExecuteGoCodeTool::definition(const ProtocolFeatures& features) const {
@@ -154,19 +145,17 @@ rapidjson::Document ExecuteGoCodeTool::definition(const ProtocolFeatures& featur
 
 ToolResult ExecuteGoCodeTool::call(const rapidjson::Value* arguments, ToolCallContext& context) {
   try {
-    const std::string request = execute_request_for(arguments, runtimes_.get());
-    const rapidjson::Document result = daemon_.execute(
-        request,
+    const ExecuteResult result = daemon_.execute(
+        execute_request_for(arguments, runtimes_.get()),
         [&](std::string_view phase, std::string_view detail) {
           context.phase_reached(phase, detail);
         },
         [&](const ProgramOutput& output) { context.output_printed(output); });
-    const rapidjson::Value* is_error = find_member(&result, "is_error");
     ToolResult tool_result;
-    tool_result.is_error = is_error == nullptr || !is_error->IsBool() || is_error->GetBool();
+    tool_result.is_error = result.is_error;
     tool_result.text = kg::cli::render_execute_result(result, kAgentApiCalls);
-    tool_result.structured = to_json(shortened_for_agent(result));
-    tool_result.links = out_file_links(result);
+    tool_result.structured = wire::daemon_api::encode_execute_result(shortened_for_agent(result));
+    tool_result.links = out_file_links(result.files);
     return tool_result;
   } catch (...) {
     return tool_failure(kTool, std::current_exception());

@@ -27,10 +27,10 @@ class ExecuteGoCodeTool final : public Tool {
   OfferedRuntimesCache& runtimes_;
 };
 
-// The ExecuteRequest JSON (docs/daemon-api.md) for a call's arguments. Throws ToolArgumentError
+// The ExecuteRequest (docs/daemon-api.md) for a call's arguments. Throws ToolArgumentError
 // when they do not fit the tool's inputSchema (a runtime is checked against `offered` when the
 // daemon said what it offers).
-std::string execute_request_for(const rapidjson::Value* arguments,
-                                const std::optional<OfferedRuntimes>& offered);
+wire::daemon_api::ExecuteRequest execute_request_for(
+    const rapidjson::Value* arguments, const std::optional<OfferedRuntimes>& offered);
 
 }  // namespace kg::mcp

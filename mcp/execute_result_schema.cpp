@@ -13,7 +13,8 @@ std::string runtime_names_json(const std::vector<std::string>& names) {
   return json + "]";
 }
 
-// Keep in step with daemon/api/response_json.cpp (call_result_json) and docs/daemon-api.md.
+// Keep in step with the ExecuteResult codec (lib/wire/daemon_api/execute_result.cpp) and
+// docs/daemon-api.md.
 std::string execute_result_schema(const std::optional<OfferedRuntimes>& offered) {
   const std::string runtime_enum =
       offered ? "\"enum\": " + runtime_names_json(offered->plugin_runtimes) + ",\n" : "";

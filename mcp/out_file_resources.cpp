@@ -12,13 +12,6 @@ rapidjson::Value text(std::string_view value, Allocator& allocator) {
   return rapidjson::Value(value.data(), static_cast<rapidjson::SizeType>(value.size()), allocator);
 }
 
-std::string string_of(const rapidjson::Value& object, const char* name) {
-  const rapidjson::Value* value = find_member(&object, name);
-  return value != nullptr && value->IsString()
-             ? std::string(value->GetString(), value->GetStringLength())
-             : std::string();
-}
-
 bool is_text_type(std::string_view media_type) {
   return media_type.starts_with("text/") || media_type == "application/json" ||
          media_type == "application/x-ndjson" || media_type == "application/xml" ||
@@ -37,17 +30,10 @@ rapidjson::Value link_object(const ResourceLink& link, Allocator& allocator) {
 
 }  // namespace
 
-std::vector<ResourceLink> out_file_links(const rapidjson::Value& execute_result) {
+std::vector<ResourceLink> out_file_links(const std::vector<wire::daemon_api::OutFile>& files) {
   std::vector<ResourceLink> links;
-  const rapidjson::Value* files = find_member(&execute_result, "files");
-  if (files == nullptr || !files->IsArray()) return links;
-  for (const auto& file : files->GetArray()) {
-    if (!file.IsObject()) continue;
-    ResourceLink link{string_of(file, "uri"), string_of(file, "name"), string_of(file, "media_type"),
-                      0};
-    const rapidjson::Value* size = find_member(&file, "size");
-    if (size != nullptr && size->IsUint64()) link.size = size->GetUint64();
-    if (!link.uri.empty()) links.push_back(std::move(link));
+  for (const auto& file : files) {
+    if (!file.uri.empty()) links.push_back({file.uri, file.name, file.media_type, file.size});
   }
   return links;
 }
@@ -94,11 +80,11 @@ rapidjson::Document read_resource_result(SessionBackend& backend, const Incoming
 }
 
 rapidjson::Document list_resources_result(SessionBackend& backend) {
-  const rapidjson::Document listed = backend.list_resources();
+
   rapidjson::Document result(rapidjson::kObjectType);
   auto& allocator = result.GetAllocator();
   rapidjson::Value resources(rapidjson::kArrayType);
-  for (const auto& link : out_file_links(listed)) {
+  for (const auto& link : out_file_links(backend.list_resources())) {
     rapidjson::Value item = link_object(link, allocator);
     item.RemoveMember("type");
     resources.PushBack(item, allocator);

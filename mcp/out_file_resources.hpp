@@ -17,7 +17,7 @@
 namespace kg::mcp {
 
 // The links of an ExecuteResult's `files` (entries without a uri give none).
-std::vector<ResourceLink> out_file_links(const rapidjson::Value& execute_result);
+std::vector<ResourceLink> out_file_links(const std::vector<wire::daemon_api::OutFile>& files);
 
 // Appends the result's links to `content` as resource_link items when the revision has them.
 void add_resource_links(rapidjson::Value& content, const ToolResult& result, bool revision_has_links,

@@ -6,20 +6,7 @@
 namespace kg::cli {
 namespace {
 
-const rapidjson::Value* member(const rapidjson::Value& object, const char* name) {
-  if (!object.IsObject()) return nullptr;
-  const auto found = object.FindMember(name);
-  return found == object.MemberEnd() ? nullptr : &found->value;
-}
-
-std::string string_or_empty(const rapidjson::Value* value) {
-  if (value == nullptr || !value->IsString()) return {};
-  return {value->GetString(), value->GetStringLength()};
-}
-
-bool is_true(const rapidjson::Value* value) {
-  return value != nullptr && value->IsBool() && value->GetBool();
-}
+std::string or_unknown(const std::string& text) { return text.empty() ? "?" : text; }
 
 void append_block(std::string& out, std::string_view title, std::string_view text) {
   if (text.empty()) return;
@@ -30,47 +17,30 @@ void append_block(std::string& out, std::string_view title, std::string_view tex
   if (text.back() != '\n') out += '\n';
 }
 
-std::string first_line(const rapidjson::Value& result) {
-  const std::string action = member_text(result, "action", "");
-  std::string line = (action.empty() ? "" : "action=" + action + " ") +
-                     "phase=" + member_text(result, "phase", "?") +
-                     " mode=" + member_text(result, "mode", "?") +
-                     " runtime=" + member_text(result, "runtime", "?") +
-                     " exit=" + member_text(result, "exit_code", "?") + " (" +
-                     member_text(result, "duration_ms", "?") + "ms, build " +
-                     member_text(result, "build_ms", "?") + "ms)";
-  const std::string status = member_text(result, "status", "?");
-  if (status != "ok") line += " status=" + status;
-  if (const std::string signal = member_text(result, "signal", ""); !signal.empty()) {
-    line += " signal=" + signal;
-  }
-  if (is_true(member(result, "cache_hit"))) line += " cache hit";
-  if (is_true(member(result, "tidied"))) line += " tidied";
+std::string first_line(const ExecuteResult& result) {
+  std::string line = (result.action.empty() ? "" : "action=" + result.action + " ") +
+                     "phase=" + or_unknown(result.phase) + " mode=" + or_unknown(result.mode) +
+                     " runtime=" + or_unknown(result.runtime) +
+                     " exit=" + std::to_string(result.exit_code) + " (" +
+                     std::to_string(result.duration_ms) + "ms, build " +
+                     std::to_string(result.build_ms) + "ms)";
+  if (result.status != "ok") line += " status=" + or_unknown(result.status);
+  if (result.signal != 0) line += " signal=" + std::to_string(result.signal);
+  if (result.cache_hit) line += " cache hit";
+  if (result.tidied) line += " tidied";
   return line + '\n';
 }
 
 // "<file>:<line>:<col>: <message>", dropping the position parts the compiler did not give.
-std::string diagnostic_line(const rapidjson::Value& diagnostic) {
-  if (!diagnostic.IsObject()) return compact_json(diagnostic) + '\n';
-  std::string line = string_or_empty(member(diagnostic, "file"));
-  const rapidjson::Value* line_number = member(diagnostic, "line");
-  if (line_number != nullptr && line_number->IsInt() && line_number->GetInt() > 0) {
-    line += ':' + std::to_string(line_number->GetInt());
-    const rapidjson::Value* column = member(diagnostic, "col");
-    if (column != nullptr && column->IsInt() && column->GetInt() > 0) {
-      line += ':' + std::to_string(column->GetInt());
-    }
+std::string diagnostic_line(const wire::daemon_api::Diagnostic& diagnostic) {
+  std::string line = diagnostic.file;
+  if (diagnostic.line > 0) {
+    line += ':' + std::to_string(diagnostic.line);
+    if (diagnostic.col > 0) line += ':' + std::to_string(diagnostic.col);
   }
-  line += ": " + string_or_empty(member(diagnostic, "message"));
-  if (const std::string analyzer = string_or_empty(member(diagnostic, "analyzer"));
-      !analyzer.empty()) {
-    line += " (vet: " + analyzer + ")";
-  }
+  line += ": " + diagnostic.message;
+  if (!diagnostic.analyzer.empty()) line += " (vet: " + diagnostic.analyzer + ")";
   return line + '\n';
-}
-
-std::uint64_t number_or_zero(const rapidjson::Value* value) {
-  return value != nullptr && value->IsUint64() ? value->GetUint64() : 0;
 }
 
 std::string byte_size(std::uint64_t bytes) {
@@ -83,56 +53,40 @@ std::string byte_size(std::uint64_t bytes) {
 
 // "<method> <resource> <status> <ms>ms <bytes> [refused: <rule>]"; status is grpc=N when a gRPC
 // status came, else the HTTP status.
-std::string api_call_line(const rapidjson::Value& call) {
-  std::string line = string_or_empty(member(call, "method"));
-  if (const std::string resource = string_or_empty(member(call, "resource")); !resource.empty()) {
-    line += " " + resource;
-  }
-  const rapidjson::Value* grpc = member(call, "grpc_status");
-  line += grpc != nullptr ? " grpc=" + member_text(call, "grpc_status", "?")
-                          : " " + member_text(call, "http_status", "?");
-  line += " " + std::to_string(number_or_zero(member(call, "duration_us")) / 1000) + "ms";
-  line += " " + byte_size(number_or_zero(member(call, "request_bytes")) +
-                          number_or_zero(member(call, "response_bytes")));
-  if (const std::string rule = string_or_empty(member(call, "refused")); !rule.empty()) {
-    line += " refused: " + rule;
-  }
+std::string api_call_line(const wire::daemon_api::ApiCall& call) {
+  std::string line = call.method;
+  if (!call.resource.empty()) line += " " + call.resource;
+  line += call.grpc_status ? " grpc=" + std::to_string(*call.grpc_status)
+                           : " " + std::to_string(call.http_status);
+  line += " " + std::to_string(call.duration_us / 1000) + "ms";
+  line += " " + byte_size(call.request_bytes + call.response_bytes);
+  if (!call.refused_rule.empty()) line += " refused: " + call.refused_rule;
   return line + '\n';
 }
 
-void append_api_calls(std::string& out, const rapidjson::Value& api_calls, std::size_t max_lines) {
-  if (!api_calls.IsObject()) return;
-  const std::uint64_t count = number_or_zero(member(api_calls, "count"));
-  const std::uint64_t refused = number_or_zero(member(api_calls, "refused"));
-  out += "── api calls: " + std::to_string(count);
-  if (refused != 0) out += " (" + std::to_string(refused) + " refused)";
-  out += ", " + byte_size(number_or_zero(member(api_calls, "bytes"))) + " ──\n";
+void append_api_calls(std::string& out, const wire::daemon_api::ApiCalls& api_calls,
+                      std::size_t max_lines) {
+  out += "── api calls: " + std::to_string(api_calls.count);
+  if (api_calls.refused != 0) out += " (" + std::to_string(api_calls.refused) + " refused)";
+  out += ", " + byte_size(api_calls.bytes) + " ──\n";
   std::size_t shown = 0;
-  if (const rapidjson::Value* calls = member(api_calls, "calls"); calls != nullptr && calls->IsArray()) {
-    for (const auto& call : calls->GetArray()) {
-      if (shown == max_lines) break;
-      out += api_call_line(call);
-      ++shown;
-    }
+  for (const auto& call : api_calls.calls) {
+    if (shown == max_lines) break;
+    out += api_call_line(call);
+    ++shown;
   }
-  if (count > shown) {
-    out += "... " + std::to_string(count - shown) +
+  if (api_calls.count > shown) {
+    out += "... " + std::to_string(api_calls.count - shown) +
            " more (the daemon records every one it was told of; see docs/api-policy.md)\n";
   }
 }
 
 // "<name> (<size>, <media type>) <uri>", one line per file the call left.
-std::string out_files_lines(const rapidjson::Value& result) {
+std::string out_files_lines(const std::vector<wire::daemon_api::OutFile>& files) {
   std::string lines;
-  const rapidjson::Value* files = member(result, "files");
-  if (files == nullptr || !files->IsArray()) return lines;
-  for (const auto& file : files->GetArray()) {
-    lines += string_or_empty(member(file, "name")) + " (" +
-             byte_size(number_or_zero(member(file, "size"))) + ", " +
-             string_or_empty(member(file, "media_type")) + ")";
-    if (const std::string uri = string_or_empty(member(file, "uri")); !uri.empty()) {
-      lines += " " + uri;
-    }
+  for (const auto& file : files) {
+    lines += file.name + " (" + byte_size(file.size) + ", " + file.media_type + ")";
+    if (!file.uri.empty()) lines += " " + file.uri;
     lines += '\n';
   }
   return lines;
@@ -140,46 +94,34 @@ std::string out_files_lines(const rapidjson::Value& result) {
 
 }  // namespace
 
-std::string render_execute_result(const rapidjson::Value& execute_result,
+std::string render_execute_result(const ExecuteResult& execute_result,
                                   std::size_t max_api_call_lines) {
   std::string out = first_line(execute_result);
   // With runtime auto: why it picked the runtime on the first line.
-  if (const std::string reason = string_or_empty(member(execute_result, "runtime_reason"));
-      !reason.empty()) {
-    out += "runtime reason: " + reason + '\n';
+  if (!execute_result.runtime_reason.empty()) {
+    out += "runtime reason: " + execute_result.runtime_reason + '\n';
   }
-
-  if (const rapidjson::Value* warnings = member(execute_result, "warnings");
-      warnings != nullptr && warnings->IsArray()) {
-    for (const auto& warning : warnings->GetArray()) {
-      out += "warning: " +
-             (warning.IsString() ? string_or_empty(&warning) : compact_json(warning)) + '\n';
-    }
-  }
+  for (const auto& warning : execute_result.warnings) out += "warning: " + warning + '\n';
 
   // Action test: failures first, before the streams.
-  if (const rapidjson::Value* tests = member(execute_result, "tests")) {
-    out += render_test_report(*tests);
-  }
+  if (execute_result.tests) out += render_test_report(*execute_result.tests);
 
-  if (const rapidjson::Value* diagnostics = member(execute_result, "diagnostics");
-      diagnostics != nullptr && diagnostics->IsArray() && !diagnostics->Empty()) {
-    std::string lines;
-    for (const auto& diagnostic : diagnostics->GetArray()) lines += diagnostic_line(diagnostic);
-    append_block(out, "diagnostics", lines);
-  }
+  std::string diagnostics;
+  for (const auto& diagnostic : execute_result.diagnostics) diagnostics += diagnostic_line(diagnostic);
+  append_block(out, "diagnostics", diagnostics);
 
-  append_block(out, "stdout", string_or_empty(member(execute_result, "stdout")));
-  append_block(out, "stderr", string_or_empty(member(execute_result, "stderr")));
+  append_block(out, "stdout", execute_result.stdout_text);
+  append_block(out, "stderr", execute_result.stderr_text);
 
-  if (const rapidjson::Value* result = member(execute_result, "result");
-      result != nullptr && !result->IsNull()) {
-    append_block(out, "result", pretty_json(*result));
+  if (execute_result.result_json) {
+    // Read within the daemon answer's depth bound, so pretty-printing recurses boundedly.
+    append_block(out, "result", pretty_json(parse_json(*execute_result.result_json,
+                                                       "The call's result")));
   }
-  if (const rapidjson::Value* api_calls = member(execute_result, "api_calls")) {
-    append_api_calls(out, *api_calls, max_api_call_lines);
+  if (execute_result.api_calls) {
+    append_api_calls(out, *execute_result.api_calls, max_api_call_lines);
   }
-  append_block(out, "files under /app/out", out_files_lines(execute_result));
+  append_block(out, "files under /app/out", out_files_lines(execute_result.files));
   return out;
 }
 

@@ -20,15 +20,18 @@
 #include <cstddef>
 #include <string>
 
-#include <rapidjson/document.h>
+#include "daemon_api/execute_result.hpp"
 
 namespace kg::cli {
 
-// `execute_result` is the daemon's ExecuteResult object (docs/daemon-api.md). Members it lacks
-// are shown as "?" on the first line and left out below it. Of api_calls, at most
+using wire::daemon_api::ExecuteResult;
+
+// `execute_result` is the daemon's ExecuteResult (docs/daemon-api.md, read with its codec).
+// Strings it lacks are shown as "?" on the first line, and parts it lacks are left out below
+// it. Of api_calls, at most
 // `max_api_call_lines` requests are shown (the MCP text keeps it short for the agent), then
 // how many more there were.
-std::string render_execute_result(const rapidjson::Value& execute_result,
+std::string render_execute_result(const ExecuteResult& execute_result,
                                   std::size_t max_api_call_lines = 50);
 
 }  // namespace kg::cli

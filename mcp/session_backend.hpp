@@ -1,8 +1,10 @@
 // What the MCP tools run against: the daemon, seen as one session that belongs to one MCP
 // connection. Two implementations: the stdio shim's DaemonSessionLink (cli/mcp/, the daemon API
 // over its Unix socket) and the HTTP transport's InProcessSessionBackend (daemon/team/http/, the
-// same API routes called in the daemon's own process, for the signed-in user). Both speak the
-// daemon API's JSON (docs/daemon-api.md), so the tools are one implementation for both.
+// same API called in the daemon's own process, for the signed-in user). Both speak the daemon
+// API (docs/daemon-api.md): execute's request and answer as the values of their codecs
+// (lib/wire/daemon_api/), which only the socket link turns into text, and the other answers as
+// its JSON, so the tools are one implementation for both.
 //
 // Threads: execute / package_docs / auth_status run on the tool-call worker, one at a time;
 // plugins on any thread (tools/list asks for the runtimes on the reading thread);
@@ -14,9 +16,12 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <rapidjson/document.h>
 
+#include "daemon_api/execute_request.hpp"
+#include "daemon_api/execute_result.hpp"
 #include "program_output.hpp"
 
 namespace kg::mcp {
@@ -54,13 +59,14 @@ class SessionBackend {
  public:
   virtual ~SessionBackend() = default;
 
-  // Runs an execute request (the body of POST /v1/sessions/{id}/execute) in this connection's
-  // session, opened on first use; on_phase hears each phase boundary and on_output the
-  // program's output as it is printed (may be empty). Returns the ExecuteResult JSON. Throws BackendRefusedError (code "cancelled" when cancel_running_call stopped it),
-  // BackendUnavailableError, or a transport error.
-  virtual rapidjson::Document execute(std::string_view request_json,
-                                      const PhaseHandler& on_phase,
-                                      const OutputHandler& on_output) = 0;
+  // Runs an execute request (POST /v1/sessions/{id}/execute) in this connection's session,
+  // opened on first use; on_phase hears each phase boundary and on_output the program's output
+  // as it is printed (may be empty). Returns the ExecuteResult. Throws BackendRefusedError (code
+  // "cancelled" when cancel_running_call stopped it), BackendUnavailableError, or a transport
+  // error.
+  virtual wire::daemon_api::ExecuteResult execute(const wire::daemon_api::ExecuteRequest& request,
+                                                  const PhaseHandler& on_phase,
+                                                  const OutputHandler& on_output) = 0;
   // POST /v1/sessions/{id}/docs with {"package", "symbol"?}; the same errors as execute.
   virtual rapidjson::Document package_docs(std::string_view request_json) = 0;
   // GET /v1/plugins (needs no session). Any thread.
@@ -75,13 +81,8 @@ class SessionBackend {
   virtual ResourceBytes read_resource(std::string_view uri) {
     throw BackendRefusedError(404, "not_found", "No resource " + std::string(uri));
   }
-  // GET /v1/sessions/{id}/files: {"files": [...]} of this connection's session ({"files": []}
-  // before it has one).
-  virtual rapidjson::Document list_resources() {
-    rapidjson::Document none(rapidjson::kObjectType);
-    none.AddMember("files", rapidjson::Value(rapidjson::kArrayType), none.GetAllocator());
-    return none;
-  }
+  // GET /v1/sessions/{id}/files: the files of this connection's session (none before it has one).
+  virtual std::vector<wire::daemon_api::OutFile> list_resources() { return {}; }
 
   // Forgets an earlier cancellation; the worker calls it before it takes the next call.
   virtual void prepare_for_next_call() noexcept = 0;

@@ -16,11 +16,11 @@
 
 #include <string>
 
-#include <rapidjson/document.h>
+#include "daemon_api/execute_result.hpp"
 
 namespace kg::cli {
 
-// Empty when `tests` is not an object with cases.
-std::string render_test_report(const rapidjson::Value& tests);
+// Empty when there are no cases.
+std::string render_test_report(const wire::daemon_api::TestReport& tests);
 
 }  // namespace kg::cli

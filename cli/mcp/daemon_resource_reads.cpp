@@ -36,11 +36,11 @@ ResourceBytes DaemonSessionLink::read_resource(std::string_view uri) {
   return ResourceBytes{response.body, response.content_type};
 }
 
-rapidjson::Document DaemonSessionLink::list_resources() {
+std::vector<wire::daemon_api::OutFile> DaemonSessionLink::list_resources() {
   const auto [socket_path, id] = socket_and_session();
-  if (id.empty()) return SessionBackend::list_resources();
-  return kg::cli::DaemonClient(socket_path).get("/v1/sessions/" + kg::net::percent_encode(id) +
-                                                "/files");
+  if (id.empty()) return {};
+  return wire::daemon_api::decode_out_files(kg::cli::DaemonClient(socket_path).get(
+      "/v1/sessions/" + kg::net::percent_encode(id) + "/files"));
 }
 
 }  // namespace kg::mcp

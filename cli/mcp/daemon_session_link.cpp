@@ -111,17 +111,19 @@ std::chrono::milliseconds DaemonSessionLink::execute_wait() const {
                                    600'000);
 }
 
-rapidjson::Document DaemonSessionLink::execute(std::string_view request_json,
-                                               const PhaseHandler& on_phase,
-                                               const OutputHandler& on_output) {
-  return in_session([&](const std::string& id) {
+wire::daemon_api::ExecuteResult DaemonSessionLink::execute(
+    const wire::daemon_api::ExecuteRequest& request, const PhaseHandler& on_phase,
+    const OutputHandler& on_output) {
+  const std::string body = wire::daemon_api::encode_execute_request(request);
+  const rapidjson::Document answer = in_session([&](const std::string& id) {
     const std::string target = "/v1/sessions/" + kg::net::percent_encode(id) + "/execute";
     kg::net::HttpRequestOptions options;
     options.timeout = execute_wait();
     options.canceller = &canceller_;
-    return kg::cli::post_streamed(connection_->client.socket_path(), target, request_json,
-                                  options, {on_phase, on_output});
+    return kg::cli::post_streamed(connection_->client.socket_path(), target, body, options,
+                                  {on_phase, on_output});
   });
+  return wire::daemon_api::decode_execute_result(answer);
 }
 
 rapidjson::Document DaemonSessionLink::package_docs(std::string_view request_json) {

@@ -37,9 +37,9 @@ class DaemonSessionLink final : public SessionBackend {
   // replaced once by a new one before the call is retried. Throws kg::cli::DaemonApiError (the
   // daemon refused the call, including code "cancelled"), kg::cli::DaemonUnavailableError,
   // kg::config::ConfigError, kg::net::HttpTransportError.
-  rapidjson::Document execute(std::string_view request_json,
-                              const PhaseHandler& on_phase,
-                              const OutputHandler& on_output) override;
+  wire::daemon_api::ExecuteResult execute(const wire::daemon_api::ExecuteRequest& request,
+                                          const PhaseHandler& on_phase,
+                                          const OutputHandler& on_output) override;
 
   // POST /v1/sessions/{id}/docs with {"package", "symbol"?}; the same errors as execute.
   rapidjson::Document package_docs(std::string_view request_json) override;
@@ -54,7 +54,7 @@ class DaemonSessionLink final : public SessionBackend {
   // (daemon_resource_reads.cpp). On the reading thread; throw kg::cli::DaemonApiError and
   // kg::net::HttpTransportError.
   ResourceBytes read_resource(std::string_view uri) override;
-  rapidjson::Document list_resources() override;
+  std::vector<wire::daemon_api::OutFile> list_resources() override;
 
   // Forgets an earlier cancellation; the worker calls it before it takes the next call.
   void prepare_for_next_call() noexcept override { canceller_.reset(); }

@@ -155,12 +155,19 @@ class CallProgress final : public plugin::ProgressSink {
   plugin::ProgressSink* stream_;
 };
 
+session::CallResult run_in_session(ApiContext& context, const std::string& session_id,
+                                   ParsedExecute parsed, plugin::ProgressSink* stream,
+                                   sandbox::OutputSink* output) {
+  parsed.call.output = output;
+  CallProgress progress(context.logger, session_id, stream);
+  return context.sessions.execute(session_id, std::move(parsed.call), progress);
+}
+
 ApiResponse execute_in_session(ApiContext& context, const std::string& session_id,
                                const ApiRequest& request) {
-  auto parsed = parse_execute_request(request.body);
-  parsed.call.output = request.output;
-  CallProgress progress(context.logger, session_id, request.progress);
-  return {200, call_result_json(context.sessions.execute(session_id, std::move(parsed.call), progress))};
+  return {200, call_result_json(run_in_session(context, session_id,
+                                               parse_execute_request(request.body),
+                                               request.progress, request.output))};
 }
 
 ApiResponse package_docs(ApiContext& context, const std::string& session_id,
@@ -199,6 +206,16 @@ ApiResponse execute_once(ApiContext& context, const ApiRequest& request) {
 }
 
 }  // namespace
+
+wire::daemon_api::ExecuteResult execute_in_session(ApiContext& context,
+                                                   const std::string& session_id,
+                                                   wire::daemon_api::ExecuteRequest request,
+                                                   plugin::ProgressSink* progress,
+                                                   sandbox::OutputSink* output) {
+  return execute_result_message(run_in_session(context, session_id,
+                                               parsed_execute(std::move(request)), progress,
+                                               output));
+}
 
 bool is_execute_route(const std::string& method, const std::string& path) {
   if (method != "POST") return false;

@@ -7,6 +7,8 @@
 #include <string_view>
 
 #include "api_context.hpp"
+#include "daemon_api/execute_request.hpp"
+#include "daemon_api/execute_result.hpp"
 
 namespace kg::api {
 
@@ -31,6 +33,15 @@ struct ApiResponse {
   std::string body;
   std::string content_type = "application/json";
 };
+
+// POST /v1/sessions/{id}/execute for a request already in memory (team mode's MCP endpoint):
+// the same checks and call as the route, and its answer as a value, with no JSON text either
+// way. Throws what the route throws.
+wire::daemon_api::ExecuteResult execute_in_session(ApiContext& context,
+                                                   const std::string& session_id,
+                                                   wire::daemon_api::ExecuteRequest request,
+                                                   plugin::ProgressSink* progress,
+                                                   sandbox::OutputSink* output);
 
 // Dispatches by method and path. Throws RouteNotFoundError, MethodNotAllowedError and whatever
 // the session layer throws.

@@ -7,15 +7,6 @@
 namespace kg::api {
 namespace {
 
-void write_file_fields(JsonWriter& w, const session::OutFile& file) {
-  w.StartObject();
-  w.Key("name"); write_string(w, file.name);
-  w.Key("size"); w.Uint64(file.size);
-  w.Key("media_type"); write_string(w, file.media_type);
-  if (!file.uri.empty()) { w.Key("uri"); write_string(w, file.uri); }
-  w.EndObject();
-}
-
 std::int64_t call_id_of(const std::string& text) {
   std::int64_t id = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), id);
@@ -34,12 +25,8 @@ void require_get(const ApiRequest& request) {
 
 }  // namespace
 
-void write_out_files(JsonWriter& w, const std::vector<session::OutFile>& files) {
-  if (files.empty()) return;
-  w.Key("files");
-  w.StartArray();
-  for (const auto& file : files) write_file_fields(w, file);
-  w.EndArray();
+wire::daemon_api::OutFile out_file_message(const session::OutFile& file) {
+  return {file.name, file.size, file.media_type, file.uri};
 }
 
 std::optional<ApiResponse> route_call_files(ApiContext& context, const ApiRequest& request,
@@ -54,7 +41,7 @@ std::optional<ApiResponse> route_call_files(ApiContext& context, const ApiReques
     w.Key("files");
     w.StartArray();
     for (const auto& file : context.sessions.call_files(parts[2], std::nullopt)) {
-      write_file_fields(w, file);
+      wire::daemon_api::encode_out_file(w, out_file_message(file));
     }
     w.EndArray();
     w.EndObject();

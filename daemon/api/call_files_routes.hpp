@@ -10,12 +10,13 @@
 
 #include "api_context.hpp"
 #include "api_routes.hpp"
+#include "daemon_api/execute_result.hpp"
 #include "json_body.hpp"
 
 namespace kg::api {
 
-// Writes "files": [...] when there are any.
-void write_out_files(JsonWriter& w, const std::vector<session::OutFile>& files);
+// One file as the daemon API sends it (its wire codec: lib/wire/daemon_api/execute_result.hpp).
+wire::daemon_api::OutFile out_file_message(const session::OutFile& file);
 
 // parts: the request path split at '/', starting "v1", "sessions", id. Returns nullopt when the
 // path is not one of the two routes. Throws what SessionManager::call_file throws, and

@@ -17,9 +17,16 @@ session::RequestedLimits requested_limits(const wire::daemon_api::ExecuteLimits&
 
 ParsedExecute parse_execute_request(std::string_view body) {
   const auto doc = parse_json_object(body);
-  wire::daemon_api::ExecuteRequest request;
   try {
-    request = wire::daemon_api::decode_execute_request(doc);
+    return parsed_execute(wire::daemon_api::decode_execute_request(doc));
+  } catch (const wire::MalformedMessage& e) {
+    throw BadRequestError(e.what());
+  }
+}
+
+ParsedExecute parsed_execute(wire::daemon_api::ExecuteRequest request) {
+  try {
+    wire::daemon_api::check_execute_request(request);
   } catch (const wire::MalformedMessage& e) {
     throw BadRequestError(e.what());
   }

@@ -2,6 +2,8 @@
 // message that says exactly what is wrong (JSON parse errors keep RapidJSON's reason and offset).
 #pragma once
 
+#include "daemon_api/execute_request.hpp"
+
 #include <string>
 #include <string_view>
 
@@ -16,5 +18,9 @@ struct ParsedExecute {
 
 // Throws BadRequestError.
 ParsedExecute parse_execute_request(std::string_view body);
+
+// The same for a request already in memory (team mode's MCP endpoint): the codec's checks
+// (check_execute_request), then the call. Throws BadRequestError.
+ParsedExecute parsed_execute(wire::daemon_api::ExecuteRequest request);
 
 }  // namespace kg::api

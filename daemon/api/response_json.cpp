@@ -1,7 +1,6 @@
 #include "response_json.hpp"
 
 #include "call_files_routes.hpp"
-
 #include "json_reader.hpp"
 #include "checked_result.hpp"
 #include "json_body.hpp"
@@ -38,66 +37,39 @@ std::string result_kind(const std::optional<std::string>& result_json) {
   return (it != doc.MemberEnd() && it->value.IsString()) ? it->value.GetString() : "invalid";
 }
 
-// One audited Google API request of a result's api_calls (docs/daemon-api.md). Its strings
-// came from a program's request: written as JSON strings, never trusted as anything else.
-void write_api_call(JsonWriter& w, const store::ApiCallRecord& r) {
-  w.StartObject();
-  w.Key("service"); write_string(w, r.service);
-  w.Key("method"); write_string(w, r.method);
-  if (!r.resource.empty()) { w.Key("resource"); write_string(w, r.resource); }
-  w.Key("read"); w.Bool(r.read);
-  w.Key("http_status"); w.Int(r.http_status);
-  if (r.grpc_status >= 0) { w.Key("grpc_status"); w.Int(r.grpc_status); }
-  w.Key("duration_us"); w.Uint64(r.duration_us);
-  w.Key("request_bytes"); w.Uint64(r.request_bytes);
-  w.Key("response_bytes"); w.Uint64(r.response_bytes);
-  if (!r.refused_rule.empty()) {
-    w.Key("refused"); write_string(w, r.refused_rule);
-  }
-  w.EndObject();
+wire::daemon_api::ApiCall api_call_message(const store::ApiCallRecord& r) {
+  wire::daemon_api::ApiCall call;
+  call.service = r.service;
+  call.method = r.method;
+  call.resource = r.resource;
+  call.read = r.read;
+  call.http_status = r.http_status;
+  if (r.grpc_status >= 0) call.grpc_status = r.grpc_status;
+  call.duration_us = r.duration_us;
+  call.request_bytes = r.request_bytes;
+  call.response_bytes = r.response_bytes;
+  call.refused_rule = r.refused_rule;
+  return call;
 }
 
-void write_api_calls(JsonWriter& w, const session::CallResult& call) {
+wire::daemon_api::ApiCalls api_calls_message(const session::CallResult& call) {
   const auto& t = call.api_call_totals;
-  w.Key("api_calls");
-  w.StartObject();
-  w.Key("count"); w.Uint64(t.count);
-  w.Key("refused"); w.Uint64(t.refused);
-  w.Key("bytes"); w.Uint64(t.bytes);
-  w.Key("dropped"); w.Uint64(t.dropped);
-  w.Key("calls");
-  w.StartArray();
-  for (const auto& r : call.api_calls) write_api_call(w, r);
-  w.EndArray();
-  w.EndObject();
+  wire::daemon_api::ApiCalls calls{t.count, t.refused, t.bytes, t.dropped, {}};
+  for (const auto& r : call.api_calls) calls.calls.push_back(api_call_message(r));
+  return calls;
 }
 
 // Action test: totals, then one entry per test (docs/daemon-api.md, "tests").
-void write_tests(JsonWriter& w, const std::vector<plugin::TestCase>& tests) {
-  std::uint64_t passed = 0, failed = 0, skipped = 0;
+wire::daemon_api::TestReport test_report_message(const std::vector<plugin::TestCase>& tests) {
+  wire::daemon_api::TestReport report;
   for (const auto& t : tests) {
-    (t.outcome == plugin::TestOutcome::pass   ? passed
-     : t.outcome == plugin::TestOutcome::skip ? skipped
-                                              : failed)++;
+    (t.outcome == plugin::TestOutcome::pass   ? report.passed
+     : t.outcome == plugin::TestOutcome::skip ? report.skipped
+                                              : report.failed)++;
+    report.cases.push_back({t.package, t.name, std::string(plugin::to_string(t.outcome)),
+                            t.elapsed_ms, t.output});
   }
-  w.Key("tests");
-  w.StartObject();
-  w.Key("passed"); w.Uint64(passed);
-  w.Key("failed"); w.Uint64(failed);
-  w.Key("skipped"); w.Uint64(skipped);
-  w.Key("cases");
-  w.StartArray();
-  for (const auto& t : tests) {
-    w.StartObject();
-    w.Key("package"); write_string(w, t.package);
-    w.Key("name"); write_string(w, t.name);
-    w.Key("outcome"); write_string(w, plugin::to_string(t.outcome));
-    w.Key("elapsed_ms"); w.Uint64(t.elapsed_ms);
-    if (!t.output.empty()) { w.Key("output"); write_string(w, t.output); }
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
+  return report;
 }
 
 }  // namespace
@@ -108,81 +80,50 @@ bool result_is_error(const plugin::ExecuteResult& r) {
          !r.warnings.empty();
 }
 
-std::string call_result_json(const session::CallResult& call) {
+wire::daemon_api::ExecuteResult execute_result_message(const session::CallResult& call) {
   // Every string and the result below came from a sandbox.
   const auto r = checked_for_response(call.result);
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  w.Key("call_id"); w.Int64(call.call_id);
-  w.Key("session_id"); write_string(w, call.session_id);
-  w.Key("phase"); write_string(w, plugin::to_string(r.phase));
-  w.Key("mode"); write_string(w, plugin::to_string(r.mode));
-  if (call.action != plugin::Action::run) {
-    w.Key("action"); write_string(w, plugin::to_string(call.action));
-  }
-  w.Key("runtime"); write_string(w, call.runtime);
-  if (!call.runtime_reason.empty()) {
-    w.Key("runtime_reason"); write_string(w, call.runtime_reason);
-  }
-  w.Key("status"); write_string(w, plugin::to_string(r.status));
-  w.Key("exit_code"); w.Int(r.exit_code);
-  if (r.signal != 0) { w.Key("signal"); w.Int(r.signal); }
-  w.Key("duration_ms"); w.Uint64(call.duration_us / 1000);
-  w.Key("queue_ms"); w.Uint64(call.queue_us / 1000);
-  w.Key("setup_ms"); w.Uint64(r.setup_us / 1000);
-  w.Key("build_ms"); w.Uint64(r.build_us / 1000);
-  w.Key("run_ms"); w.Uint64(r.run_us / 1000);
+  wire::daemon_api::ExecuteResult m;
+  m.call_id = call.call_id;
+  m.session_id = call.session_id;
+  m.phase = plugin::to_string(r.phase);
+  m.mode = plugin::to_string(r.mode);
+  if (call.action != plugin::Action::run) m.action = plugin::to_string(call.action);
+  m.runtime = call.runtime;
+  m.runtime_reason = call.runtime_reason;
+  m.status = plugin::to_string(r.status);
+  m.exit_code = r.exit_code;
+  m.signal = r.signal;
+  m.duration_ms = call.duration_us / 1000;
+  m.queue_ms = call.queue_us / 1000;
+  m.setup_ms = r.setup_us / 1000;
+  m.build_ms = r.build_us / 1000;
+  m.run_ms = r.run_us / 1000;
   // The same in microseconds, and where the rest went: the sandbox's requests and the daemon's
   // own work (what is neither queue, setup, nor waiting on the sandbox).
-  w.Key("timings_us");
-  w.StartObject();
-  w.Key("total"); w.Uint64(call.duration_us);
-  w.Key("queue"); w.Uint64(call.queue_us);
-  w.Key("setup"); w.Uint64(r.setup_us);
-  w.Key("build"); w.Uint64(r.build_us);
-  w.Key("run"); w.Uint64(r.run_us);
-  w.Key("sandbox"); w.Uint64(call.sandbox_us);
   const std::uint64_t accounted = call.queue_us + r.setup_us + call.sandbox_us;
-  w.Key("daemon"); w.Uint64(call.duration_us > accounted ? call.duration_us - accounted : 0);
-  w.EndObject();
-  w.Key("sandbox_requests"); w.Uint(call.sandbox_requests);
-  w.Key("tidied"); w.Bool(r.tidied);
-  w.Key("cache_hit"); w.Bool(r.cache_hit);
-  w.Key("is_error"); w.Bool(result_is_error(r));
-  if (!r.warnings.empty() || !r.notices.empty()) {
-    w.Key("warnings");
-    w.StartArray();
-    for (const auto& warning : r.warnings) write_string(w, warning);
-    for (const auto& notice : r.notices) write_string(w, notice);
-    w.EndArray();
+  m.timings_us = {call.duration_us, call.queue_us, r.setup_us, r.build_us, r.run_us,
+                  call.sandbox_us, call.duration_us > accounted ? call.duration_us - accounted : 0};
+  m.sandbox_requests = call.sandbox_requests;
+  m.tidied = r.tidied;
+  m.cache_hit = r.cache_hit;
+  m.is_error = result_is_error(r);
+  m.warnings = r.warnings;
+  m.warnings.insert(m.warnings.end(), r.notices.begin(), r.notices.end());
+  m.stdout_text = r.stdout_text;
+  m.stderr_text = r.stderr_text;
+  for (const auto& d : r.diagnostics) {
+    m.diagnostics.push_back({d.file, d.line, d.col, d.message, d.analyzer});
   }
-  if (!r.stdout_text.empty()) { w.Key("stdout"); write_string(w, r.stdout_text); }
-  if (!r.stderr_text.empty()) { w.Key("stderr"); write_string(w, r.stderr_text); }
-  if (!r.diagnostics.empty()) {
-    w.Key("diagnostics");
-    w.StartArray();
-    for (const auto& d : r.diagnostics) {
-      w.StartObject();
-      w.Key("file"); write_string(w, d.file);
-      w.Key("line"); w.Int(d.line);
-      w.Key("col"); w.Int(d.col);
-      w.Key("message"); write_string(w, d.message);
-      if (!d.analyzer.empty()) { w.Key("analyzer"); write_string(w, d.analyzer); }
-      w.EndObject();
-    }
-    w.EndArray();
-  }
-  if (call.action == plugin::Action::test) write_tests(w, r.tests);
-  if (call.api_call_totals.count != 0) write_api_calls(w, call);
-  write_out_files(w, call.files);
-  if (r.result_json) {
-    // Checked JSON, copied as it is: never parsed into a DOM and written back recursively.
-    w.Key("result");
-    w.RawValue(r.result_json->data(), r.result_json->size(), rapidjson::kObjectType);
-  }
-  w.EndObject();
-  return buffer.GetString();
+  if (call.action == plugin::Action::test) m.tests = test_report_message(r.tests);
+  if (call.api_call_totals.count != 0) m.api_calls = api_calls_message(call);
+  for (const auto& file : call.files) m.files.push_back(out_file_message(file));
+  m.result_json = r.result_json;
+  return m;
+}
+
+std::string call_result_json(const session::CallResult& call) {
+  return wire::daemon_api::encode_execute_result(execute_result_message(call));
 }
 
 std::string session_json(const store::SessionRecord& session) {

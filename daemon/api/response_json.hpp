@@ -6,12 +6,17 @@
 #include <vector>
 
 #include "api_errors.hpp"
+#include "daemon_api/execute_result.hpp"
 #include "plugin_registry.hpp"
 #include "session_manager.hpp"
 #include "store/store.hpp"
 
 namespace kg::api {
 
+// A finished call as the daemon API answers it (ExecuteResult): every string and the result
+// checked for the answer (checked_result.hpp). Team mode's MCP endpoint takes this value itself;
+// the API routes send call_result_json, its text.
+wire::daemon_api::ExecuteResult execute_result_message(const session::CallResult& call);
 std::string call_result_json(const session::CallResult& call);
 std::string session_json(const store::SessionRecord& session);
 std::string sessions_json(const std::vector<store::SessionRecord>& sessions);

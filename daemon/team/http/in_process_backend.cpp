@@ -3,6 +3,7 @@
 #include "api_errors.hpp"
 #include "api_routes.hpp"
 #include "auth_status_json.hpp"
+#include "call_files_routes.hpp"
 #include "error_chain.hpp"
 #include "json_reader.hpp"
 #include "json_rpc.hpp"
@@ -50,6 +51,12 @@ rapidjson::Document parse_answer(const std::string& body) {
   return json::read_json_or_throw(body, json::kDaemonAnswerLimits, "the daemon's answer");
 }
 
+// The API's error for what a route or the session layer threw, as the tools' refusal.
+mcp::BackendRefusedError refused(std::exception_ptr error) {
+  const api::ApiError mapped = api::map_exception(error);
+  return mcp::BackendRefusedError(mapped.status, mapped.code, mapped.message);
+}
+
 bool session_gone(const std::string& code) {
   return code == "not_found" || code == "session_closed";
 }
@@ -63,15 +70,12 @@ InProcessSessionBackend::InProcessSessionBackend(api::ApiContext& api,
 
 rapidjson::Document InProcessSessionBackend::route(const std::string& method,
                                                   const std::string& path,
-                                                  const std::string& body,
-                                                  plugin::ProgressSink* progress,
-                                                  sandbox::OutputSink* output) {
-  api::ApiRequest request{method, path, "", body, progress, {}, output};
+                                                  const std::string& body) {
+  api::ApiRequest request{method, path, "", body, nullptr, {}, nullptr};
   try {
     return parse_answer(api::route_request(api_, request).body);
   } catch (...) {
-    const api::ApiError error = api::map_exception(std::current_exception());
-    throw mcp::BackendRefusedError(error.status, error.code, error.message);
+    throw refused(std::current_exception());
   }
 }
 
@@ -91,8 +95,7 @@ std::string InProcessSessionBackend::session_id() {
     };
     id = api_.sessions.open(client_, "", wait, owner_).id;
   } catch (...) {
-    const api::ApiError error = api::map_exception(std::current_exception());
-    throw mcp::BackendRefusedError(error.status, error.code, error.message);
+    throw refused(std::current_exception());
   }
   std::lock_guard lock(mutex_);
   session_id_ = id;
@@ -100,14 +103,13 @@ std::string InProcessSessionBackend::session_id() {
   return id;
 }
 
-rapidjson::Document InProcessSessionBackend::in_session(const std::string& verb,
-                                                       const std::string& body,
-                                                       plugin::ProgressSink* progress,
-                                                       sandbox::OutputSink* output) {
+template <class Answer>
+Answer InProcessSessionBackend::in_session(
+    const std::function<Answer(const std::string& session_id)>& call) {
   for (int attempt = 0;; ++attempt) {
     const std::string id = session_id();
     try {
-      return route("POST", "/v1/sessions/" + id + "/" + verb, body, progress, output);
+      return call(id);
     } catch (const mcp::BackendRefusedError& e) {
       if (attempt > 0 || !session_gone(e.code())) throw;
       std::lock_guard lock(mutex_);
@@ -121,22 +123,30 @@ void InProcessSessionBackend::throw_if_cancelled() {
   if (cancelled_) throw mcp::BackendRefusedError(409, "cancelled", "The call was cancelled");
 }
 
-rapidjson::Document InProcessSessionBackend::execute(std::string_view request_json,
-                                                    const mcp::PhaseHandler& on_phase,
-                                                    const mcp::OutputHandler& on_output) {
+wire::daemon_api::ExecuteResult InProcessSessionBackend::execute(
+    const wire::daemon_api::ExecuteRequest& request, const mcp::PhaseHandler& on_phase,
+    const mcp::OutputHandler& on_output) {
   throw_if_cancelled();
   PhaseRelay relay(on_phase);
   OutputRelay output(on_output);
-  return in_session("execute", std::string(request_json), &relay, &output);
+  return in_session<wire::daemon_api::ExecuteResult>([&](const std::string& id) {
+    try {
+      return api::execute_in_session(api_, id, request, &relay, &output);
+    } catch (...) {
+      throw refused(std::current_exception());
+    }
+  });
 }
 
 rapidjson::Document InProcessSessionBackend::package_docs(std::string_view request_json) {
   throw_if_cancelled();
-  return in_session("docs", std::string(request_json), nullptr);
+  return in_session<rapidjson::Document>([&](const std::string& id) {
+    return route("POST", "/v1/sessions/" + id + "/docs", std::string(request_json));
+  });
 }
 
 rapidjson::Document InProcessSessionBackend::plugins() {
-  return route("GET", "/v1/plugins", "", nullptr);
+  return route("GET", "/v1/plugins", "");
 }
 
 rapidjson::Document InProcessSessionBackend::auth_status() {
@@ -169,36 +179,26 @@ mcp::ResourceBytes InProcessSessionBackend::read_resource(std::string_view uri) 
     auto file = api_.sessions.call_file(own, owner_.id, address.call_id, address.name);
     return mcp::ResourceBytes{std::move(file.content), std::move(file.media_type)};
   } catch (...) {
-    const api::ApiError error = api::map_exception(std::current_exception());
-    throw mcp::BackendRefusedError(error.status, error.code, error.message);
+    throw refused(std::current_exception());
   }
 }
 
-rapidjson::Document InProcessSessionBackend::list_resources() {
+std::vector<wire::daemon_api::OutFile> InProcessSessionBackend::list_resources() {
   std::string own;
   {
     std::lock_guard lock(mutex_);
     own = session_id_;
   }
-  if (own.empty()) return SessionBackend::list_resources();
-  std::string json = R"({"files":[)";
+  std::vector<wire::daemon_api::OutFile> files;
+  if (own.empty()) return files;
   try {
-    bool first = true;
     for (const auto& file : api_.sessions.call_files(own, owner_.id)) {
-      rapidjson::Document item(rapidjson::kObjectType);
-      auto& allocator = item.GetAllocator();
-      item.AddMember("name", rapidjson::Value(file.name.c_str(), allocator), allocator);
-      item.AddMember("size", file.size, allocator);
-      item.AddMember("media_type", rapidjson::Value(file.media_type.c_str(), allocator), allocator);
-      item.AddMember("uri", rapidjson::Value(file.uri.c_str(), allocator), allocator);
-      json += (first ? "" : ",") + mcp::to_json(item);
-      first = false;
+      files.push_back(api::out_file_message(file));
     }
   } catch (...) {
-    const api::ApiError error = api::map_exception(std::current_exception());
-    throw mcp::BackendRefusedError(error.status, error.code, error.message);
+    throw refused(std::current_exception());
   }
-  return parse_answer(json + "]}");
+  return files;
 }
 
 void InProcessSessionBackend::prepare_for_next_call() noexcept {

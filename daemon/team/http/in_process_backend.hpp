@@ -1,11 +1,13 @@
 // The HTTP transport's SessionBackend: the daemon API's own routes (api_routes.hpp), called in
-// this process with no socket in between, for one signed-in user. The session it opens belongs
+// this process with no socket in between, for one signed-in user; execute takes and gives the
+// codec's values (api::execute_in_session), with no JSON text either way. The session it opens belongs
 // to that user (SessionOwner), so the user's calls run with the user's credentials, and no other
 // MCP connection can name it: its id never leaves this object.
 //
 // Threads: as SessionBackend says (the worker, plus cancel from another thread).
 #pragma once
 
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -27,16 +29,17 @@ class InProcessSessionBackend final : public mcp::SessionBackend {
                           TeamIdentity identity);
   ~InProcessSessionBackend() override { close_session(); }
 
-  rapidjson::Document execute(std::string_view request_json,
-                              const mcp::PhaseHandler& on_phase,
-                              const mcp::OutputHandler& on_output) override;
+  // The API's execute for this user's session, on the values themselves: no JSON either way.
+  wire::daemon_api::ExecuteResult execute(const wire::daemon_api::ExecuteRequest& request,
+                                          const mcp::PhaseHandler& on_phase,
+                                          const mcp::OutputHandler& on_output) override;
   rapidjson::Document package_docs(std::string_view request_json) override;
   rapidjson::Document plugins() override;
   rapidjson::Document auth_status() override;
   // Files of this connection's own session only, and only as its user (SessionManager checks
   // the owner too): another user's uri answers not_found, like one that never was.
   mcp::ResourceBytes read_resource(std::string_view uri) override;
-  rapidjson::Document list_resources() override;
+  std::vector<wire::daemon_api::OutFile> list_resources() override;
   void prepare_for_next_call() noexcept override;
   void cancel_running_call() noexcept override;
   void close_session() noexcept override;
@@ -46,12 +49,10 @@ class InProcessSessionBackend final : public mcp::SessionBackend {
  private:
   // The route's answer for this connection's session (opened on first use, and opened again once
   // when the daemon no longer has it). Throws BackendRefusedError for the API's errors.
-  rapidjson::Document in_session(const std::string& verb, const std::string& body,
-                                 plugin::ProgressSink* progress,
-                                 sandbox::OutputSink* output = nullptr);
+  template <class Answer>
+  Answer in_session(const std::function<Answer(const std::string& session_id)>& call);
   rapidjson::Document route(const std::string& method, const std::string& path,
-                            const std::string& body, plugin::ProgressSink* progress,
-                            sandbox::OutputSink* output = nullptr);
+                            const std::string& body);
   std::string session_id();
   void throw_if_cancelled();
 

@@ -15,10 +15,13 @@ namespace {
 class RecordingBackend final : public kg::mcp::SessionBackend {
  public:
   explicit RecordingBackend(std::string answer) : answer_(std::move(answer)) {}
-  rapidjson::Document execute(std::string_view request_json, const kg::mcp::PhaseHandler&,
-                              const kg::mcp::OutputHandler&) override {
-    request = std::string(request_json);
-    return kg::cli::parse_json(answer_, "the stand-in's answer");
+  // What the socket link would send and read: the codecs' text, both ways.
+  kg::wire::daemon_api::ExecuteResult execute(const kg::wire::daemon_api::ExecuteRequest& sent,
+                                              const kg::mcp::PhaseHandler&,
+                                              const kg::mcp::OutputHandler&) override {
+    request = kg::wire::daemon_api::encode_execute_request(sent);
+    return kg::wire::daemon_api::decode_execute_result(
+        kg::cli::parse_json(answer_, "the stand-in's answer"));
   }
   rapidjson::Document package_docs(std::string_view) override { return {}; }
   rapidjson::Document plugins() override { return {}; }

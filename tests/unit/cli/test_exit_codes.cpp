@@ -8,6 +8,7 @@
 #include "daemon_client.hpp"
 #include "daemon_config.hpp"
 #include "exit_codes.hpp"
+#include "malformed_message.hpp"
 #include "json_text.hpp"
 #include "unix_http_client.hpp"
 
@@ -19,8 +20,10 @@ using kg::cli::parse_json;
 
 namespace {
 
+// The answer as the CLI reads it: parsed, then decoded with the daemon API's codec.
 ExitCode for_result(const std::string& json) {
-  return exit_code_for_result(parse_json(json, "test input"));
+  return exit_code_for_result(
+      kg::wire::daemon_api::decode_execute_result(parse_json(json, "test input")));
 }
 
 ExitCode for_status(const std::string& status) {
@@ -65,15 +68,14 @@ TEST_CASE("status ok exits 0 only when the result is not an error") {
   CHECK(for_result(R"({"status": "ok", "exit_code": 0, "is_error": false})") == ExitCode::ok);
   CHECK(for_result(R"({"status": "ok", "exit_code": 0, "is_error": true})") ==
         ExitCode::program_failed);
-  // Without is_error it is computed: a non-zero exit or a result kind other than ok fails.
-  CHECK(for_result(R"({"status": "ok", "exit_code": 0})") == ExitCode::ok);
-  CHECK(for_result(R"({"status": "ok", "exit_code": 0, "result": {"kind": "ok", "value": 1}})") ==
-        ExitCode::ok);
-  CHECK(for_result(R"({"status": "ok", "exit_code": 0, "result": {"kind": "error"}})") ==
+  // The daemon computes is_error (docs/contracts.md §3); the CLI goes by it.
+  CHECK(for_result(R"({"status": "ok", "exit_code": 3, "is_error": true})") ==
         ExitCode::program_failed);
-  CHECK(for_result(R"({"status": "ok", "exit_code": 3})") == ExitCode::program_failed);
+  // No status: an answer this CLI does not understand.
   CHECK(for_result(R"({"exit_code": 0})") == ExitCode::internal);
-  CHECK(for_result("[]") == ExitCode::internal);
+  // Not an answer at all: the codec refuses it, and the exception's exit code is internal.
+  CHECK_THROWS_AS(for_result("[]"), kg::wire::MalformedMessage);
+  CHECK(for_thrown(kg::wire::MalformedMessage("x")) == ExitCode::internal);
 }
 
 TEST_CASE("each daemon error code maps to its exit code") {

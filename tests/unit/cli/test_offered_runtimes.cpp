@@ -27,10 +27,13 @@ constexpr const char* kPluginsAnswer = R"({"plugins": [], "runtimes": [
 class PluginsBackend final : public kg::mcp::SessionBackend {
  public:
   explicit PluginsBackend(bool reachable) : reachable_(reachable) {}
-  rapidjson::Document execute(std::string_view request_json, const kg::mcp::PhaseHandler&,
-                              const kg::mcp::OutputHandler&) override {
-    request = std::string(request_json);
-    return kg::cli::parse_json(R"({"is_error": false, "status": "ok"})", "answer");
+  kg::wire::daemon_api::ExecuteResult execute(const kg::wire::daemon_api::ExecuteRequest& sent,
+                                              const kg::mcp::PhaseHandler&,
+                                              const kg::mcp::OutputHandler&) override {
+    request = kg::wire::daemon_api::encode_execute_request(sent);
+    kg::wire::daemon_api::ExecuteResult answer;
+    answer.status = "ok";
+    return answer;
   }
   rapidjson::Document package_docs(std::string_view) override { return {}; }
   rapidjson::Document plugins() override {

@@ -1,4 +1,5 @@
-// render_execute_result on ExecuteResult JSON as the daemon sends it: the exact text.
+// render_execute_result on ExecuteResult JSON as the daemon sends it, read with the daemon API's
+// codec as the CLI and the MCP tool read it: the exact text.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -12,9 +13,11 @@ using kg::cli::render_execute_result;
 
 namespace {
 
-std::string render(const std::string& json) {
-  return render_execute_result(parse_json(json, "test input"));
+kg::wire::daemon_api::ExecuteResult decoded(const std::string& json) {
+  return kg::wire::daemon_api::decode_execute_result(parse_json(json, "test input"));
 }
+
+std::string render(const std::string& json) { return render_execute_result(decoded(json)); }
 
 }  // namespace
 
@@ -185,7 +188,7 @@ TEST_CASE("API calls come last: totals, one line each, and how many more") {
         "google.pubsub.v1.Publisher/GetTopic grpc=5 0ms 12B\n"
         "... 1 more (the daemon records every one it was told of; see docs/api-policy.md)\n");
   // The MCP text keeps it shorter.
-  CHECK(render_execute_result(parse_json(json, "test"), 1).find(
+  CHECK(render_execute_result(decoded(json), 1).find(
             "storage.objects.list b/b1 200 12ms 2.0 KiB\n"
             "... 3 more") != std::string::npos);
 }
