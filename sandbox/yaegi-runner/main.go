@@ -87,6 +87,7 @@ func runProgram(program *program, auto bool, say messenger) int {
 			return exitDeclined
 		}
 		accept = func() { say.accepted(verdict.reason) }
+		decodeGuard.armed, decodeGuard.say = decodeGuardNeeded(program), say
 	}
 
 	start := time.Now()
