@@ -83,7 +83,7 @@ func runProgram(program *program, auto bool, say messenger) int {
 	if auto {
 		verdict := checkProgram(program)
 		if !verdict.accepted {
-			say.declined(verdict.reason)
+			say.declinedWith(verdict.reason, evidenceFor(program, verdict.reason))
 			return exitDeclined
 		}
 		accept = func() { say.accepted(verdict.reason) }
