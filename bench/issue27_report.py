@@ -110,8 +110,11 @@ def targets(r):
                     + ", ".join(f"{k} {v}" for k, v in ratios.items()),
                     worst is not None and worst <= 1.0,
                     f"{rows[worst_key]['title']}: auto ran "
-                    f"{rows[worst_key].get('runtimes_chosen')}; a call auto sends to the compiler "
-                    f"first pays the runner's check (one sandbox round trip)"))
+                    f"{rows[worst_key].get('runtimes_chosen')} with "
+                    f"{_get(rows[worst_key], 'sandbox_requests', 'median')} sandbox requests a "
+                    f"call (median); a call the runner must check before the compiler gets it "
+                    f"pays one round trip more, unless the code it declined was already there on "
+                    f"an earlier call of the session (docs/runtimes.md)"))
     overheads = cli_overheads(r)
     if overheads:
         key = "cache_hit" if "cache_hit" in overheads else next(iter(overheads))

@@ -22,8 +22,8 @@ namespace kg::plugin {
 // prestart_arguments, RuntimePlugin::answers_sooner_than_interpreting and
 // BinaryCacheService::holds_binary. 15: ExecuteRequest's action (go test, go vet),
 // ExecuteResult's tests, Diagnostic's analyzer, Status test_failed and vet_findings.
-// 16: CommandSpec's stream_output and stream_skip_prefix.
-inline constexpr std::uint32_t kAbiVersion = 16;
+// 16: CommandSpec's stream_output and stream_skip_prefix. 17: ExecuteResult's decline_evidence.
+inline constexpr std::uint32_t kAbiVersion = 17;
 
 enum class PluginKind : std::uint32_t {
   runtime = 1,

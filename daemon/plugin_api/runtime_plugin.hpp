@@ -92,6 +92,15 @@ struct TestCase {
   std::string output;  // what the test printed (t.Log, failures), bounded per test
 };
 
+// With a decline of auto's first runtime: the part of the program the decline points at,
+// verbatim. While a later auto call of the same session still holds that exact text in that
+// file, the daemon hands it to the second runtime without asking the first again (a guess that
+// is never wrong, declining being always safe: docs/runtimes.md).
+struct DeclineEvidence {
+  std::string file;  // path as the caller sent it ("main.go", "helper/h.go")
+  std::string text;  // the declaration's source, byte for byte
+};
+
 struct ExecuteResult {
   Phase phase = Phase::setup;
   Mode mode = Mode::verbatim;
@@ -121,6 +130,8 @@ struct ExecuteResult {
   // only when the runtime knows it stopped before (yaegi: its runner's word before `started`).
   // auto runs a program that started no second time with credentials (docs/security.md).
   bool program_started = false;
+  // With handoff declined: what the decline points at, when the runtime can say.
+  std::optional<DeclineEvidence> decline_evidence;
 };
 
 // Told when a call crosses a phase boundary, for progress notifications. Never throws.

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "sandbox_provider.hpp"
@@ -22,6 +23,13 @@ struct SessionManager::Session {
   bool closed = false;
   net::RequestCanceller canceller;  // stops the command of the running call
   std::atomic<bool> call_running{false};
+  // auto: the last decline of the first runtime in this session, with what it pointed at
+  // (session_calls.cpp); with call_mutex held. Never shared with another session.
+  struct RememberedDecline {
+    plugin::DeclineEvidence evidence;
+    std::string reason;
+  };
+  std::optional<RememberedDecline> last_decline;
 
   // Replaces the sandbox (nullptr: releases it); with call_mutex held.
   void set_sandbox(std::unique_ptr<sandbox::Sandbox> next) {

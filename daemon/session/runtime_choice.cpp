@@ -117,4 +117,18 @@ AutoVerdict after_first_runtime(const RuntimePlan& plan, const plugin::ExecuteRe
   return verdict;
 }
 
+bool still_holds(const plugin::DeclineEvidence& evidence,
+                 const std::vector<plugin::SourceFile>& files) {
+  if (evidence.text.empty()) return false;
+  return std::any_of(files.begin(), files.end(), [&](const plugin::SourceFile& f) {
+    return f.path == evidence.file && f.content.find(evidence.text) != std::string::npos;
+  });
+}
+
+std::string remembered_decline_reason(const RuntimePlan& plan, const std::string& earlier_reason,
+                                      const std::string& file) {
+  return plan.first + " declined the same code in " + file + " on an earlier call of this "
+         "session, so " + plan.second + " runs it without asking again (" + earlier_reason + ")";
+}
+
 }  // namespace kg::session

@@ -86,4 +86,15 @@ struct AutoVerdict {
 AutoVerdict after_first_runtime(const RuntimePlan& plan, const plugin::ExecuteResult& first,
                                 bool ran_with_credentials);
 
+// auto: whether `files` still hold, verbatim, what the first runtime's decline on an earlier call
+// of the same session pointed at (ExecuteResult::decline_evidence). Then the call goes to the
+// second runtime without asking the first again: its check would most likely decline again, and
+// asking costs a sandbox round trip; declining is never wrong, only at worst slower.
+bool still_holds(const plugin::DeclineEvidence& evidence,
+                 const std::vector<plugin::SourceFile>& files);
+
+// The runtime_reason of a call handed over that way.
+std::string remembered_decline_reason(const RuntimePlan& plan, const std::string& earlier_reason,
+                                      const std::string& file);
+
 }  // namespace kg::session

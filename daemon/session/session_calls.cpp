@@ -291,9 +291,16 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
     }
     // auto: a program the second runtime answers sooner for sure (compiled-go: its binary cache
     // holds it) goes there without the first (docs/runtimes.md, "When auto picks yaegi").
-    const std::optional<std::string> sooner =
+    std::optional<std::string> sooner =
         plan.auto_select ? second_answers_sooner(plan, session, request.execute, progress)
                          : std::nullopt;
+    // auto: the code the first runtime declined on an earlier call of this session is still
+    // there, verbatim (docs/runtimes.md, "When auto picks yaegi").
+    if (plan.auto_select && !sooner && session.last_decline &&
+        still_holds(session.last_decline->evidence, request.execute.files)) {
+      sooner = remembered_decline_reason(plan, session.last_decline->reason,
+                                         session.last_decline->evidence.file);
+    }
     if (sooner) {
       call.runtime = plan.second;
       call.runtime_reason = *sooner;
@@ -309,6 +316,9 @@ CallResult SessionManager::run_call(Session& session, CallRequest request,
     if (plan.auto_select && !sooner) {
       const AutoVerdict verdict =
           after_first_runtime(plan, call.result, request.execute.credentials.has_value());
+      if (call.result.handoff == plugin::Handoff::declined && call.result.decline_evidence) {
+        session.last_decline = {*call.result.decline_evidence, call.result.runtime_reason};
+      }
       call.runtime_reason = verdict.reason;
       if (verdict.run_second) {
         progress.phase_started(plugin::Phase::setup,

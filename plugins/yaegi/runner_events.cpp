@@ -35,6 +35,13 @@ RunnerEvent parse_event(std::string_view json) {
   if (name == "accepted" || name == "declined") {
     event.kind = name == "accepted" ? RunnerEventKind::accepted : RunnerEventKind::declined;
     event.text = json::string_member(doc, "reason");
+    const auto evidence = doc.FindMember("evidence");
+    if (event.kind == RunnerEventKind::declined && evidence != doc.MemberEnd() &&
+        evidence->value.IsObject()) {
+      plugin::DeclineEvidence e{json::string_member(evidence->value, "file"),
+                                json::string_member(evidence->value, "text")};
+      if (!e.file.empty() && !e.text.empty()) event.evidence = std::move(e);
+    }
   } else if (name == "limitation" || name == "internal") {
     event.kind = name == "limitation" ? RunnerEventKind::limitation : RunnerEventKind::internal;
     event.text = json::string_member(doc, "message");

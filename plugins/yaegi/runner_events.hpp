@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,7 @@ struct RunnerEvent {
   std::string text;  // reason (accepted, declined) or message (limitation, internal)
   std::vector<plugin::Diagnostic> diagnostics;  // compile_error
   std::uint64_t elapsed_us = 0;                 // compiled
+  std::optional<plugin::DeclineEvidence> evidence;  // declined by the static check
   bool unreadable = false;  // an internal event standing for a line that was not a runner event
 };
 

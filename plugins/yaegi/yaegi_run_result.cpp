@@ -92,6 +92,7 @@ void fill_result(const YaegiRun& run, plugin::ExecuteResult& result) {
     result.handoff = plugin::Handoff::declined;
     result.runtime_reason = declined->text;
     result.program_started = !said_not_started;
+    if (said_not_started) result.decline_evidence = declined->evidence;
     return;
   }
   if (const auto* failed =

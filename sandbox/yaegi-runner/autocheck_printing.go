@@ -233,7 +233,11 @@ func (c *constructCheck) involvesUserType(t types.Type, seen map[types.Type]bool
 
 // checkDecodeTarget: json.Unmarshal, (*json.Decoder).Decode and the like into the program's own
 // struct types. Their errors name the struct type ("Go struct field Config.port"), which an
-// interpreted struct type does not have.
+// interpreted struct type does not have. encoding/json's Unmarshal is guarded at run time
+// instead (decode_guard.go: a failed decoding becomes a limitation, so auto runs the call
+// compiled), unless even a decoding that succeeds differs (decodeDiffers); the rest, which the
+// guard cannot reach (Decode is a method of a compiled type, other packages' Unmarshal), is
+// declined.
 func (c *constructCheck) checkDecodeTarget(call *ast.CallExpr) string {
 	var name string
 	switch fun := ast.Unparen(call.Fun).(type) {
@@ -245,9 +249,60 @@ func (c *constructCheck) checkDecodeTarget(call *ast.CallExpr) string {
 	if name != "Unmarshal" && name != "Decode" && name != "UnmarshalJSON" {
 		return ""
 	}
+	pkg, _ := c.packageFunc(call.Fun)
+	guarded := pkg == "encoding/json" && name == "Unmarshal"
 	for _, arg := range call.Args {
-		if t := c.info.TypeOf(arg); t != nil && c.involvesUserStruct(t, map[types.Type]bool{}) {
+		t := c.info.TypeOf(arg)
+		if t == nil {
+			continue
+		}
+		if guarded {
+			if why := c.decodeDiffers(t, map[types.Type]bool{}); why != "" {
+				return "Unmarshal into " + types.TypeString(t, types.RelativeTo(nil)) + " at " + c.at(call) + " (" + why + ")"
+			}
+			continue
+		}
+		if c.involvesUserStruct(t, map[types.Type]bool{}) {
 			return name + " into the program's type " + types.TypeString(t, types.RelativeTo(nil)) + " at " + c.at(call) + " (decoding errors name interpreted struct types differently)"
+		}
+	}
+	return ""
+}
+
+// decodeDiffers: what makes even a successful json.Unmarshal into t differ from compiled Go's,
+// or "". The interpreter stands the program's interface types in with its own wrappers, which
+// encoding/json fills where compiled Go fails (tests/yaegi-corpus: json_decode_interface_field).
+// Types that hold themselves decode alike (json_decode_recursive).
+func (c *constructCheck) decodeDiffers(t types.Type, seen map[types.Type]bool) string {
+	if seen[t] {
+		return ""
+	}
+	seen[t] = true
+	switch u := t.(type) {
+	case *types.Named:
+		if !c.isUser(u.Obj()) {
+			return ""
+		}
+		if iface, ok := u.Underlying().(*types.Interface); ok && !iface.Empty() {
+			return "the program's interface type " + u.Obj().Name() + ", which the interpreter represents with its own wrapper"
+		}
+		return c.decodeDiffers(u.Underlying(), seen)
+	case *types.Pointer:
+		return c.decodeDiffers(u.Elem(), seen)
+	case *types.Slice:
+		return c.decodeDiffers(u.Elem(), seen)
+	case *types.Array:
+		return c.decodeDiffers(u.Elem(), seen)
+	case *types.Map:
+		if why := c.decodeDiffers(u.Key(), seen); why != "" {
+			return why
+		}
+		return c.decodeDiffers(u.Elem(), seen)
+	case *types.Struct:
+		for i := 0; i < u.NumFields(); i++ {
+			if why := c.decodeDiffers(u.Field(i).Type(), seen); why != "" {
+				return why
+			}
 		}
 	}
 	return ""

@@ -93,9 +93,13 @@ func main() { x := 1; defer fmt.Println(x + 1) }`, "deferred call with argument 
 //go:embed main.go
 var src string
 func main() {}`, "imports embed at main.go:3"},
-		"unmarshal into own struct": {`import "encoding/json"
+		"decode into own struct": {`import ("encoding/json"; "os")
 type C struct{ Port int }
-func main() { var c C; _ = json.Unmarshal(nil, &c) }`, "Unmarshal into the program's type *main.C at main.go:5"},
+func main() { var c C; _ = json.NewDecoder(os.Stdin).Decode(&c) }`, "Decode into the program's type *main.C at main.go:5"},
+		"unmarshal into own interface": {`import "encoding/json"
+type S interface{ Area() float64 }
+type D struct{ Shapes []S }
+func main() { var d D; _ = json.Unmarshal(nil, &d) }`, "Unmarshal into *main.D at main.go:6 (the program's interface type S"},
 		"loop variable in closure": {`func main() {
 	var fs []func() int
 	for i := 0; i < 3; i++ {

@@ -79,10 +79,13 @@ func TestCorpus(t *testing.T) {
 	}
 	wg.Wait()
 
-	var accepted, works, diverges, fails int
+	var accepted, rerun, works, diverges, fails int
 	for _, r := range results {
-		if r.observed.Auto == "yaegi" {
+		if r.observed.Auto != "compiled" {
 			accepted++
+		}
+		if r.observed.Auto == "rerun" {
+			rerun++
 		}
 		switch r.observed.Yaegi {
 		case "works":
@@ -104,7 +107,7 @@ func TestCorpus(t *testing.T) {
 				r.expected.Auto, r.expected.Yaegi, r.observed.Auto, r.observed.Yaegi, r.observed.Reason)
 		}
 	}
-	summary := fmt.Sprintf("%d cases: --auto accepts %d; under yaegi %d work, %d diverge, %d fail", len(results), accepted, works, diverges, fails)
+	summary := fmt.Sprintf("%d cases: --auto accepts %d (%d of them stopped at run time and rerun compiled); under yaegi %d work, %d diverge, %d fail", len(results), accepted, rerun, works, diverges, fails)
 	t.Log(summary)
 	if *update {
 		if err := writeCorpusTable(filepath.Join(sourceRoot, "docs", "runtimes.md"), results, summary); err != nil {
@@ -175,6 +178,10 @@ func runCase(caseDir, work, runner, wrapper, lockfile string) caseResult {
 	// What --auto decided.
 	acceptedLine, declinedLine := runnerEvent(auto.stderr, "accepted"), runnerEvent(auto.stderr, "declined")
 	switch {
+	case acceptedLine != nil && declinedLine == nil && runnerEvent(auto.stderr, "limitation") != nil:
+		// Accepted, then the runner stopped it at run time (decode_guard.go, or the
+		// interpreter's own failure): auto runs it again compiled.
+		r.observed.Auto = "rerun"
 	case acceptedLine != nil && declinedLine == nil:
 		r.observed.Auto = "yaegi"
 	case declinedLine != nil:
@@ -209,14 +216,16 @@ func runCase(caseDir, work, runner, wrapper, lockfile string) caseResult {
 		r.observed.Yaegi = "works"
 		r.observed.Reason = ""
 	}
-	if r.observed.Auto == "compiled" {
-		r.observed.Reason = strings.TrimSpace(r.observed.Reason + "; auto declines: " + eventText(declinedLine))
-		r.observed.Reason = strings.TrimPrefix(r.observed.Reason, "; ")
+	switch r.observed.Auto {
+	case "compiled":
+		r.observed.Reason = strings.TrimPrefix(r.observed.Reason+"; auto declines: "+eventText(declinedLine), "; ")
+	case "rerun":
+		r.observed.Reason = strings.TrimPrefix(r.observed.Reason+"; under --auto the run stops at: "+eventText(runnerEvent(auto.stderr, "limitation")), "; ")
 	}
 
 	// The contract: where auto picks yaegi, nothing may differ. A run that ends in
 	// "declined" (the interpreter could not compile it) or "limitation" goes to the compiler.
-	if buildErr != nil && r.observed.Auto == "yaegi" {
+	if buildErr != nil && r.observed.Auto != "compiled" {
 		r.problems = append(r.problems, "--auto accepted a program go build rejects: "+firstLine(string(buildOutput)))
 	}
 	if buildErr == nil && r.observed.Auto == "yaegi" && runnerEvent(auto.stderr, "limitation") == nil && runnerEvent(auto.stderr, "declined") == nil {

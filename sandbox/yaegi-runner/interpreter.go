@@ -66,7 +66,8 @@ func makeInterpreter(source fs.FS, trace *panicTrace) (*interp.Interpreter, erro
 		Stderr:               trace.filter(os.Stderr),
 		Args:                 os.Args,
 	})
-	for _, symbols := range []interp.Exports{stdlib.Symbols, unrestricted.Symbols} {
+	// decodeGuardSymbols after the standard library's: it replaces one of its symbols.
+	for _, symbols := range []interp.Exports{stdlib.Symbols, unrestricted.Symbols, decodeGuardSymbols()} {
 		if err := i.Use(symbols); err != nil {
 			return nil, fmt.Errorf("loading the interpreter's symbol tables: %w", err)
 		}

@@ -83,10 +83,11 @@ func runProgram(program *program, auto bool, say messenger) int {
 	if auto {
 		verdict := checkProgram(program)
 		if !verdict.accepted {
-			say.declined(verdict.reason)
+			say.declinedWith(verdict.reason, evidenceFor(program, verdict.reason))
 			return exitDeclined
 		}
 		accept = func() { say.accepted(verdict.reason) }
+		decodeGuard.armed, decodeGuard.say = decodeGuardNeeded(program), say
 	}
 
 	start := time.Now()

@@ -31,11 +31,12 @@ type diagnostic struct {
 }
 
 type message struct {
-	Event       string       `json:"event"`
-	Reason      string       `json:"reason,omitempty"`
-	Message     string       `json:"message,omitempty"`
-	Diagnostics []diagnostic `json:"diagnostics,omitempty"`
-	ElapsedUS   *int64       `json:"elapsed_us,omitempty"`
+	Event       string           `json:"event"`
+	Reason      string           `json:"reason,omitempty"`
+	Message     string           `json:"message,omitempty"`
+	Diagnostics []diagnostic     `json:"diagnostics,omitempty"`
+	ElapsedUS   *int64           `json:"elapsed_us,omitempty"`
+	Evidence    *declineEvidence `json:"evidence,omitempty"`
 }
 
 func (m messenger) send(msg message) {
@@ -52,6 +53,11 @@ func (m messenger) send(msg message) {
 
 func (m messenger) accepted(reason string) { m.send(message{Event: "accepted", Reason: reason}) }
 func (m messenger) declined(reason string) { m.send(message{Event: "declined", Reason: reason}) }
+
+// declinedWith: a static-check decline with the declaration it points at (decline_evidence.go).
+func (m messenger) declinedWith(reason string, evidence *declineEvidence) {
+	m.send(message{Event: "declined", Reason: reason, Evidence: evidence})
+}
 func (m messenger) compiled(us int64)      { m.send(message{Event: "compiled", ElapsedUS: &us}) }
 func (m messenger) started()               { m.send(message{Event: "started"}) }
 func (m messenger) limitation(text string) { m.send(message{Event: "limitation", Message: text}) }

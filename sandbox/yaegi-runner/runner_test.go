@@ -389,3 +389,29 @@ func main() {
 		}
 	}
 }
+
+// A static-check decline names the declaration it points at, verbatim, for the daemon's
+// per-session memory of declines (decline_evidence.go); a helper package's file keeps its path.
+func TestDeclineCarriesTheDeclarationItPointsAt(t *testing.T) {
+	loop := "func Count() int {\n\tn := 0\n\tfor i := 0; i < 50_000_000; i++ {\n\t\tn += i & 1\n\t}\n\treturn n\n}"
+	dir := writeProgram(t, map[string]string{
+		"main.go":   "package main\n\nimport (\n\t\"fmt\"\n\n\t\"kode_gopher_user/work\"\n)\n\n// a comment the next edit changes\nfunc main() { fmt.Println(work.Count()) }\n",
+		"work/w.go": "package work\n\n" + loop + "\n",
+		"go.mod":    "module kode_gopher_user\n\ngo 1.22\n",
+	})
+	r := runRunner(t, dir, nil, "--auto")
+	declined := r.event("declined")
+	if r.exitCode != 86 || declined == nil {
+		t.Fatalf("want declined (86), got %d: %s", r.exitCode, r.stderr)
+	}
+	evidence, _ := declined["evidence"].(map[string]any)
+	if evidence["file"] != "work/w.go" || evidence["text"] != loop {
+		t.Fatalf("want the loop's declaration in work/w.go as evidence, got %#v (reason %v)", evidence, declined["reason"])
+	}
+	// A decline from the interpreter's compile phase has no declaration to point at.
+	dir = writeProgram(t, map[string]string{"main.go": "package main\n\nfunc main() { var x int = \"s\"; _ = x }\n"})
+	r = runRunner(t, dir, nil, "--auto")
+	if d := r.event("declined"); d == nil || d["evidence"] != nil {
+		t.Fatalf("want a decline without evidence, got %s", r.stderr)
+	}
+}

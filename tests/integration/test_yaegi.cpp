@@ -239,6 +239,42 @@ func main() {
     CHECK(json_string(r, "runtime_reason").find("CPU-bound") != std::string::npos);
     CHECK(json_string(r, "stdout") == "216816\n");
   }
+  SUBCASE("a later edit that keeps the declined code goes to compiled-go without asking Yaegi") {
+    const std::string counter = R"(func main() {
+	total := 0
+	for i := 0; i < 50_000_000; i++ {
+		total += i & 3
+	}
+	fmt.Println(total)
+}
+)";
+    const auto program = [&](const std::string& comment, const std::string& body) {
+      return "package main\n\nimport \"fmt\"\n\n// " + comment + "\n" + body;
+    };
+    const auto first = daemon.execute(session, program("first", counter), kAuto);
+    CHECK(json_string(first, "runtime") == "compiled-go");
+    CHECK(json_string(first, "runtime_reason").find("CPU-bound") != std::string::npos);
+    // One line edited outside the declaration the decline pointed at: the runner is not asked.
+    const auto edited = daemon.execute(session, program("second", counter), kAuto);
+    CHECK(json_string(edited, "runtime") == "compiled-go");
+    CHECK(json_string(edited, "runtime_reason")
+              .starts_with("yaegi declined the same code in main.go on an earlier call"));
+    CHECK(json_string(edited, "runtime_reason").find("CPU-bound") != std::string::npos);
+    CHECK(json_string(edited, "stdout") == "75000000\n");
+    CHECK(edited["sandbox_requests"].GetUint() < first["sandbox_requests"].GetUint());
+    // The declaration itself edited: the runner checks it again, and now accepts it.
+    auto small = counter;
+    small.replace(small.find("50_000_000"), 10, "50");
+    const auto changed = daemon.execute(session, program("third", small), kAuto);
+    CHECK(json_string(changed, "runtime") == "yaegi");
+    CHECK(json_string(changed, "stdout") == "73\n");
+    // Another session of the same owner remembers nothing of this one's declines.
+    const auto other = daemon.open_session();
+    const auto elsewhere = daemon.execute(other, program("fourth", counter), kAuto);
+    CHECK(json_string(elsewhere, "runtime") == "compiled-go");
+    CHECK(json_string(elsewhere, "runtime_reason").find("earlier call") == std::string::npos);
+    CHECK(json_string(elsewhere, "runtime_reason").find("CPU-bound") != std::string::npos);
+  }
   SUBCASE("a program compiled-go already built goes to its binary cache, not to Yaegi") {
     const std::string program =
         "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"built once\") }\n";

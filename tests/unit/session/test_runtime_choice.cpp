@@ -150,3 +150,22 @@ TEST_CASE("after Yaegi: a decline once the program started is never run compiled
     CHECK(verdict.warning);
   }
 }
+
+TEST_CASE("a remembered decline holds while its file still has the text verbatim") {
+  const kg::plugin::DeclineEvidence evidence{"main.go", "func main() {\n\tfor {}\n}"};
+  const std::vector<kg::plugin::SourceFile> edited{
+      {"helper/h.go", "package helper\n"},
+      {"main.go", "package main\n\n// edited\nfunc main() {\n\tfor {}\n}\n"}};
+  CHECK(kg::session::still_holds(evidence, edited));
+  // The declaration changed, or the text is in another file: the runtime is asked again.
+  CHECK_FALSE(kg::session::still_holds(
+      evidence, {{"main.go", "package main\n\nfunc main() {\n\tfor { break }\n}\n"}}));
+  CHECK_FALSE(kg::session::still_holds(
+      evidence, {{"other.go", "package main\n\nfunc main() {\n\tfor {}\n}\n"}}));
+  CHECK_FALSE(kg::session::still_holds({"main.go", ""}, edited));
+  const auto plan = kg::session::RuntimePlan{.requested = "auto", .first = "yaegi",
+                                             .second = "compiled-go", .auto_select = true};
+  CHECK(kg::session::remembered_decline_reason(plan, "CPU-bound", "main.go") ==
+        "yaegi declined the same code in main.go on an earlier call of this session, so "
+        "compiled-go runs it without asking again (CPU-bound)");
+}

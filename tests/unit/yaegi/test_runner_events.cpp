@@ -114,3 +114,21 @@ TEST_CASE("after started, a verdict with the token is the program's output; a li
   CHECK_FALSE(before.started);
   CHECK(find_event(before, RunnerEventKind::declined) != nullptr);
 }
+
+TEST_CASE("a decline names what it points at; evidence on another event, or half of one, is not read") {
+  const auto split = split_runner_stderr(
+      line(R"({"event":"declined","reason":"CPU-bound: the loops at main.go:4","evidence":{"file":"main.go","text":"func main() {\n}"}})"),
+      kToken);
+  REQUIRE(split.events.size() == 1);
+  REQUIRE(split.events[0].evidence.has_value());
+  CHECK(split.events[0].evidence->file == "main.go");
+  CHECK(split.events[0].evidence->text == "func main() {\n}");
+  for (const std::string json : {R"({"event":"accepted","reason":"r","evidence":{"file":"main.go","text":"x"}})",
+                                 R"({"event":"declined","reason":"r","evidence":{"file":"main.go"}})",
+                                 R"({"event":"declined","reason":"r","evidence":"main.go"})"}) {
+    CAPTURE(json);
+    const auto other = split_runner_stderr(line(json), kToken);
+    REQUIRE(other.events.size() == 1);
+    CHECK_FALSE(other.events[0].evidence.has_value());
+  }
+}
