@@ -354,20 +354,7 @@ func main() {
 }
 `})
 	run := func(stdin string) runnerRun {
-		cmd := exec.Command(runnerBinary(t), "--call-on-stdin")
-		cmd.Dir = dir
-		cmd.Env = []string{"PRESTART_ONLY=1"}
-		cmd.Stdin = strings.NewReader(stdin)
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		r := runnerRun{stdout: stdout.String(), stderr: stderr.String()}
-		if exitErr, ok := err.(*exec.ExitError); ok {
-			r.exitCode = exitErr.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return r
+		return runPrestarted(t, runnerBinary(t), dir, stdin, "--call-on-stdin")
 	}
 	r := run("KG_YAEGI_TOKEN=tok123\x00KEEP_ME=a=b\x00PATH=" + os.Getenv("PATH") + "\x00\x00--auto\x00" + dir + "\x00")
 	want := "keep=\"a=b\" token=\"\" args=1 stdin=\"\"/<nil> environ-has-token=false started-with=true\n"
@@ -387,5 +374,87 @@ func main() {
 		if r.exitCode != exitInternal || !strings.Contains(r.stderr, message) {
 			t.Errorf("stdin %q: want exit %d and %q, got exit %d, stderr %q", stdin, exitInternal, message, r.exitCode, r.stderr)
 		}
+	}
+}
+
+// runPrestarted runs binary as the sandbox server runs a prestarted runner: the server's
+// environment only (PRESTART_ONLY=1 here), the call on stdin.
+func runPrestarted(t *testing.T, binary, dir, stdin string, args ...string) runnerRun {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	cmd.Env = []string{"PRESTART_ONLY=1"}
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := runnerRun{stdout: stdout.String(), stderr: stderr.String()}
+	if exitErr, ok := err.(*exec.ExitError); ok {
+		r.exitCode = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// `--call-on-stdin --curated` (the plugin saw a curated import): the process is
+// kode-gopher-yaegi-cloud before the call comes, and it runs curated and plain programs alike.
+// Without the cloud binary beside it, the runner waits as the plain one: a plain call runs, a
+// curated one gets the error that says what to install. Other arguments are refused.
+func TestCallOnStdinCuratedBecomesTheCloudRunner(t *testing.T) {
+	const exe = `p, err := os.Readlink("/proc/self/exe"); fmt.Println(err == nil, strings.HasSuffix(p, "-cloud"))`
+	plain := writeProgram(t, map[string]string{"main.go": `package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+func main() { ` + exe + ` }
+`})
+	curated := writeProgram(t, map[string]string{"main.go": `package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"google.golang.org/api/iterator"
+)
+
+func main() { ` + exe + `; fmt.Println(iterator.Done) }
+`})
+	call := func(dir string) string { return "KG_YAEGI_TOKEN=tok123\x00\x00" + dir + "\x00" }
+	runner := runnerBinary(t)
+	for _, c := range []struct{ dir, want string }{
+		{plain, "true true\n"},
+		{curated, "true true\nno more items in iterator\n"},
+	} {
+		r := runPrestarted(t, runner, c.dir, call(c.dir), "--call-on-stdin", "--curated")
+		if r.stdout != c.want || r.exitCode != 0 {
+			t.Errorf("%s: want %q (exit 0), got %q exit %d; stderr %s", c.dir, c.want, r.stdout, r.exitCode, r.stderr)
+		}
+	}
+
+	alone := filepath.Join(t.TempDir(), "kode-gopher-yaegi")
+	data, err := os.ReadFile(runner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := runPrestarted(t, alone, plain, call(plain), "--call-on-stdin", "--curated"); r.stdout != "true false\n" || r.exitCode != 0 {
+		t.Errorf("plain call without the cloud binary: got %q exit %d; stderr %s", r.stdout, r.exitCode, r.stderr)
+	}
+	r := runPrestarted(t, alone, curated, call(curated), "--call-on-stdin", "--curated")
+	if r.exitCode != exitInternal || !strings.Contains(r.stderr, "kode-gopher-yaegi[tok123]") || !strings.Contains(r.stderr, "install it next to") {
+		t.Errorf("curated call without the cloud binary: want exit %d and the token-marked error, got exit %d; stderr %s", exitInternal, r.exitCode, r.stderr)
+	}
+
+	r = runPrestarted(t, runner, plain, call(plain), "--call-on-stdin", "--auto")
+	if r.exitCode != exitInternal || !strings.Contains(r.stderr, "unexpected arguments") {
+		t.Errorf("want exit %d and the usage, got exit %d; stderr %s", exitInternal, r.exitCode, r.stderr)
 	}
 }
