@@ -402,12 +402,15 @@ func runPrestarted(t *testing.T, binary, dir, stdin string, args ...string) runn
 // Without the cloud binary beside it, the runner waits as the plain one: a plain call runs, a
 // curated one gets the error that says what to install. Other arguments are refused.
 func TestCallOnStdinCuratedBecomesTheCloudRunner(t *testing.T) {
-	const exe = `p, err := os.Readlink("/proc/self/exe"); fmt.Println(err == nil, strings.HasSuffix(p, "-cloud"))`
+	// The runner's binary, and the collector's setting, which is the call's GOGC (the cloud
+	// runner starts with it off).
+	const exe = `p, err := os.Readlink("/proc/self/exe"); fmt.Println(err == nil, strings.HasSuffix(p, "-cloud"), debug.SetGCPercent(100))`
 	plain := writeProgram(t, map[string]string{"main.go": `package main
 
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 )
 
@@ -418,6 +421,7 @@ func main() { ` + exe + ` }
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"google.golang.org/api/iterator"
@@ -427,11 +431,13 @@ func main() { ` + exe + `; fmt.Println(iterator.Done) }
 `})
 	call := func(dir string) string { return "KG_YAEGI_TOKEN=tok123\x00\x00" + dir + "\x00" }
 	runner := runnerBinary(t)
-	for _, c := range []struct{ dir, want string }{
-		{plain, "true true\n"},
-		{curated, "true true\nno more items in iterator\n"},
+	for _, c := range []struct{ dir, gogc, want string }{
+		{plain, "", "true true 100\n"},
+		{curated, "", "true true 100\nno more items in iterator\n"},
+		{curated, "GOGC=37\x00", "true true 37\nno more items in iterator\n"},
+		{curated, "GOGC=off\x00", "true true -1\nno more items in iterator\n"},
 	} {
-		r := runPrestarted(t, runner, c.dir, call(c.dir), "--call-on-stdin", "--curated")
+		r := runPrestarted(t, runner, c.dir, c.gogc+call(c.dir), "--call-on-stdin", "--curated")
 		if r.stdout != c.want || r.exitCode != 0 {
 			t.Errorf("%s: want %q (exit 0), got %q exit %d; stderr %s", c.dir, c.want, r.stdout, r.exitCode, r.stderr)
 		}
@@ -445,7 +451,7 @@ func main() { ` + exe + `; fmt.Println(iterator.Done) }
 	if err := os.WriteFile(alone, data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if r := runPrestarted(t, alone, plain, call(plain), "--call-on-stdin", "--curated"); r.stdout != "true false\n" || r.exitCode != 0 {
+	if r := runPrestarted(t, alone, plain, call(plain), "--call-on-stdin", "--curated"); r.stdout != "true false 100\n" || r.exitCode != 0 {
 		t.Errorf("plain call without the cloud binary: got %q exit %d; stderr %s", r.stdout, r.exitCode, r.stderr)
 	}
 	r := runPrestarted(t, alone, curated, call(curated), "--call-on-stdin", "--curated")
