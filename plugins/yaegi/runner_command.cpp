@@ -7,6 +7,10 @@
 namespace kg::yaegi {
 namespace {
 
+// The runner with the curated packages' symbols, installed next to kode-gopher-yaegi
+// (sandbox/yaegi-runner/cloud_runner.go names it the same).
+constexpr const char* kCloudRunnerName = "kode-gopher-yaegi-cloud";
+
 bool ends_with(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
@@ -30,9 +34,13 @@ bool imports_beyond_standard_library(const std::vector<plugin::SourceFile>& file
 
 std::string runner_command(const std::string& runner_path,
                            const std::vector<plugin::SourceFile>& files) {
-  std::string command = "exec " + runner_path + " --call-on-stdin";
-  if (imports_beyond_standard_library(files)) command += " --curated";
-  return command;
+  const std::string plain = "exec " + runner_path + " --call-on-stdin";
+  if (!imports_beyond_standard_library(files)) return plain;
+  const auto slash = runner_path.rfind('/');
+  const std::string cloud =
+      (slash == std::string::npos ? std::string() : runner_path.substr(0, slash + 1)) +
+      kCloudRunnerName;
+  return "if [ -x " + cloud + " ]; then GOGC=off exec " + cloud + " --call-on-stdin; fi; " + plain;
 }
 
 }  // namespace kg::yaegi

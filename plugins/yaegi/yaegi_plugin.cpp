@@ -17,9 +17,9 @@
 // tree and the lockfile's go.mod/go.sum, then run
 //     KG_YAEGI_TOKEN=<random hex> kode-gopher-yaegi [--auto] /app
 // reading /app/.kode-gopher/result.json in the same round trip: two sandbox requests. The
-// runner is a prestarted command (`kode-gopher-yaegi --call-on-stdin [--curated]`,
-// docs/sandbox-api.md "Prestarted commands"): the sandbox started it after the previous Yaegi
-// call, as kode-gopher-yaegi-cloud when that call imported a curated package, and this call's
+// runner is a prestarted command (`kode-gopher-yaegi --call-on-stdin`, docs/sandbox-api.md
+// "Prestarted commands"): the sandbox started it after the previous Yaegi call, or
+// kode-gopher-yaegi-cloud when that call imported a curated package, and this call's
 // environment and arguments reach it on its stdin. The
 // runner's token-marked stderr lines (runner_events.hpp) say what happened; yaegi_run_result.cpp
 // maps them onto the result. With ExecuteRequest::auto_select the runner first checks the

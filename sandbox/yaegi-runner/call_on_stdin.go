@@ -21,19 +21,6 @@ import (
 
 const callOnStdinFlag = "--call-on-stdin"
 
-// curatedFlag after callOnStdinFlag: the call will import curated packages (the plugin reads the
-// program's imports before it asks for the runner), so the process becomes
-// kode-gopher-yaegi-cloud before it loads anything (cloud_runner.go) and that binary's start
-// and its packages' initialization are paid ahead of the call as well.
-const curatedFlag = "--curated"
-
-func checkPrestartArguments(rest []string) error {
-	if len(rest) == 0 || (len(rest) == 1 && rest[0] == curatedFlag) {
-		return nil
-	}
-	return fmt.Errorf("unexpected arguments %q after %s; usage: kode-gopher-yaegi %s [%s] (the call's own arguments come on stdin)", rest, callOnStdinFlag, callOnStdinFlag, curatedFlag)
-}
-
 // receiveCall waits for the call on stdin, makes its environment the process's, puts stdin on
 // /dev/null (what every command's program reads) and returns the call's arguments. While it
 // waits the process is not dumpable, so no process of the sandbox's user could read or write
@@ -70,8 +57,8 @@ func receiveCall(stdin *os.File) ([]string, error) {
 
 // applyCallGC sets the collector as the call's GOGC says, as the Go runtime does for a process
 // started with that environment (unset or not a number: 100; "off"): a prestarted process read
-// its own GOGC when it started, before the call existed (becomeCloudRunner starts the cloud
-// runner with the collector off).
+// its own GOGC when it started, before the call existed (the plugin starts the cloud runner
+// with the collector off: plugins/yaegi/runner_command.hpp).
 func applyCallGC() {
 	percent := 100
 	switch value := os.Getenv("GOGC"); {

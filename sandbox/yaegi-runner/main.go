@@ -3,7 +3,7 @@
 // compiler. See README.md for the contract with the yaegi plugin.
 //
 //	KG_YAEGI_TOKEN=<hex> kode-gopher-yaegi [--auto] <program folder>
-//	kode-gopher-yaegi --call-on-stdin [--curated]   (prestarted: call_on_stdin.go)
+//	kode-gopher-yaegi --call-on-stdin   (prestarted: call_on_stdin.go)
 package main
 
 import (
@@ -16,14 +16,7 @@ import (
 
 func main() {
 	arguments := os.Args[1:]
-	if len(arguments) > 0 && arguments[0] == callOnStdinFlag {
-		if err := checkPrestartArguments(arguments[1:]); err != nil {
-			messenger{}.internal(err.Error())
-			os.Exit(exitInternal)
-		}
-		if len(arguments) == 2 {
-			becomeCloudRunner() // returns when this binary is the cloud one, or cannot exec it
-		}
+	if len(arguments) == 1 && arguments[0] == callOnStdinFlag {
 		// The program sees an os.Args like a compiled binary's (see below), in the prepared
 		// interpreter too.
 		os.Args = os.Args[:1]

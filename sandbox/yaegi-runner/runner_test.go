@@ -378,12 +378,16 @@ func main() {
 }
 
 // runPrestarted runs binary as the sandbox server runs a prestarted runner: the server's
-// environment only (PRESTART_ONLY=1 here), the call on stdin.
+// environment only (PRESTART_ONLY=1 and serverEnv here), the call on stdin.
 func runPrestarted(t *testing.T, binary, dir, stdin string, args ...string) runnerRun {
+	return runPrestartedWith(t, nil, binary, dir, stdin, args...)
+}
+
+func runPrestartedWith(t *testing.T, serverEnv []string, binary, dir, stdin string, args ...string) runnerRun {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"PRESTART_ONLY=1"}
+	cmd.Env = append([]string{"PRESTART_ONLY=1"}, serverEnv...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -397,14 +401,11 @@ func runPrestarted(t *testing.T, binary, dir, stdin string, args ...string) runn
 	return r
 }
 
-// `--call-on-stdin --curated` (the plugin saw a curated import): the process is
-// kode-gopher-yaegi-cloud before the call comes, and it runs curated and plain programs alike.
-// Without the cloud binary beside it, the runner waits as the plain one: a plain call runs, a
-// curated one gets the error that says what to install. Other arguments are refused.
-func TestCallOnStdinCuratedBecomesTheCloudRunner(t *testing.T) {
-	// The runner's binary, and the collector's setting, which is the call's GOGC (the cloud
-	// runner starts with it off).
-	const exe = `p, err := os.Readlink("/proc/self/exe"); fmt.Println(err == nil, strings.HasSuffix(p, "-cloud"), debug.SetGCPercent(100))`
+// The prestarted cloud runner (the plugin starts it with GOGC=off: plugins/yaegi/
+// runner_command.hpp) runs curated and plain programs alike, and its collector then follows
+// the call's GOGC (unset: 100), as a Go process started with the call's environment would.
+func TestPrestartedCloudRunnerTakesTheCallsGOGC(t *testing.T) {
+	const body = `p, err := os.Readlink("/proc/self/exe"); fmt.Println(err == nil, strings.HasSuffix(p, "-cloud"), debug.SetGCPercent(100))`
 	plain := writeProgram(t, map[string]string{"main.go": `package main
 
 import (
@@ -414,7 +415,7 @@ import (
 	"strings"
 )
 
-func main() { ` + exe + ` }
+func main() { ` + body + ` }
 `})
 	curated := writeProgram(t, map[string]string{"main.go": `package main
 
@@ -427,40 +428,19 @@ import (
 	"google.golang.org/api/iterator"
 )
 
-func main() { ` + exe + `; fmt.Println(iterator.Done) }
+func main() { ` + body + `; fmt.Println(iterator.Done) }
 `})
 	call := func(dir string) string { return "KG_YAEGI_TOKEN=tok123\x00\x00" + dir + "\x00" }
-	runner := runnerBinary(t)
+	cloud := filepath.Join(filepath.Dir(runnerBinary(t)), cloudRunnerName)
 	for _, c := range []struct{ dir, gogc, want string }{
 		{plain, "", "true true 100\n"},
 		{curated, "", "true true 100\nno more items in iterator\n"},
 		{curated, "GOGC=37\x00", "true true 37\nno more items in iterator\n"},
 		{curated, "GOGC=off\x00", "true true -1\nno more items in iterator\n"},
 	} {
-		r := runPrestarted(t, runner, c.dir, c.gogc+call(c.dir), "--call-on-stdin", "--curated")
+		r := runPrestartedWith(t, []string{"GOGC=off"}, cloud, c.dir, c.gogc+call(c.dir), "--call-on-stdin")
 		if r.stdout != c.want || r.exitCode != 0 {
-			t.Errorf("%s: want %q (exit 0), got %q exit %d; stderr %s", c.dir, c.want, r.stdout, r.exitCode, r.stderr)
+			t.Errorf("%s with %q: want %q (exit 0), got %q exit %d; stderr %s", c.dir, c.gogc, c.want, r.stdout, r.exitCode, r.stderr)
 		}
-	}
-
-	alone := filepath.Join(t.TempDir(), "kode-gopher-yaegi")
-	data, err := os.ReadFile(runner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(alone, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if r := runPrestarted(t, alone, plain, call(plain), "--call-on-stdin", "--curated"); r.stdout != "true false 100\n" || r.exitCode != 0 {
-		t.Errorf("plain call without the cloud binary: got %q exit %d; stderr %s", r.stdout, r.exitCode, r.stderr)
-	}
-	r := runPrestarted(t, alone, curated, call(curated), "--call-on-stdin", "--curated")
-	if r.exitCode != exitInternal || !strings.Contains(r.stderr, "kode-gopher-yaegi[tok123]") || !strings.Contains(r.stderr, "install it next to") {
-		t.Errorf("curated call without the cloud binary: want exit %d and the token-marked error, got exit %d; stderr %s", exitInternal, r.exitCode, r.stderr)
-	}
-
-	r = runPrestarted(t, runner, plain, call(plain), "--call-on-stdin", "--auto")
-	if r.exitCode != exitInternal || !strings.Contains(r.stderr, "unexpected arguments") {
-		t.Errorf("want exit %d and the usage, got exit %d; stderr %s", exitInternal, r.exitCode, r.stderr)
 	}
 }

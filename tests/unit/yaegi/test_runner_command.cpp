@@ -22,8 +22,11 @@ TEST_CASE("a program on the standard library and its own folders gets the plain 
   CHECK(runner_command(kRunner, files) == "exec /opt/kg/kode-gopher-yaegi --call-on-stdin");
 }
 
-TEST_CASE("an import beyond the standard library, in any Go file, asks for the curated runner") {
-  const std::string curated = "exec /opt/kg/kode-gopher-yaegi --call-on-stdin --curated";
+TEST_CASE("an import beyond the standard library, in any Go file, gets the cloud runner when it is there") {
+  const std::string curated =
+      "if [ -x /opt/kg/kode-gopher-yaegi-cloud ]; then GOGC=off exec "
+      "/opt/kg/kode-gopher-yaegi-cloud --call-on-stdin; fi; exec /opt/kg/kode-gopher-yaegi "
+      "--call-on-stdin";
   CHECK(runner_command(kRunner, {{"main.go", "package main\n\nimport (\n\t\"context\"\n\n"
                                              "\t\"cloud.google.com/go/storage\"\n)\n"}}) == curated);
   CHECK(runner_command(kRunner, {{"main.go", "package main\n\nfunc main() {}\n"},
