@@ -10,6 +10,7 @@ import subprocess
 import issue15_report
 import issue27_report
 import image_sizes
+from rows import RUNNER_READY_PAUSE_MS
 
 
 def _run(argv):
@@ -193,16 +194,21 @@ def markdown(r):
                   "then with compiled-go (a new one-line edit, so a real build), and the upstream "
                   "`yaegi run` (cmd/yaegi at the runner's pinned version, standard library "
                   "symbols only: it cannot run the storage program) on the host over the same "
-                  "normalized files.", "",
+                  "normalized files. The yaegi API column's call comes milliseconds after the "
+                  "session's previous call (compiled-go), so it may wait for the rest of the "
+                  f"start of the runner prestarted after that call; the next column is the same "
+                  f"call after a {RUNNER_READY_PAUSE_MS} ms pause, with that runner waiting.", "",
                   "Rows titled auto run with runtime auto instead of yaegi (the runtimes it chose "
                   "are in the issue-27 table below).", "",
-                  "| row | yaegi (or auto) API median (p95) | compiled-go API median (p95) | compiled / yaegi "
+                  "| row | yaegi (or auto) API median (p95) | the same, runner ready | "
+                  "compiled-go API median (p95) | compiled / yaegi "
                   "| upstream yaegi CLI median (p95) | go build + exec in sandbox | yaegi "
-                  "parse+compile / run (API phases) |", "|---|---|---|---|---|---|---|"]
+                  "parse+compile / run (API phases) |", "|---|---|---|---|---|---|---|---|"]
         for key, row in yaegi_rows.items():
             cli = row.get("yaegi_cli")
             lines.append(
                 f"| {row['title']} | {_cell(row['api'])} ({_cell(row['api'], 'p95')}) | "
+                f"{_cell(row.get('api_runner_ready')) if row.get('api_runner_ready') else '—'} | "
                 f"{_cell(row.get('compiled_api'))} ({_cell(row.get('compiled_api'), 'p95')}) | "
                 f"{row.get('compiled_api_over_api')} | "
                 f"{_cell(cli) + ' (' + _cell(cli, 'p95') + ')' if cli else 'n/a (no symbols for the package)'} | "

@@ -38,6 +38,10 @@ class Row:
 def _main(template):
     return lambda nonce, ctx: {"main.go": template.format(nonce=nonce, **ctx)}
 
+# How long a yaegi row waits before its api_runner_ready call: ample for a prestarted runner,
+# even the cloud one on a loaded machine, to be waiting with its tables loaded.
+RUNNER_READY_PAUSE_MS = 300
+
 
 def needs_curated_symbols(row):
     """Whether the row's program imports a third-party (curated) package: the upstream yaegi CLI

@@ -18,7 +18,8 @@
 //     KG_YAEGI_TOKEN=<random hex> kode-gopher-yaegi [--auto] /app
 // reading /app/.kode-gopher/result.json in the same round trip: two sandbox requests. The
 // runner is a prestarted command (`kode-gopher-yaegi --call-on-stdin`, docs/sandbox-api.md
-// "Prestarted commands"): the sandbox started it after the previous Yaegi call, and this call's
+// "Prestarted commands"): the sandbox started it after the previous Yaegi call, or
+// kode-gopher-yaegi-cloud when that call imported a curated package, and this call's
 // environment and arguments reach it on its stdin. The
 // runner's token-marked stderr lines (runner_events.hpp) say what happened; yaegi_run_result.cpp
 // maps them onto the result. With ExecuteRequest::auto_select the runner first checks the
@@ -31,6 +32,7 @@
 #include "plugin_abi.hpp"
 #include "program_normalizer.hpp"
 #include "result_file.hpp"
+#include "runner_command.hpp"
 #include "runner_events.hpp"
 #include "runtime_plugin.hpp"
 #include "workdir_files.hpp"
@@ -104,8 +106,9 @@ class YaegiRuntime final : public plugin::RuntimePlugin {
     plugin::CommandSpec spec;
     // Prestarted (docs/sandbox-api.md): the sandbox starts the runner after the previous call,
     // so its start and symbol tables are paid before this call; the call (environment with
-    // the token, arguments) reaches it on stdin.
-    spec.command = "exec " + host_.toolchain().yaegi_runner + " --call-on-stdin";
+    // the token, arguments) reaches it on stdin. The command line says which runner binary
+    // (runner_command.hpp): the next call that asks for the same one finds it waiting.
+    spec.command = runner_command(host_.toolchain().yaegi_runner, program.files);
     spec.prestart_arguments = std::vector<std::string>{};
     if (request.auto_select) spec.prestart_arguments->push_back("--auto");
     spec.prestart_arguments->push_back("/app");

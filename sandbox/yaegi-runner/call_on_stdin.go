@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"strconv"
 	"syscall"
 )
 
@@ -49,7 +51,25 @@ func receiveCall(stdin *os.File) ([]string, error) {
 	if err := syscall.Dup3(int(null.Fd()), int(stdin.Fd()), 0); err != nil {
 		return nil, fmt.Errorf("putting the program's stdin on %s: %w", os.DevNull, err)
 	}
+	applyCallGC()
 	return arguments, nil
+}
+
+// applyCallGC sets the collector as the call's GOGC says, as the Go runtime does for a process
+// started with that environment (unset or not a number: 100; "off"): a prestarted process read
+// its own GOGC when it started, before the call existed (the plugin starts the cloud runner
+// with the collector off: plugins/yaegi/runner_command.hpp).
+func applyCallGC() {
+	percent := 100
+	switch value := os.Getenv("GOGC"); {
+	case value == "off":
+		percent = -1
+	default:
+		if n, err := strconv.Atoi(value); err == nil {
+			percent = n
+		}
+	}
+	debug.SetGCPercent(percent)
 }
 
 // parseCall splits the message: environment entries up to the empty entry, then arguments.

@@ -11,8 +11,10 @@ import (
 // The runner comes as two binaries built from one source: kode-gopher-yaegi, with the standard
 // library only, starts in a few milliseconds; kode-gopher-yaegi-cloud also links the curated
 // packages and their symbol tables (build tag kg_curated), whose package initialization alone
-// costs tens of milliseconds. The plugin always runs kode-gopher-yaegi; a program that imports
-// a curated package is handed to the sibling binary (same arguments, same environment) before
+// costs tens of milliseconds. The plugin starts the sibling directly when the program imports
+// anything beyond the standard library (plugins/yaegi/runner_command.hpp), so that a session
+// using curated packages finds it prestarted; a kode-gopher-yaegi that finds a curated import
+// all the same hands the program to the sibling (same arguments, same environment) before
 // anything else happens.
 
 const cloudRunnerName = "kode-gopher-yaegi-cloud"

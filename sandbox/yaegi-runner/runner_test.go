@@ -354,20 +354,7 @@ func main() {
 }
 `})
 	run := func(stdin string) runnerRun {
-		cmd := exec.Command(runnerBinary(t), "--call-on-stdin")
-		cmd.Dir = dir
-		cmd.Env = []string{"PRESTART_ONLY=1"}
-		cmd.Stdin = strings.NewReader(stdin)
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		r := runnerRun{stdout: stdout.String(), stderr: stderr.String()}
-		if exitErr, ok := err.(*exec.ExitError); ok {
-			r.exitCode = exitErr.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return r
+		return runPrestarted(t, runnerBinary(t), dir, stdin, "--call-on-stdin")
 	}
 	r := run("KG_YAEGI_TOKEN=tok123\x00KEEP_ME=a=b\x00PATH=" + os.Getenv("PATH") + "\x00\x00--auto\x00" + dir + "\x00")
 	want := "keep=\"a=b\" token=\"\" args=1 stdin=\"\"/<nil> environ-has-token=false started-with=true\n"
@@ -413,5 +400,70 @@ func TestDeclineCarriesTheDeclarationItPointsAt(t *testing.T) {
 	r = runRunner(t, dir, nil, "--auto")
 	if d := r.event("declined"); d == nil || d["evidence"] != nil {
 		t.Fatalf("want a decline without evidence, got %s", r.stderr)
+// runPrestarted runs binary as the sandbox server runs a prestarted runner: the server's
+// environment only (PRESTART_ONLY=1 and serverEnv here), the call on stdin.
+func runPrestarted(t *testing.T, binary, dir, stdin string, args ...string) runnerRun {
+	return runPrestartedWith(t, nil, binary, dir, stdin, args...)
+}
+
+func runPrestartedWith(t *testing.T, serverEnv []string, binary, dir, stdin string, args ...string) runnerRun {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir = dir
+	cmd.Env = append([]string{"PRESTART_ONLY=1"}, serverEnv...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := runnerRun{stdout: stdout.String(), stderr: stderr.String()}
+	if exitErr, ok := err.(*exec.ExitError); ok {
+		r.exitCode = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// The prestarted cloud runner (the plugin starts it with GOGC=off: plugins/yaegi/
+// runner_command.hpp) runs curated and plain programs alike, and its collector then follows
+// the call's GOGC (unset: 100), as a Go process started with the call's environment would.
+func TestPrestartedCloudRunnerTakesTheCallsGOGC(t *testing.T) {
+	const body = `p, err := os.Readlink("/proc/self/exe"); fmt.Println(err == nil, strings.HasSuffix(p, "-cloud"), debug.SetGCPercent(100))`
+	plain := writeProgram(t, map[string]string{"main.go": `package main
+
+import (
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strings"
+)
+
+func main() { ` + body + ` }
+`})
+	curated := writeProgram(t, map[string]string{"main.go": `package main
+
+import (
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"google.golang.org/api/iterator"
+)
+
+func main() { ` + body + `; fmt.Println(iterator.Done) }
+`})
+	call := func(dir string) string { return "KG_YAEGI_TOKEN=tok123\x00\x00" + dir + "\x00" }
+	cloud := filepath.Join(filepath.Dir(runnerBinary(t)), cloudRunnerName)
+	for _, c := range []struct{ dir, gogc, want string }{
+		{plain, "", "true true 100\n"},
+		{curated, "", "true true 100\nno more items in iterator\n"},
+		{curated, "GOGC=37\x00", "true true 37\nno more items in iterator\n"},
+		{curated, "GOGC=off\x00", "true true -1\nno more items in iterator\n"},
+	} {
+		r := runPrestartedWith(t, []string{"GOGC=off"}, cloud, c.dir, c.gogc+call(c.dir), "--call-on-stdin")
+		if r.stdout != c.want || r.exitCode != 0 {
+			t.Errorf("%s with %q: want %q (exit 0), got %q exit %d; stderr %s", c.dir, c.gogc, c.want, r.stdout, r.exitCode, r.stderr)
+		}
 	}
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "daemon_fixture.hpp"
 
@@ -133,6 +134,65 @@ func main() { fmt.Println(os.Getenv("HOME") != "", os.Getenv("KG_YAEGI_TOKEN") =
         "main.go": "package main\nfunc main() {}\n"}})");
     CHECK(response.status == 400);
     CHECK(response.body.find("use runtime compiled-go (or auto)") != std::string::npos);
+  }
+}
+
+// Which runner serves a call, told by its real command line (/proc/self/cmdline; the program's
+// os.Args is the runner's first argument only) and its pid: a runner prestarted with
+// --curated is kode-gopher-yaegi-cloud waiting on --call-on-stdin, where a plain runner that
+// execs the cloud one for its call would show the call's /app argument.
+TEST_CASE("yaegi: after a curated call the cloud runner waits for the next one, one process per call") {
+  require_runner();
+  DaemonFixture daemon;
+  daemon.start();
+  const auto session = daemon.open_session();
+  const std::string body = R"(
+func main() {
+	cmdline, _ := os.ReadFile("/proc/self/cmdline")
+	words := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+	words[0] = filepath.Base(words[0])
+	fmt.Println(strings.Join(words, " "), os.Getpid())
+	go func() {
+		for {
+			fmt.Fprintln(os.Stderr, "goroutine of", os.Getpid())
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	time.Sleep(5 * time.Millisecond)
+)";
+  const std::string imports = "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"path/filepath\"\n"
+                              "\t\"strings\"\n\t\"time\"\n";
+  const std::string curated = imports + "\n\t\"google.golang.org/api/iterator\"\n)\n" + body +
+                              "\tfmt.Println(iterator.Done)\n}\n";
+  const std::string plain = imports + ")\n" + body + "\tfmt.Println(\"plain\")\n}\n";
+  // Each call: its runner's command line and pid (stdout's first line), and its stderr.
+  struct Served {
+    std::string runner, pid, stderr_text;
+  };
+  const auto run = [&](bool is_curated) {
+    const auto r = daemon.execute(session, is_curated ? curated : plain, kYaegi);
+    REQUIRE(json_string(r, "status") == "ok");
+    const std::string out = json_string(r, "stdout");
+    const std::string last = is_curated ? "no more items in iterator\n" : "plain\n";
+    REQUIRE(out.size() > last.size());
+    CHECK(out.substr(out.size() - last.size()) == last);
+    const std::string first = out.substr(0, out.find('\n'));
+    const auto space = first.rfind(' ');
+    return Served{first.substr(0, space), first.substr(space + 1),
+                  r.HasMember("stderr") ? json_string(r, "stderr") : ""};
+  };
+  std::vector<Served> served;
+  for (const bool is_curated : {true, true, false, false, true}) served.push_back(run(is_curated));
+  for (std::size_t i = 0; i < served.size(); ++i) {
+    CAPTURE(i);
+    CAPTURE(served[i].runner);
+    CHECK(served[i].runner == (i == 2 || i == 3 ? "kode-gopher-yaegi --call-on-stdin"
+                                                : "kode-gopher-yaegi-cloud --call-on-stdin"));
+    for (std::size_t j = 0; j < i; ++j) {
+      CHECK(served[i].pid != served[j].pid);  // one process per call
+      // No goroutine of an earlier call writes into a later one.
+      CHECK(served[i].stderr_text.find("goroutine of " + served[j].pid + "\n") == std::string::npos);
+    }
   }
 }
 
