@@ -400,6 +400,9 @@ func TestDeclineCarriesTheDeclarationItPointsAt(t *testing.T) {
 	r = runRunner(t, dir, nil, "--auto")
 	if d := r.event("declined"); d == nil || d["evidence"] != nil {
 		t.Fatalf("want a decline without evidence, got %s", r.stderr)
+	}
+}
+
 // runPrestarted runs binary as the sandbox server runs a prestarted runner: the server's
 // environment only (PRESTART_ONLY=1 and serverEnv here), the call on stdin.
 func runPrestarted(t *testing.T, binary, dir, stdin string, args ...string) runnerRun {
