@@ -153,8 +153,9 @@ constexpr ConfigKeySpec kKeySpecs[] = {
      .current = [](const DaemonConfig& c) { return c.base_modcache_dir; }},
     {.section = "sandbox", .name = "network", .kind = ValueKind::choice,
      .choices = kSandboxNetworks, .default_text = "auto",
-     .help = "Network of local sandboxes: auto (allowlist when credentials are configured, "
-             "i.e. `credentials.plugin` is not none; else none); none (a private namespace with nothing but its own loopback); "
+     .help = "Network of local sandboxes: auto (allowlist when calls carry credentials, "
+             "i.e. `credentials.plugin` is not none or team mode signs users in with "
+             "`team.run_as` = user; else none); none (a private namespace with nothing but its own loopback); "
              "allowlist (no route out but the daemon's egress proxy, which admits only "
              "`allowed_hosts` on `allowed_ports` and refuses names that resolve to loopback, "
              "private, shared, link-local, multicast, metadata or host addresses; programs get "

@@ -53,6 +53,9 @@ struct OAuthConfig {
 
 struct TeamConfig {
   std::string run_as = "user";            // [team] run_as: user | daemon
+  // [team] user_token_mode, for run_as = user: sealed (the sandbox holds a placeholder, the
+  // egress proxy adds the user's token) | access-token (the sandbox gets the token itself).
+  std::string user_token_mode = "sealed";
   std::uint32_t max_sessions_per_user = 4;    // 1..64
   std::uint32_t max_queued_per_user = 8;      // 1..256
   std::uint32_t calls_per_minute = 30;        // 1..6000

@@ -8,6 +8,7 @@ namespace {
 constexpr std::string_view kBooleans[] = {"false", "true"};
 constexpr std::string_view kHttpAuth[] = {"oauth", "none"};
 constexpr std::string_view kRunAs[] = {"user", "daemon"};
+constexpr std::string_view kUserTokenModes[] = {"sealed", "access-token"};
 
 std::string join_words(const std::vector<std::string>& words) {
   std::string out;
@@ -124,6 +125,14 @@ constexpr ConfigKeySpec kTeamKeySpecs[] = {
              "identity).",
      .assign = [](DaemonConfig& c, const ConfigValue& v) { c.team.run_as = v.text; },
      .current = [](const DaemonConfig& c) { return c.team.run_as; }},
+    {.section = "team", .name = "user_token_mode", .kind = ValueKind::choice,
+     .choices = kUserTokenModes, .default_text = "sealed",
+     .help = "With run_as = user, what a program gets of the signed-in user's Google token: "
+             "sealed (a placeholder; the daemon's egress proxy puts the user's token in its place "
+             "on requests to Google API hosts) or access-token (the short-lived token itself, "
+             "for sandboxes whose egress does not go through the daemon's proxy).",
+     .assign = [](DaemonConfig& c, const ConfigValue& v) { c.team.user_token_mode = v.text; },
+     .current = [](const DaemonConfig& c) { return c.team.user_token_mode; }},
     {.section = "team", .name = "max_sessions_per_user", .kind = ValueKind::integer, .min = 1,
      .max = 64, .default_text = "4",
      .help = "MCP sessions (each with its own sandbox) one user may have open.",

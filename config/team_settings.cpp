@@ -107,7 +107,35 @@ std::vector<ConfigIssue> team_settings_issues(const DaemonConfig& config, const 
     issues.push_back({Severity::warning, file, "oauth.allowed_users",
                       "allowed_users and allowed_domains are both empty, so nobody can sign in"});
   }
+  if (config.team.run_as != "user") {
+    if (config.team.user_token_mode != "sealed") {
+      issues.push_back({Severity::warning, file, "team.user_token_mode",
+                        config.team.user_token_mode + " has no effect with run_as = " +
+                            config.team.run_as + ": programs get the [credentials] plugin's "
+                            "identity, in that plugin's own mode; remove user_token_mode"});
+    }
+    return issues;
+  }
+  if (config.team.user_token_mode != "sealed") return issues;
+  // Sealed user tokens need the daemon's egress proxy between the sandbox and Google.
+  if (config.sandbox_provider == "kubernetes" && config.kubernetes_egress_proxy_address.empty()) {
+    issues.push_back({Severity::warning, file, "team.user_token_mode",
+                      "sealed: programs get only a placeholder token, and without [kubernetes] "
+                      "egress_proxy_address no egress proxy of this daemon puts the user's token "
+                      "in its place, so their Google calls fail; set egress_proxy_address "
+                      "(docs/kubernetes.md), or user_token_mode = access-token"});
+  } else if (config.sandbox_provider != "kubernetes" && config.sandbox_network == "egress") {
+    issues.push_back({Severity::warning, file, "team.user_token_mode",
+                      "sealed: programs get only a placeholder token, and [sandbox] network = "
+                      "egress does not send them through the egress proxy that puts the user's "
+                      "token in its place, so their Google calls fail; set network = allowlist "
+                      "(or auto), or user_token_mode = access-token"});
+  }
   return issues;
+}
+
+bool runs_as_signed_in_users(const DaemonConfig& config) {
+  return !config.http.listen.empty() && config.http.auth == "oauth" && config.team.run_as == "user";
 }
 
 void apply_http_listen(DaemonConfig& config, const std::string& listen) {

@@ -18,6 +18,10 @@ std::vector<ConfigIssue> team_settings_issues(const DaemonConfig& config, const 
 // again with it. Throws ConfigError naming `--http ADDR` and each problem.
 void apply_http_listen(DaemonConfig& config, const std::string& listen);
 
+// Team mode with sign-in and [team] run_as = user: each owned session's calls carry its
+// user's own Google token (in [team] user_token_mode).
+bool runs_as_signed_in_users(const DaemonConfig& config);
+
 // Whether a listen address's host is loopback (127.0.0.0/8, ::1, localhost).
 bool is_loopback_listen(const std::string& listen);
 

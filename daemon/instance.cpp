@@ -183,11 +183,13 @@ void Instance::start_parts() {
   sandbox_layout.sandboxes_dir = config_.state_dir + "/sandboxes";
   sandbox_layout.share_host_network = config_.sandbox_network == "host";
   sandbox_layout.egress_network = config_.sandbox_network == "egress";
-  // auto: the allowlist whenever credentials are configured, so a program's Google client reaches
-  // the APIs (and nothing else) with no network option set by hand.
+  // auto: the allowlist whenever calls carry credentials (a credential plugin, or team mode's
+  // signed-in users' own tokens), so a program's Google client reaches the APIs (and nothing
+  // else) with no network option set by hand.
   sandbox_layout.egress_proxy =
       config_.sandbox_network == "allowlist" ||
-      (config_.sandbox_network == "auto" && config_.credentials_plugin != "none");
+      (config_.sandbox_network == "auto" &&
+       (config_.credentials_plugin != "none" || config::runs_as_signed_in_users(config_)));
   sandbox_layout.disk_bytes = config_.limits.disk_bytes;
   // The folders the Go side fills with each sandbox's owner's cache entries (go_host_folders.hpp).
   sandbox_layout.host_folders = sandbox::go_host_folders();

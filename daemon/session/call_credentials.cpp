@@ -47,16 +47,34 @@ AuthStatus CallCredentials::status() const {
   return status;
 }
 
+AuthStatus CallCredentials::owner_status(const std::string& email,
+                                         const std::string& issuer) const {
+  AuthStatus status;
+  status.plugin = "team-user";
+  status.plugin_loaded = true;
+  status.identity.mode = owner_.mode;
+  status.identity.credential_type = "authorized_user";
+  status.identity.email = email;
+  status.identity.source = "your sign-in to this kode-gopher (" + issuer +
+                           "); each call gets a short-lived token of yours";
+  if (owner_.mode == plugin::CredentialMode::sealed) {
+    status.identity.source += ", which stays in the daemon";
+    status.sealed = sealed_note_;
+  }
+  return status;
+}
+
 std::optional<plugin::RunCredentials> CallCredentials::for_call(const std::string& session_id,
                                                                 std::int64_t call_id,
                                                                 const std::string& owner) {
-  const bool as_owner = owner_source_ && !owner.empty();
+  const bool as_owner = owner_.source && !owner.empty();
   if (!as_owner && plugin_ == nullptr) return std::nullopt;
   const std::string source_name = as_owner ? "team-user" : plugin_name_;
   std::optional<plugin::RunCredentials> credentials;
   try {
     if (as_owner) {
-      credentials = owner_source_(owner);
+      credentials = owner_.source(owner);
+      credentials->mode = owner_.mode;
     } else {
       credentials = plugin_->credentials_for_run(plugin::RunContext{session_id, call_id});
     }

@@ -39,6 +39,14 @@ struct AuthStatus {
 // (refreshed on the host). Throws plugin::CredentialsError.
 using OwnerCredentialSource = std::function<plugin::RunCredentials(const std::string& owner)>;
 
+// Where owned sessions' tokens come from, and in which mode they reach the sandbox ([team]
+// user_token_mode): sealed (a placeholder in the sandbox; the egress proxy adds the user's
+// token, exactly as for a plugin's mode sealed) or access_token (the token itself).
+struct OwnerCredentials {
+  OwnerCredentialSource source;
+  plugin::CredentialMode mode = plugin::CredentialMode::sealed;
+};
+
 class CallCredentials {
  public:
   // plugin: the loaded plugin named plugin_name, or nullptr when it is "none" or not loaded
@@ -48,13 +56,17 @@ class CallCredentials {
 
   // Never throws.
   AuthStatus status() const;
+  // What a signed-in team user's calls run with (use_owner_credentials): their own identity,
+  // from their sign-in at `issuer`, in the owner credentials' mode. Never throws.
+  AuthStatus owner_status(const std::string& email, const std::string& issuer) const;
   // True when calls may carry credentials (a plugin is configured and loaded).
   bool active() const noexcept { return plugin_ != nullptr; }
 
   // The call's credentials, recorded as a grant of that call; nullopt when the call goes
   // without (no plugin, or the plugin has no credentials at all). Throws
   // CredentialsUnavailableError.
-  // A session with an owner gets that user's own token when an owner source is set.
+  // A session with an owner gets that user's own token when an owner source is set, in the
+  // owner credentials' mode (the session layer then seals it like any sealed credentials).
   std::optional<plugin::RunCredentials> for_call(const std::string& session_id,
                                                  std::int64_t call_id,
                                                  const std::string& owner = {});
@@ -65,7 +77,7 @@ class CallCredentials {
 
   // Sets where owned sessions' tokens come from (team mode, run_as = user); set once, before
   // the first call.
-  void use_owner_credentials(OwnerCredentialSource source) { owner_source_ = std::move(source); }
+  void use_owner_credentials(OwnerCredentials owner) { owner_ = std::move(owner); }
 
  private:
   std::string plugin_name_;
@@ -73,7 +85,7 @@ class CallCredentials {
   std::string not_loaded_reason_;
   store::Store& store_;
   plugin::Logger& logger_;
-  OwnerCredentialSource owner_source_;
+  OwnerCredentials owner_;
   std::string sealed_note_;
 };
 

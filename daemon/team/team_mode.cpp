@@ -76,17 +76,21 @@ TeamMode::TeamMode(const config::DaemonConfig& config, api::ApiContext& api,
         oauth_settings(config, public_url), api.store, logger));
     p.oauth = gate.get();
     if (config.team.run_as == "user") {
-      // Programs of a signed-in user's sessions run with that user's own Google token.
+      // Programs of a signed-in user's sessions run with that user's own Google token: sealed
+      // by default (the sandbox holds a placeholder; the egress proxy adds the token).
       AuthorizationServer& server = gate->server();
       api.credentials.use_owner_credentials(
-          [&server](const std::string& owner) { return server.upstream_credentials(owner); });
+          {[&server](const std::string& owner) { return server.upstream_credentials(owner); },
+           config.team.user_token_mode == "access-token" ? plugin::CredentialMode::access_token
+                                                         : plugin::CredentialMode::sealed});
       p.owner_credentials = &api.credentials;
       registry.identity = {true, config::effective_issuer(config.oauth)};
     }
     logger.log(plugin::LogLevel::info,
                "Sign-in through " + config::effective_issuer(config.oauth) + "; programs run as " +
-                   (config.team.run_as == "user" ? std::string("each signed-in user")
-                                                 : "the daemon's [credentials] identity"));
+                   (config.team.run_as == "user"
+                        ? "each signed-in user (" + config.team.user_token_mode + ")"
+                        : std::string("the daemon's [credentials] identity")));
     p.authenticator = std::move(gate);
   }
   p.sessions = std::make_unique<McpSessionRegistry>(registry, api, logger);
@@ -113,7 +117,7 @@ TeamMode::TeamMode(const config::DaemonConfig& config, api::ApiContext& api,
   try {
     p.server = std::make_unique<TeamHttpServer>(server, *p.endpoint, p.oauth, logger);
   } catch (...) {
-    if (p.owner_credentials) p.owner_credentials->use_owner_credentials(nullptr);
+    if (p.owner_credentials) p.owner_credentials->use_owner_credentials({});
     throw;
   }
   const bool tls = !config.http.tls_certificate.empty();
@@ -136,7 +140,7 @@ void TeamMode::stop() {
   parts_->server->stop();
   parts_->sessions->close_all();
   // No owned session is left to ask for a user's token; the OAuth server may go.
-  if (parts_->owner_credentials) parts_->owner_credentials->use_owner_credentials(nullptr);
+  if (parts_->owner_credentials) parts_->owner_credentials->use_owner_credentials({});
   parts_->owner_credentials = nullptr;
 }
 

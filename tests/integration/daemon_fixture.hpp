@@ -20,6 +20,11 @@ std::string required_env(const char* name);
 std::string unique_temp_dir(const std::string& prefix);
 
 // What a test may change about its daemon's config.
+// Builds the shared base caches (`kode-gopherd --prewarm` with `config_path`) once per test
+// process; start() calls it. A test that leaves the host's network (the Go module proxy) calls it
+// first. Throws std::runtime_error with the daemon's output when it fails.
+void prewarm_once(const std::string& daemon, const std::string& config_path);
+
 struct DaemonFixtureOptions {
   // Another base build cache than the shared prewarmed one; it is not prewarmed by start().
   std::optional<std::string> base_cache_dir;

@@ -7,7 +7,7 @@
 namespace kg::test {
 
 TeamDaemon::TeamDaemon(const std::string& http_keys, const std::string& extra_sections,
-                       bool https, bool runs_programs) {
+                       bool https, bool runs_programs, const std::string& sandbox_keys) {
   port = free_loopback_port();
   url = std::string(https ? "https" : "http") + "://127.0.0.1:" + std::to_string(port);
   std::string tls_keys;
@@ -23,6 +23,7 @@ TeamDaemon::TeamDaemon(const std::string& http_keys, const std::string& extra_se
   }
   DaemonFixtureOptions options;
   if (!runs_programs) options.base_cache_dir = unique_temp_dir("team-cache");
+  options.extra_sandbox_keys = sandbox_keys;
   options.extra_sections = "[http]\nlisten = 127.0.0.1:" + std::to_string(port) + "\n" +
                            tls_keys + http_keys + extra_sections;
   daemon = std::make_unique<DaemonFixture>(options);

@@ -15,9 +15,10 @@ struct TeamDaemon {
   // (certificate_path then names it, for clients to trust).
   // runs_programs false: the test runs no Go program, so the daemon gets an empty build cache
   // of its own rather than waiting for the shared one to be prewarmed.
+  // sandbox_keys: more [sandbox] lines.
   explicit TeamDaemon(const std::string& http_keys = "auth = none\n",
                       const std::string& extra_sections = "", bool https = false,
-                      bool runs_programs = true);
+                      bool runs_programs = true, const std::string& sandbox_keys = "");
 
   int port = 0;
   std::string url;  // http(s)://127.0.0.1:PORT

@@ -1,8 +1,8 @@
 // Team mode end to end with sign-in: the daemon serving /mcp with [http] auth = oauth in front of
 // a real OpenID Connect provider on loopback (oauth2-mock-server, tests/team/oidc/), the official
 // TypeScript SDK client signing in browser-less (DCR, PKCE, the redirects followed with fetch),
-// two users at once, each program running with its own user's Google token from the metadata
-// emulator, and the tokens that must not work.
+// two users at once, each program running as its own user (with sealed user tokens, the
+// default: a placeholder from the metadata emulator), and the tokens that must not work.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -22,14 +22,12 @@ namespace kg::test {
 namespace {
 
 // Who the program runs as, from inside the sandbox: the metadata emulator's email, and the
-// subject of the access token Google's own library gets there (the provider's JWT).
+// access token Google's own library gets there — with sealed user tokens (the default), its
+// call's placeholder; team-sealed (test_team_sealed.cpp) shows the real one at a peer.
 const std::string kWhoAmI = R"go(package snippet
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
-	"strings"
 
 	"cloud.google.com/go/compute/metadata"
 	"golang.org/x/oauth2/google"
@@ -48,16 +46,7 @@ func run(ctx context.Context) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	parts := strings.Split(token.AccessToken, ".")
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		return nil, err
-	}
-	var claims map[string]any
-	if err := json.Unmarshal(payload, &claims); err != nil {
-		return nil, err
-	}
-	return map[string]any{"email": email, "sub": claims["sub"]}, nil
+	return map[string]any{"email": email, "token": token.AccessToken}, nil
 }
 )go";
 
@@ -145,12 +134,14 @@ TEST_CASE("two users sign in at once, each runs as themselves, and neither reach
   CHECK(alice["authorization"]["state_matches"].GetBool());
   CHECK(text_at(alice["authorization"]["response"], "iss") == team.url);
 
-  // Each program ran with its own user's Google token, served by its sandbox's metadata emulator.
+  // Each program ran as its own user, and holds only its call's placeholder for that user's
+  // Google token (sealed user tokens, the default), served by its sandbox's metadata emulator.
   CHECK_FALSE(alice["result"]["isError"].GetBool());
   CHECK(text_at(value_of(alice), "email") == "alice@example.com");
-  CHECK(text_at(value_of(alice), "sub") == "sub-alice@example.com");
+  CHECK(text_at(value_of(alice), "token").starts_with("kg-sealed."));
   CHECK(text_at(value_of(bob), "email") == "bob@example.com");
-  CHECK(text_at(value_of(bob), "sub") == "sub-bob@example.com");
+  CHECK(text_at(value_of(bob), "token").starts_with("kg-sealed."));
+  CHECK(text_at(value_of(alice), "token") != text_at(value_of(bob), "token"));
 
   // The daemon recorded who ran what.
   const auto sessions = team.daemon->json(team.daemon->get("/v1/sessions"));

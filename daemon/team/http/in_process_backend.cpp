@@ -150,18 +150,9 @@ rapidjson::Document InProcessSessionBackend::plugins() {
 }
 
 rapidjson::Document InProcessSessionBackend::auth_status() {
-  session::AuthStatus status = api_.credentials.status();
-  if (identity_.own_token) {
-    status.plugin = "team-user";
-    status.plugin_loaded = true;
-    status.identity = {};
-    status.identity.mode = plugin::CredentialMode::access_token;
-    status.identity.credential_type = "authorized_user";
-    status.identity.email = owner_.email;
-    status.identity.source = "your sign-in to this kode-gopher (" + identity_.issuer +
-                             "); each call gets a short-lived token of yours";
-  }
-  return parse_answer(api::auth_status_json(status));
+  return parse_answer(api::auth_status_json(
+      identity_.own_token ? api_.credentials.owner_status(owner_.email, identity_.issuer)
+                          : api_.credentials.status()));
 }
 
 mcp::ResourceBytes InProcessSessionBackend::read_resource(std::string_view uri) {

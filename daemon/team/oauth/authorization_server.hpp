@@ -2,7 +2,8 @@
 // RFC 7591 registration, authorization code + PKCE S256, refresh rotation, RFC 8707 resource
 // binding, RFC 9207 iss) that delegates who the user is to an upstream OpenID Connect provider,
 // and as resource server (RFC 9728 metadata, the bearer check on /mcp). The user's upstream
-// tokens are kept sealed, so [team] run_as = user can hand programs the user's own access token.
+// tokens are kept sealed, so [team] run_as = user can run programs with the user's own access
+// token (which, in [team] user_token_mode = sealed, only the daemon's egress proxy adds).
 //
 // The HTTP layer (daemon/team/http) calls serves() / handle() for the OAuth paths and
 // authenticate() for /mcp, from any of its threads; the call path asks upstream_credentials()

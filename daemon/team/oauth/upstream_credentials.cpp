@@ -1,6 +1,8 @@
 // AuthorizationServer::upstream_credentials: for [team] run_as = user, the signed-in user's own
 // upstream access token for one run, refreshed on the host with their sealed refresh token when
-// it has less than five minutes left. The sandbox only ever sees the short-lived access token.
+// it has less than five minutes left. The sandbox sees at most the short-lived access token, and
+// in [team] user_token_mode = sealed (the default) not even that: CallCredentials sets the mode,
+// and the session layer seals the token as it does a credential plugin's.
 #include <ctime>
 #include <sstream>
 
@@ -67,7 +69,7 @@ plugin::RunCredentials AuthorizationServer::upstream_credentials(const std::stri
                                    "; signing in again from the MCP client may help");
   }
   plugin::RunCredentials credentials;
-  credentials.mode = plugin::CredentialMode::access_token;
+  credentials.mode = plugin::CredentialMode::access_token;  // CallCredentials sets the user's mode
   credentials.token.access_token = access_token;
   credentials.token.expiry_rfc3339 = utc::to_rfc3339(std::chrono::system_clock::from_time_t(
       static_cast<std::time_t>(user->access_token_expires)));

@@ -50,6 +50,7 @@ TEST_CASE("every team-mode key is read from the file") {
                                "registrations_per_hour = 7\n"
                                "[team]\n"
                                "run_as = daemon\n"
+                               "user_token_mode = sealed\n"
                                "max_sessions_per_user = 64\n"
                                "max_queued_per_user = 1\n"
                                "calls_per_minute = 6000\n"
@@ -81,6 +82,7 @@ TEST_CASE("every team-mode key is read from the file") {
       {"oauth.refresh_token_ttl_s", "3600"},
       {"oauth.registrations_per_hour", "7"},
       {"team.run_as", "daemon"},
+      {"team.user_token_mode", "sealed"},
       {"team.max_sessions_per_user", "64"},
       {"team.max_queued_per_user", "1"},
       {"team.calls_per_minute", "6000"},
@@ -144,6 +146,27 @@ TEST_CASE("team settings that only make sense together are checked together") {
                             "issuer = http://login.example.com\nscopes = email\nallowed_domains = e.com\n");
     CHECK(any_contains(issues, "oauth.issuer: must be the issuer's https:// URL"));
     CHECK(any_contains(issues, "oauth.scopes: must include openid"));
+  }
+  SUBCASE("user_token_mode: sealed needs the daemon's egress proxy; it means nothing to run_as = daemon") {
+    const std::string team = "[http]\nlisten = 127.0.0.1:8080\n[oauth]\nclient_id = c\n"
+                             "allowed_domains = e.com\n";
+    CHECK(issues_for(dir, team).empty());  // sealed, auto network: the proxy unseals
+    CHECK(issues_for(dir, team + "[team]\nuser_token_mode = access-token\n").empty());
+    auto issues = issues_for(dir, team + "[sandbox]\nnetwork = egress\n");
+    CHECK(any_contains(issues, "team.user_token_mode: sealed: programs get only a placeholder "
+                               "token, and [sandbox] network = egress"));
+    CHECK(issues_for(dir, team + "[sandbox]\nnetwork = egress\n[team]\nuser_token_mode = "
+                                 "access-token\n").empty());
+    issues = issues_for(dir, team + "[sandbox]\nprovider = kubernetes\n");
+    CHECK(any_contains(issues, "without [kubernetes] egress_proxy_address"));
+    CHECK_FALSE(any_contains(issues_for(dir, team + "[sandbox]\nprovider = kubernetes\n"
+                                                    "[kubernetes]\negress_proxy_address = "
+                                                    "kode-gopherd-egress:3128\n"),
+                             "user_token_mode"));
+    issues = issues_for(dir, team + "[team]\nrun_as = daemon\nuser_token_mode = access-token\n");
+    CHECK(any_contains(issues, "team.user_token_mode: access-token has no effect with run_as = daemon"));
+    issues = issues_for(dir, team + "[team]\nuser_token_mode = forwarded\n");
+    CHECK(any_contains(issues, "user_token_mode"));
   }
   SUBCASE("public_url is an origin, no path") {
     const auto issues = issues_for(dir, "[http]\nlisten = 127.0.0.1:8080\nauth = none\n"

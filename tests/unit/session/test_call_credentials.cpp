@@ -1,11 +1,13 @@
 // CallCredentials: the configured plugin asked per call, every grant recorded (never the
-// token), and the status when no plugin is configured, none is loaded, or it fails.
+// token), and the status when no plugin is configured, none is loaded, or it fails; and team
+// mode's owner credentials (run_as = user), sealed by default.
 #include <doctest/doctest.h>
 
 #include <stdexcept>
 
 #include "../../support/temp_dir.hpp"
 #include "call_credentials.hpp"
+#include "sealed_credentials.hpp"
 #include "error_chain.hpp"
 #include "../../support/test_loggers.hpp"
 
@@ -129,4 +131,65 @@ TEST_CASE("status: the plugin's identity, or none with why and what to do") {
   CHECK(missing.identity.problem == "The credential plugin creds-workload is not loaded (it was "
                                     "not found), so programs run without Google credentials");
   CHECK(missing.identity.login_hint.find("-Dplugin_creds_workload=enabled") != std::string::npos);
+}
+
+// Team mode, run_as = user: an owned session's call gets its user's own token in the owner
+// credentials' mode, sealed unless user_token_mode = access-token, and is recorded as such.
+TEST_CASE("an owner's call runs with the owner's token, sealed by default") {
+  Fixture f;
+  ScriptedPlugin plugin;
+  CallCredentials credentials("creds-adc", &plugin, "", f.store, f.logger);
+  credentials.set_sealed_note("programs hold only a placeholder token");
+  std::vector<std::string> owners;
+  const auto source = [&owners](const std::string& owner) {
+    owners.push_back(owner);
+    kg::plugin::RunCredentials out;
+    out.mode = CredentialMode::access_token;  // what upstream_credentials() answers
+    out.token = {"ya29.token-of-" + owner, "2026-12-03T10:00:00Z", owner + "@example.com", "", ""};
+    out.identity = owner + "@example.com";
+    out.credential_type = "authorized_user";
+    return out;
+  };
+  credentials.use_owner_credentials({source, CredentialMode::sealed});
+
+  auto got = credentials.for_call("s-1", f.call("s-1"), "alice");
+  REQUIRE(got.has_value());
+  CHECK(got->mode == CredentialMode::sealed);
+  CHECK(got->token.access_token == "ya29.token-of-alice");
+  CHECK(plugin.asked.empty());  // the plugin's identity is not used for an owned session
+  // The session layer's one seam: the sandbox gets a placeholder, the proxy the real token.
+  const auto sealed = kg::session::seal_for_sandbox(got);
+  REQUIRE(sealed.has_value());
+  CHECK(sealed->access_token == "ya29.token-of-alice");
+  CHECK(got->token.access_token == sealed->placeholder);
+  CHECK(got->token.access_token.starts_with("kg-sealed."));
+  const auto grants = f.store.list_grants("s-1");
+  REQUIRE(grants.size() == 1);
+  CHECK(grants[0].plugin == "team-user");
+  CHECK(grants[0].mode == "sealed");
+  CHECK(grants[0].identity == "alice@example.com");
+
+  // A session without an owner still asks the plugin.
+  CHECK(credentials.for_call("s-2", f.call("s-2"))->token.access_token == "ya29.secret-token");
+  CHECK(plugin.asked.size() == 1);
+
+  const auto status = credentials.owner_status("alice@example.com", "https://issuer.example");
+  CHECK(status.plugin == "team-user");
+  CHECK(status.identity.mode == CredentialMode::sealed);
+  CHECK(status.identity.email == "alice@example.com");
+  CHECK(status.identity.source.find("https://issuer.example") != std::string::npos);
+  CHECK(status.sealed == "programs hold only a placeholder token");
+
+  // The explicit opt-in: the sandbox gets the user's token itself.
+  credentials.use_owner_credentials({source, CredentialMode::access_token});
+  auto plain = credentials.for_call("s-3", f.call("s-3"), "bob");
+  REQUIRE(plain.has_value());
+  CHECK(plain->mode == CredentialMode::access_token);
+  CHECK_FALSE(kg::session::seal_for_sandbox(plain).has_value());
+  CHECK(plain->token.access_token == "ya29.token-of-bob");
+  CHECK(f.store.list_grants("s-3")[0].mode == "access-token");
+  const auto plain_status = credentials.owner_status("bob@example.com", "https://issuer.example");
+  CHECK(plain_status.identity.mode == CredentialMode::access_token);
+  CHECK(plain_status.sealed.empty());
+  CHECK(owners == std::vector<std::string>{"alice", "bob"});
 }
