@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 )
 
@@ -25,6 +26,9 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return exitUsage
 	}
+	// This process lives for one build and holds a few megabytes (the data, the program's
+	// packages): the collector would only cost time.
+	debug.SetGCPercent(-1)
 	err := buildProgram(buildRequest{*dataPath, *goVersion, *digest, flags.Arg(0), *out, *memoryLimit}, stderr)
 	var compileFailed *compileError
 	switch {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // dataFormat is the version of the file prepare writes. Bump it with the base cache's stamp
@@ -93,7 +94,10 @@ func readData(path string) (*Data, error) {
 	if err != nil {
 		return nil, err
 	}
-	text := string(content)
+	// The file's bytes are never changed, so the text can share them rather than copy them (a
+	// copy of the ~450 KB is a tenth of the fast path's own time; the package lines keep
+	// pointing into it).
+	text := unsafe.String(unsafe.SliceData(content), len(content))
 	header, text, _ := strings.Cut(text, "\n")
 	if header == "" {
 		return nil, fmt.Errorf("%s is empty", path)
