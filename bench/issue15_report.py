@@ -15,6 +15,10 @@ def _ratio(value, base):
     return round(value / base, 2) if value is not None and base else None
 
 
+def _minus(value, base):
+    return round(value - base, 1) if value is not None and base is not None else None
+
+
 def _fallbacks(row):
     count = _get(row, "fallback_warnings", "count") or 0
     if not count:
@@ -33,11 +37,15 @@ def alone_section(r):
              "the user's package and the link with go build's flags and importcfg files; both "
              "then run directly in one `/execute` of the same sandbox, each timed inside it (wall, "
              "and user + system CPU time). The API call also runs the program; the baseline is "
-             "go build + exec.", "",
+             "go build + exec. Then the same two run again with the fast path's flags "
+             "(sandbox/fastbuild/tools.go: the user's package without DWARF, GOGC=off with "
+             "GOMEMLIMIT a quarter of the build's memory limit): API − those is what the daemon, "
+             "the sandbox and kode-gopher-fastbuild's own work add.", "",
              "| row | API median | go build + exec (baseline) | compile alone | link alone | "
-             "compiler + linker alone | their CPU time | API / alone | API / baseline | "
+             "compiler + linker alone | their CPU time | with the fast path's flags (CPU) | "
+             "API / alone | API − alone | API − with the fast path's flags | API / baseline | "
              "go build fallbacks |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows.values():
         lines.append(
             f"| {row['title']} | {_get(row, 'api', 'median')} | "
@@ -47,7 +55,11 @@ def alone_section(r):
             f"{_get(row, 'compile_link_alone', 'median')} (p95 "
             f"{_get(row, 'compile_link_alone', 'p95')}) | "
             f"{_get(row, 'compile_link_alone_parts', 'cpu_ms', 'median')} | "
+            f"{_get(row, 'compile_link_alone_parts', 'fast_flags_ms', 'median')} "
+            f"({_get(row, 'compile_link_alone_parts', 'fast_flags_cpu_ms', 'median')}) | "
             f"{row.get('api_over_compile_link_alone')} | "
+            f"{_minus(_get(row, 'api', 'median'), _get(row, 'compile_link_alone', 'median'))} | "
+            f"{_minus(_get(row, 'api', 'median'), _get(row, 'compile_link_alone_parts', 'fast_flags_ms', 'median'))} | "
             f"{_get(row, 'api', 'ratio_to_sandbox_build_exec')} | {_fallbacks(row)} |")
     return lines
 

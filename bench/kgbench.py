@@ -55,7 +55,8 @@ class Bench:
             samples["yaegi_cli"] = []
         if row.alone:
             samples["compile_link_alone"] = []
-            alone_parts = {"compile_ms": [], "link_ms": [], "cpu_ms": []}
+            alone_parts = {"compile_ms": [], "link_ms": [], "cpu_ms": [], "fast_flags_ms": [],
+                           "fast_flags_cpu_ms": []}
         fallbacks = []
         overheads, outside_daemon, daemon_own, requests = [], [], [], []
         phases = {"setup_ms": [], "build_ms": [], "run_ms": [], "duration_ms": []}
@@ -121,6 +122,10 @@ class Bench:
                         alone_parts["compile_ms"].append(steps["compile"][0])
                         alone_parts["link_ms"].append(steps["link"][0])
                         alone_parts["cpu_ms"].append(steps["compile"][1] + steps["link"][1])
+                        alone_parts["fast_flags_ms"].append(steps["compile_fast"][0] +
+                                                            steps["link_fast"][0])
+                        alone_parts["fast_flags_cpu_ms"].append(steps["compile_fast"][1] +
+                                                                steps["link_fast"][1])
                 app = os.path.join(mp.sandbox_root(session), "tmp", f"bl-{row.key}")
                 line = None if row.mode == "cached" and rep > 0 else f"go run {nonce('gorun')}"
                 wall = mp.host_go_run(self.host_env, self.args.lockfile, host_dir, app, line)

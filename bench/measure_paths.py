@@ -209,13 +209,15 @@ def sandbox_compile_link_alone(session, target_rel, nonce_line):
     """Compiler + linker alone in the sandbox: `go build -x -work` of /tmp/<target_rel> (a copy
     the baseline built, so it has go.mod) after a one-line edit, not timed, gives the compile of
     the user's package and the link with their flags and importcfg files; they then run directly
-    in one /execute. Returns ({"compile": (wall ms, CPU ms), "link": (..)}, /execute wall ms)."""
+    in one /execute, then again with the fast path's flags (toolchain_capture.FAST_PATH_*).
+    Returns ({"compile": (wall ms, CPU ms), "link": (..), "compile_fast": .., "link_fast": ..},
+    /execute wall ms)."""
     directory = f"/tmp/{target_rel}"
     _, captured = sandbox_execute(session, capture_command(directory, nonce_line,
                                                             f"{directory}-alone-prog"))
     if captured.get("exit_code") != 0:
         raise CallFailed(f"go build -x -work in the sandbox failed: {captured.get('stderr', '')[-400:]}")
-    command = toolchain_capture.compile_link_command(captured.get("stderr", ""))
+    command = toolchain_capture.compile_link_command(captured.get("stderr", ""), fast_path_flags=True)
     wall, ran = sandbox_execute(session, command)
     if ran.get("exit_code") != 0:
         raise CallFailed(f"compile + link alone in the sandbox failed: {ran.get('stderr', '')[-400:]}")

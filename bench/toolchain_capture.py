@@ -64,12 +64,22 @@ def _argv(line, work):
     return env, words
 
 
-def compile_link_command(x_log):
+# How kode-gopher-fastbuild runs the tools beside go build's flags (sandbox/fastbuild/tools.go):
+# the user's package compiled without DWARF (the link drops it: -w), and the collector held off
+# up to a quarter of the build's memory limit (the daemon's default [limits] memory_bytes, 4 GiB,
+# which the bench's daemons keep).
+FAST_PATH_COMPILE_FLAGS = ["-dwarf=false"]
+FAST_PATH_ENV = {"GOGC": "off", "GOMEMLIMIT": str((4 << 30) // 4)}
+
+
+def compile_link_command(x_log, fast_path_flags=False):
     """The command that reruns, timed, the main package's compile and the link of a `go build
     -x -work` log with its flags and the importcfg files -work kept, then removes the work
-    folder. Its output parses with parse_steps into {"compile": .., "link": ..}. Raises
-    CaptureFailed when the log has no compile of package main (the package came from the
-    cache: the caller must edit the program before capturing)."""
+    folder. Its output parses with parse_steps into {"compile": .., "link": ..}; with
+    fast_path_flags, then also {"compile_fast": .., "link_fast": ..}: the same two with the
+    fast path's flags and environment. Raises CaptureFailed when the log has no compile of
+    package main (the package came from the cache: the caller must edit the program before
+    capturing)."""
     work = directory = compile_line = link_line = None
     current_dir = None
     for line in x_log.splitlines():
@@ -88,6 +98,12 @@ def compile_link_command(x_log):
         raise CaptureFailed(f"the go build -x -work log lacks {', '.join(missing)}: "
                             f"{x_log[-600:]!r}")
     steps = [("compile", *_argv(compile_line, work)), ("link", *_argv(link_line, work))]
+    if fast_path_flags:
+        compile_env, compile_argv = _argv(compile_line, work)
+        link_env, link_argv = _argv(link_line, work)
+        steps += [("compile_fast", {**compile_env, **FAST_PATH_ENV},
+                   compile_argv[:1] + FAST_PATH_COMPILE_FLAGS + compile_argv[1:]),
+                  ("link_fast", {**link_env, **FAST_PATH_ENV}, link_argv)]
     return timer_command(directory, steps, after=f"rm -rf {shlex.quote(work)}")
 
 

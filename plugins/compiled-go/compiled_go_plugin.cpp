@@ -81,16 +81,23 @@ std::string build_command(ModuleSource modules) {
 }
 
 // kode-gopher-fastbuild's exit statuses besides 0 (built) and 1 (a compile error, reported as go
-// build reports it): it declined the program (the reason on stderr after "fallback: "); the
+// build reports it): it did not understand the command line (a sandbox image with an older
+// kode-gopher-fastbuild); it declined the program (the reason on stderr after "fallback: "); the
 // shell could not find or run it (a sandbox image without it).
+constexpr int kFastBuildUsage = 2;
 constexpr int kFastBuildDeclined = 3;
 constexpr int kShellCannotExecute = 126;
 constexpr int kShellNotFound = 127;
 
-std::string fast_build_command(const plugin::ToolchainInfo& toolchain) {
+// The build's memory limit lets the compiler and linker hold their garbage collector off until
+// the heap nears a quarter of it (sandbox/fastbuild/tools.go); 0 (the sandbox's default, not
+// known here) leaves them on their defaults.
+std::string fast_build_command(const plugin::ToolchainInfo& toolchain,
+                               const plugin::ResourceLimits& build_limits) {
   return "exec " + toolchain.fastbuild + " build -data " + toolchain.fastbuild_data + " -go " +
-         toolchain.go_version + " -lockfile-digest " + toolchain.lockfile_digest + " -o " +
-         kBinaryPath + " .";
+         toolchain.go_version + " -lockfile-digest " + toolchain.lockfile_digest +
+         " -memory-limit " + std::to_string(build_limits.memory_bytes) + " -o " + kBinaryPath +
+         " .";
 }
 
 // Why the fast path declined, from its stderr (the last "fallback: " line).
@@ -232,17 +239,19 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
   FastBuild fast_build(const plugin::Limits& limits, plugin::SandboxHandle& sandbox,
                        plugin::ProgressSink& progress, plugin::ExecuteResult& result) const {
     progress.phase_started(plugin::Phase::build, "compile and link");
-    const auto spec = build_spec(fast_build_command(host_.toolchain()), limits);
+    const auto spec = build_spec(fast_build_command(host_.toolchain(), limits.build), limits);
     const auto started = Clock::now();
     const auto built = sandbox.run_command(spec);
     result.build_us += us_since(started);
     const bool killed = built.oom_killed || built.timed_out || built.cpu_limit_exceeded ||
                         built.signal != 0;
-    if (!killed && (built.exit_code == kFastBuildDeclined || built.exit_code == kShellNotFound ||
-                    built.exit_code == kShellCannotExecute)) {
-      const auto reason = built.exit_code == kFastBuildDeclined
-                              ? fast_build_declined_reason(built.stderr_text)
-                              : "this sandbox has no " + host_.toolchain().fastbuild;
+    if (!killed && (built.exit_code == kFastBuildDeclined || built.exit_code == kFastBuildUsage ||
+                    built.exit_code == kShellNotFound || built.exit_code == kShellCannotExecute)) {
+      const auto reason =
+          built.exit_code == kFastBuildDeclined ? fast_build_declined_reason(built.stderr_text)
+          : built.exit_code == kFastBuildUsage
+              ? "this sandbox's " + host_.toolchain().fastbuild + " is older than the daemon"
+              : "this sandbox has no " + host_.toolchain().fastbuild;
       result.notices.push_back("built with go build, not the fast path: " + reason);
       return FastBuild::declined;
     }

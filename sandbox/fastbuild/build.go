@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 )
 
@@ -20,11 +21,15 @@ func runBuild(args []string, stdout, stderr io.Writer) int {
 	goVersion := flags.String("go", "", "the toolchain the caller builds with (go1.26.8)")
 	digest := flags.String("lockfile-digest", "", "the lockfile the caller builds with")
 	out := flags.String("o", "", "the binary to write")
-	if err := flags.Parse(args); err != nil || *dataPath == "" || *goVersion == "" || *digest == "" || *out == "" || flags.NArg() != 1 {
+	memoryLimit := flags.Int64("memory-limit", 0, "the build's memory limit in bytes (0: none known); tools.go says how it is used")
+	if err := flags.Parse(args); err != nil || *dataPath == "" || *goVersion == "" || *digest == "" || *out == "" || *memoryLimit < 0 || flags.NArg() != 1 {
 		usage(stderr)
 		return exitUsage
 	}
-	err := buildProgram(*dataPath, *goVersion, *digest, flags.Arg(0), *out, stderr)
+	// This process lives for one build and holds a few megabytes (the data, the program's
+	// packages): the collector would only cost time.
+	debug.SetGCPercent(-1)
+	err := buildProgram(buildRequest{*dataPath, *goVersion, *digest, flags.Arg(0), *out, *memoryLimit}, stderr)
 	var compileFailed *compileError
 	switch {
 	case err == nil:
@@ -41,16 +46,23 @@ type compileError struct{}
 
 func (*compileError) Error() string { return "compile error" }
 
-func buildProgram(dataPath, goVersion, digest, dir, out string, stderr io.Writer) error {
-	data, err := readData(dataPath)
+// buildRequest is what build was asked: the data, what it must be for, the program and the binary.
+type buildRequest struct {
+	dataPath, goVersion, digest string
+	dir, out                    string
+	memoryLimit                 int64 // the build's memory limit in bytes; 0: none known
+}
+
+func buildProgram(req buildRequest, stderr io.Writer) error {
+	data, err := readData(req.dataPath)
 	if err != nil {
 		return decline("no precomputed data: %v", err)
 	}
-	if data.GoVersion != goVersion || data.LockfileDigest != digest {
+	if data.GoVersion != req.goVersion || data.LockfileDigest != req.digest {
 		return decline("the precomputed data is for %s and lockfile %.12s, not %s and %.12s (`kode-gopherd --prewarm` computes it again)",
-			data.GoVersion, data.LockfileDigest, goVersion, digest)
+			data.GoVersion, data.LockfileDigest, req.goVersion, req.digest)
 	}
-	work, err := newWorkDir(dir)
+	work, err := newWorkDir(req.dir, req.memoryLimit)
 	if err != nil {
 		return err
 	}
@@ -78,7 +90,7 @@ func buildProgram(dataPath, goVersion, digest, dir, out string, stderr io.Writer
 	if len(failed) > 0 {
 		return &compileError{}
 	}
-	return linkProgram(data, work, prog, archives, out)
+	return linkProgram(data, work, prog, archives, req.out)
 }
 
 func importsAny(p *localPackage, failed map[string]bool) bool {
@@ -90,14 +102,16 @@ func importsAny(p *localPackage, failed map[string]bool) bool {
 	return false
 }
 
-// workDir is the build's scratch folder ($WORK) and the folder the build runs from.
+// workDir is the build's scratch folder ($WORK), the folder the build runs from and the
+// build's memory limit (the tools' garbage collector settings, tools.go).
 type workDir struct {
-	root string
-	cwd  string
-	next int
+	root        string
+	cwd         string
+	next        int
+	memoryLimit int64
 }
 
-func newWorkDir(dir string) (*workDir, error) {
+func newWorkDir(dir string, memoryLimit int64) (*workDir, error) {
 	cwd, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -106,7 +120,7 @@ func newWorkDir(dir string) (*workDir, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &workDir{root: root, cwd: cwd}, nil
+	return &workDir{root: root, cwd: cwd, memoryLimit: memoryLimit}, nil
 }
 
 func (w *workDir) objdir(p *localPackage) (string, error) {

@@ -23,7 +23,7 @@ func compilePackage(data *Data, work *workDir, p *localPackage, archives map[str
 	for _, imp := range p.imports {
 		archive := archives[imp]
 		if archive == "" {
-			if prebuilt := data.Packages[imp]; prebuilt != nil {
+			if prebuilt := data.Package(imp); prebuilt != nil {
 				archive = prebuilt.Export
 			}
 		}
@@ -42,6 +42,9 @@ func compilePackage(data *Data, work *workDir, p *localPackage, archives map[str
 	}
 	args := []string{"-o", archive, "-trimpath", p.dir + "=>" + p.importPath + ";" + objdir + "=>", "-p", pkgpath}
 	args = append(args, data.CompileFlags...)
+	if stripsDWARF(data.LinkFlags) {
+		args = append(args, "-dwarf=false")
+	}
 	if c := runtime.GOMAXPROCS(0); c > 1 {
 		args = append(args, fmt.Sprintf("-c=%d", c))
 	}
@@ -49,6 +52,7 @@ func compilePackage(data *Data, work *workDir, p *localPackage, archives map[str
 	args = append(args, p.goFiles...)
 	cmd := exec.Command(filepath.Join(data.ToolDir, "compile"), args...)
 	cmd.Dir = work.cwd
+	cmd.Env = toolEnvironment(work.memoryLimit)
 	out, runErr := cmd.CombinedOutput()
 	if runErr != nil {
 		if _, exited := runErr.(*exec.ExitError); !exited {

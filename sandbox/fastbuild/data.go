@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // dataFormat is the version of the file prepare writes. Bump it with the base cache's stamp
@@ -32,10 +33,11 @@ type Data struct {
 	LinkEnv        []string // what go build sets in the linker's environment (GOROOT=)
 	ModinfoStart   string   // the markers around the build info the linker embeds
 	ModinfoEnd     string
-	ModinfoHead    []string // the build info's path and mod lines
-	ModinfoBuild   []string // its build lines (flags, GOOS, ...)
-	Packages       map[string]*PackageData
-	ModuleDeps     map[string]string // module path → its build info "dep" line(s)
+	ModinfoHead    []string                // the build info's path and mod lines
+	ModinfoBuild   []string                // its build lines (flags, GOOS, ...)
+	Packages       map[string]*PackageData // prepare's; after readData, those Package parsed
+	packageLines   map[string]string       // after readData: import path → its line's other fields
+	ModuleDeps     map[string]string       // module path → its build info "dep" line(s)
 }
 
 // PackageData is one prebuilt package (standard library or curated).
@@ -84,40 +86,41 @@ func writeData(w io.Writer, d *Data) error {
 }
 
 // readData reads a file writeData wrote; a file of another format is an error that says so.
+// Each package's line is kept as it is until Package asks for it: a program needs tens of the
+// file's packages, and parsing all of them cost more than the rest of the fast path's own work
+// (bench/README.md, "Issue 27: the compiled floor").
 func readData(path string) (*Data, error) {
-	f, err := os.Open(path)
+	content, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	d := &Data{Packages: map[string]*PackageData{}, ModuleDeps: map[string]string{}}
-	scanner := bufio.NewScanner(f)
-	scanner.Buffer(make([]byte, 0, 1<<16), 1<<24)
-	if !scanner.Scan() {
+	// The file's bytes are never changed, so the text can share them rather than copy them (a
+	// copy of the ~450 KB is a tenth of the fast path's own time; the package lines keep
+	// pointing into it).
+	text := unsafe.String(unsafe.SliceData(content), len(content))
+	header, text, _ := strings.Cut(text, "\n")
+	if header == "" {
 		return nil, fmt.Errorf("%s is empty", path)
 	}
-	want := fmt.Sprintf("%s %d", dataHeader, dataFormat)
-	if got := scanner.Text(); got != want {
-		return nil, fmt.Errorf("%s is %q, this %s reads %q: run `kode-gopherd --prewarm` to compute it again", path, got, programName, want)
+	if want := fmt.Sprintf("%s %d", dataHeader, dataFormat); header != want {
+		return nil, fmt.Errorf("%s is %q, this %s reads %q: run `kode-gopherd --prewarm` to compute it again", path, header, programName, want)
 	}
+	d := &Data{Packages: map[string]*PackageData{}, ModuleDeps: map[string]string{}, packageLines: map[string]string{}}
 	complete := false
-	for scanner.Scan() {
-		text := scanner.Text()
-		if text == "end" {
+	for text != "" {
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
+		if line == "end" {
 			complete = true
 			break
 		}
-		key, rest, _ := strings.Cut(text, "\t")
+		key, rest, _ := strings.Cut(line, "\t")
 		if key == "pkg" {
-			fields := strings.Split(rest, "\t")
-			if len(fields) != 4 {
-				return nil, fmt.Errorf("%s: malformed package line %q", path, text)
+			importPath, fields, _ := strings.Cut(rest, "\t")
+			if strings.Count(fields, "\t") != 2 {
+				return nil, fmt.Errorf("%s: malformed package line %q", path, line)
 			}
-			p := &PackageData{Export: fields[1], Module: fields[2]}
-			if fields[3] != "" {
-				p.Imports = strings.Split(fields[3], ",")
-			}
-			d.Packages[fields[0]] = p
+			d.packageLines[importPath] = fields
 			continue
 		}
 		values, err := unquoteFields(rest)
@@ -128,13 +131,29 @@ func readData(path string) (*Data, error) {
 			return nil, fmt.Errorf("%s: %v", path, err)
 		}
 	}
-	if err := scanner.Err(); err != nil {
-		return nil, fmt.Errorf("reading %s: %v", path, err)
-	}
 	if !complete {
 		return nil, fmt.Errorf("%s is cut short (no end line): run `kode-gopherd --prewarm` to compute it again", path)
 	}
 	return d, nil
+}
+
+// Package is the prebuilt package of that import path; nil when there is none.
+func (d *Data) Package(importPath string) *PackageData {
+	if p := d.Packages[importPath]; p != nil {
+		return p
+	}
+	fields, ok := d.packageLines[importPath]
+	if !ok {
+		return nil
+	}
+	export, rest, _ := strings.Cut(fields, "\t")
+	module, imports, _ := strings.Cut(rest, "\t")
+	p := &PackageData{Export: export, Module: module}
+	if imports != "" {
+		p.Imports = strings.Split(imports, ",")
+	}
+	d.Packages[importPath] = p
+	return p
 }
 
 func (d *Data) set(key string, values []string) error {

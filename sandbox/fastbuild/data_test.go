@@ -42,6 +42,16 @@ func TestDataRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(got.Packages) != 0 {
+		t.Errorf("readData parsed %d package lines before they were asked for", len(got.Packages))
+	}
+	if got.Package("not/there") != nil {
+		t.Error("a package the file does not list was found")
+	}
+	for path := range want.Packages {
+		got.Package(path)
+	}
+	got.packageLines = nil
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("read back\n%#v\nwant\n%#v", got, want)
 	}

@@ -127,7 +127,10 @@ func fastBuild(t *testing.T, dir string) (buildOutcome, error) {
 	}
 	binary := filepath.Join(t.TempDir(), "fast", "prog")
 	var stderr bytes.Buffer
-	err := buildProgram(dataPath, data.GoVersion, data.LockfileDigest, dir, binary, &stderr)
+	// The daemon's default build memory limit, so the tools run as they do in a sandbox
+	// (tools.go: no DWARF, the collector held off).
+	const memoryLimit = 4 << 30
+	err := buildProgram(buildRequest{dataPath, data.GoVersion, data.LockfileDigest, dir, binary, memoryLimit}, &stderr)
 	outcome := buildOutcome{stderr: stderr.String()}
 	var compileFailed *compileError
 	switch {
@@ -170,6 +173,47 @@ func main() {
 		"greet/words/words.go": "package words\n\nconst Hello = \"hello\"\n\nvar Count = len(Hello)\n",
 		"_ignored.go":          "this is not Go",
 		"notes.txt":            "data files are fine",
+	},
+	// The compiler writes no DWARF on the fast path (tools.go): the file:line of every frame,
+	// inlined ones and runtime.Caller's included, must still be go build's.
+	"a panic deep in a helper, with inlined frames and runtime.Caller": {
+		"main.go": `package main
+
+import (
+	"fmt"
+	"runtime"
+
+	"kode_gopher_user/deep"
+)
+
+func main() {
+	_, file, line, _ := runtime.Caller(0)
+	fmt.Println(file, line)
+	fmt.Println(deep.Where())
+	deep.Outer(3)
+}
+`,
+		"deep/deep.go": `package deep
+
+import (
+	"fmt"
+	"runtime"
+)
+
+func Where() string {
+	_, file, line, _ := runtime.Caller(0)
+	return fmt.Sprint(file, ":", line)
+}
+
+func inlined(n int) int { return 10 / n }
+
+func Outer(n int) int {
+	if n == 0 {
+		return inlined(n)
+	}
+	return Outer(n-1) + 1
+}
+`,
 	},
 	"exit status and stderr": {"main.go": "package main\n\nimport \"os\"\n\nfunc main() { os.Stderr.WriteString(\"bad\\n\"); os.Exit(7) }\n"},
 	"compile error in main":  {"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(undefinedName)\n\tvar unused int\n}\n"},
@@ -264,13 +308,13 @@ func TestDataForAnotherToolchainOrLockfileIsDeclined(t *testing.T) {
 	}
 	dir := writeProgram(t, sameBothWays["hello"])
 	for _, c := range []struct{ goVersion, digest string }{{"go1.99.0", data.LockfileDigest}, {data.GoVersion, "other"}} {
-		err := buildProgram(dataPath, c.goVersion, c.digest, dir, filepath.Join(t.TempDir(), "prog"), &bytes.Buffer{})
+		err := buildProgram(buildRequest{dataPath, c.goVersion, c.digest, dir, filepath.Join(t.TempDir(), "prog"), 0}, &bytes.Buffer{})
 		var d *declined
 		if !errors.As(err, &d) || !strings.Contains(d.reason, "precomputed data is for") {
 			t.Errorf("%s / %s: %v", c.goVersion, c.digest, err)
 		}
 	}
-	err := buildProgram(filepath.Join(t.TempDir(), "missing"), data.GoVersion, data.LockfileDigest, dir, filepath.Join(t.TempDir(), "prog"), &bytes.Buffer{})
+	err := buildProgram(buildRequest{filepath.Join(t.TempDir(), "missing"), data.GoVersion, data.LockfileDigest, dir, filepath.Join(t.TempDir(), "prog"), 0}, &bytes.Buffer{})
 	var d *declined
 	if !errors.As(err, &d) || !strings.Contains(d.reason, "no precomputed data") {
 		t.Errorf("missing data: %v", err)

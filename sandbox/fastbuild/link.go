@@ -20,7 +20,7 @@ func linkProgram(data *Data, work *workDir, prog *program, archives map[string]s
 		fmt.Fprintf(&cfg, "packagefile %s=%s\n", p.importPath, archives[p.importPath])
 	}
 	for _, path := range prebuilt {
-		if export := data.Packages[path].Export; export != "" {
+		if export := data.Package(path).Export; export != "" {
 			fmt.Fprintf(&cfg, "packagefile %s=%s\n", path, export)
 		}
 	}
@@ -40,7 +40,7 @@ func linkProgram(data *Data, work *workDir, prog *program, archives map[string]s
 	args = append(args, archives[mainPkg.importPath])
 	cmd := exec.Command(filepath.Join(data.ToolDir, "link"), args...)
 	cmd.Dir = work.cwd
-	cmd.Env = append(os.Environ(), data.LinkEnv...)
+	cmd.Env = toolEnvironment(work.memoryLimit, data.LinkEnv...)
 	if output, err := cmd.CombinedOutput(); err != nil {
 		return decline("the linker failed (%v), go build reports it: %s", err, strings.TrimSpace(string(output)))
 	}
@@ -54,7 +54,7 @@ func prebuiltClosure(data *Data, prog *program) []string {
 	queue := []string{"runtime"}
 	for _, p := range prog.packages {
 		for _, imp := range p.imports {
-			if data.Packages[imp] != nil && !seen[imp] {
+			if data.Package(imp) != nil && !seen[imp] {
 				seen[imp] = true
 				queue = append(queue, imp)
 			}
@@ -63,8 +63,8 @@ func prebuiltClosure(data *Data, prog *program) []string {
 	for len(queue) > 0 {
 		path := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		for _, imp := range data.Packages[path].Imports {
-			if !seen[imp] && data.Packages[imp] != nil {
+		for _, imp := range data.Package(path).Imports {
+			if !seen[imp] && data.Package(imp) != nil {
 				seen[imp] = true
 				queue = append(queue, imp)
 			}
@@ -78,7 +78,7 @@ func prebuiltClosure(data *Data, prog *program) []string {
 func buildInfo(data *Data, prebuilt []string) string {
 	modules := map[string]bool{}
 	for _, path := range prebuilt {
-		if m := data.Packages[path].Module; m != "" {
+		if m := data.Package(path).Module; m != "" {
 			modules[m] = true
 		}
 	}

@@ -5,7 +5,7 @@
 // and the caller builds with `go build`. See README.md.
 //
 //	kode-gopher-fastbuild prepare -flags FLAGS -lockfile-digest HEX -out FILE
-//	kode-gopher-fastbuild build -data FILE -go VERSION -lockfile-digest HEX -o BINARY DIR
+//	kode-gopher-fastbuild build -data FILE -go VERSION -lockfile-digest HEX [-memory-limit BYTES] -o BINARY DIR
 package main
 
 import (
@@ -45,5 +45,5 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprintf(w, "usage: %s prepare -flags FLAGS -lockfile-digest HEX -out FILE   (in the lockfile's folder)\n", programName)
-	fmt.Fprintf(w, "       %s build -data FILE -go VERSION -lockfile-digest HEX -o BINARY DIR\n", programName)
+	fmt.Fprintf(w, "       %s build -data FILE -go VERSION -lockfile-digest HEX [-memory-limit BYTES] -o BINARY DIR\n", programName)
 }

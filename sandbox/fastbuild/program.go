@@ -177,7 +177,7 @@ func checkPrebuiltImport(data *Data, importPath string) error {
 		strings.HasSuffix(importPath, "/internal"):
 		return decline("the program imports %s, which go build does not allow it to", importPath)
 	}
-	if data.Packages[importPath] == nil {
+	if data.Package(importPath) == nil {
 		return decline("the import %q is not among the prebuilt standard and curated packages", importPath)
 	}
 	return nil
