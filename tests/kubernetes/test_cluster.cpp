@@ -148,7 +148,13 @@ void TestCluster::start() {
   std::ofstream(manifests) << rendered.output;
   const std::string oci_run = "/usr/bin/python3 " + repo_root() + "/tests/images/oci-run.py";
   Poco::Process::Env env;
-  env["KG_K8S_POD_COMMAND"] = oci_run + " pod " + images;
+  // KG_K8S_POD_ONLY_REACH (the sealed suite's gateway address): every pod in a network of its own
+  // whose only way out is that address (tests/images/pod_network.py), as a NetworkPolicy admits.
+  const char* only_reach = std::getenv("KG_K8S_POD_ONLY_REACH");
+  env["KG_K8S_POD_COMMAND"] =
+      oci_run + " pod " +
+      (only_reach != nullptr && *only_reach ? "--only-reach " + std::string(only_reach) + " " : "") +
+      images;
   env["KG_K8S_ROUTER_COMMAND"] = oci_run + " run " + images + " --bind-ro " + state_dir_ + " --";
   const auto started = run_command(
       "/bin/bash", {repo_root() + "/tests/k8s/start-cluster.sh", state_dir_, "--parent-pid",

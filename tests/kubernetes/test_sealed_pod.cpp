@@ -11,7 +11,9 @@
 // saw the real token the host minted; the program's token, its metadata emulator's answer, its
 // environment, every process's environment and command line and the files under its writable
 // and configuration folders hold only the placeholder (no trace of any token the test's Google
-// issued); the result's api_calls list exactly the two requests.
+// issued); a direct dial to the fake's address, ignoring the proxy, finds no route (the pod's
+// network is its own, with the gateway as its only way out: tests/images/pod_network.py); the
+// result's api_calls list exactly the two requests.
 #include <doctest/doctest.h>
 #include <openssl/ssl.h>
 #include <poll.h>
@@ -116,16 +118,11 @@ class RecordingFront {
   std::thread thread_;
 };
 
-int free_loopback_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in where{};
-  where.sin_family = AF_INET;
-  where.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t size = sizeof where;
-  REQUIRE(::bind(fd, reinterpret_cast<const sockaddr*>(&where), sizeof where) == 0);
-  REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&where), &size) == 0);
-  ::close(fd);
-  return ntohs(where.sin_port);
+// The gateway's port: test_sealed_main.cpp fixed it before the cluster started, and every pod's
+// only way out is 127.0.0.1 at that port.
+int gateway_port() {
+  const std::string only_reach = required_env("KG_K8S_POD_ONLY_REACH");
+  return std::stoi(only_reach.substr(only_reach.rfind(':') + 1));
 }
 
 // "ya29.test-", the start of every token the test's Google issues (loopback_google.cpp), XORed
@@ -151,11 +148,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/storage"
 	"golang.org/x/oauth2"
@@ -224,6 +223,14 @@ func main() {
 	answer.Body.Close()
 	out["metadata_placeholder"] = bytes.Contains(metadata, []byte("kg-sealed."))
 
+	// A program ignoring the proxy: the fake's own address, dialled directly.
+	if conn, err := net.DialTimeout("tcp", "198.51.100.1:443", 5*time.Second); err != nil {
+		out["direct_dial"] = err.Error()
+	} else {
+		conn.Close()
+		out["direct_dial"] = "connected"
+	}
+
 	var found []string
 	if holds([]byte(strings.Join(os.Environ(), "\n"))) {
 		found = append(found, "environment")
@@ -285,7 +292,7 @@ TEST_CASE("sealed credentials in a pod: storage through the daemon's gateway, th
   LoopbackGoogle google;
   RecordingFront front;
   DaemonFixture probe;  // a folder for the ADC file, outside the daemon's reach
-  const int gateway_port = free_loopback_port();
+  const int gateway_port = kg::test::gateway_port();
   // creds-adc in mode sealed (the default), the fake's certificate trusted upstream.
   DaemonFixtureOptions options = egress::adc_daemon_options(google, probe.dir());
   options.base_cache_dir = unique_temp_dir("kg-k8s-no-cache-");  // the image carries it
@@ -328,6 +335,8 @@ TEST_CASE("sealed credentials in a pod: storage through the daemon's gateway, th
   CHECK(value["metadata_placeholder"].GetBool());
   CHECK(value["proxy_is_gateway"].GetBool());
   CHECK(json_string(value, "ssl_cert_file") == "/app/.kode-gopher/ca-bundle.pem");
+  // Its only way out is the gateway: a direct dial finds no route.
+  CHECK(json_string(value, "direct_dial").find("network is unreachable") != std::string::npos);
   // Nothing the pod can read holds any token the test's Google issued; the walk did read files.
   REQUIRE(value["found"].IsNull());
   CHECK(value["files"].GetInt() > 0);
