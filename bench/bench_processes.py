@@ -55,9 +55,12 @@ class Tracked:
 
 
 class Daemon:
-    """One kode-gopherd with a bench config: `network` is "none" (the default) or "host"."""
+    """One kode-gopherd with a bench config: `network` is "none" (the default), "host" or
+    "allowlist"; `sandbox_keys` and `extra_sections` are added to its config (sealed_world.py's
+    credentials), and `wrap` (argv -> argv) runs it elsewhere (inside sealed_world's namespaces)."""
 
-    def __init__(self, name, work, paths, network="none", max_sessions=16):
+    def __init__(self, name, work, paths, network="none", max_sessions=16, sandbox_keys="",
+                 extra_sections="", wrap=None):
         self.name = name
         self.dir = os.path.join(work, name)
         os.makedirs(self.dir, exist_ok=True)
@@ -66,18 +69,21 @@ class Daemon:
         self.config = os.path.join(self.dir, "kode-gopher.ini")
         self.paths = paths
         self.process = None
+        self.wrap = wrap or (lambda argv: argv)
         with open(self.config, "w") as config:
             config.write(
                 f"[daemon]\nsocket = {self.socket}\nstate_dir = {self.state_dir}\n"
                 f"log_level = warn\nmax_sessions = {max_sessions}\n"
                 f"[sandbox]\nbase_cache_dir = {paths['base_cache']}\n"
                 f"base_modcache_dir = {paths['base_modcache']}\nnetwork = {network}\n"
-                "[limits]\nrun_timeout_ms = 60000\nbuild_timeout_ms = 300000\n")
+                f"{sandbox_keys}"
+                "[limits]\nrun_timeout_ms = 60000\nbuild_timeout_ms = 300000\n"
+                f"{extra_sections}")
 
     def start(self, pid_file, timeout_s=120):
         """Starts the daemon and returns the ms until /v1/health answers."""
         started = time.monotonic()
-        self.process = Tracked([self.paths["daemon"], "--config", self.config],
+        self.process = Tracked(self.wrap([self.paths["daemon"], "--config", self.config]),
                                os.path.join(self.dir, "daemon.log"), pid_file)
         deadline = started + timeout_s
         while time.monotonic() < deadline:

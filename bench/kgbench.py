@@ -16,6 +16,7 @@ import bench_processes
 import measure_paths as mp
 import report
 import rows as row_table
+import sealed_bench
 from stats import ratio, summarize
 
 
@@ -374,7 +375,14 @@ class Bench:
         storage_rows = [r for r in row_table.ROWS if r.daemon == "storage" and self.wanted(r.key)]
         if storage_rows:
             self.section(self.storage, storage_rows)
+        if self.wanted("sealed"):
+            self.section(self.sealed, "sealed")
         return self.results
+
+    def sealed(self, _label):
+        """Issue 25: the storage listing in mode sealed beside mode access-token (sealed_bench)."""
+        log("sealed credentials beside access-token (issue 25)")
+        sealed_bench.run(self)
 
     def storage(self, storage_rows):
         """Rows against fake-gcs-server on loopback, in a daemon with [sandbox] network = host."""
@@ -415,7 +423,7 @@ def main():
         parser.add_argument(f"--{name}", required=True)
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--only", type=lambda s: s.split(","), default=[],
-                        help="comma-separated row keys, first_call, throughput (default: all)")
+                        help="comma-separated row keys, first_call, throughput, sealed (default: all)")
     parser.add_argument("--warmup", type=int, default=1)
     parser.add_argument("--first-call-reps", type=int, default=5)
     parser.add_argument("--throughput-calls", type=int, default=3)

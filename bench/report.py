@@ -8,6 +8,7 @@ import platform
 import subprocess
 
 import issue15_report
+import issue25_report
 import issue27_report
 import image_sizes
 from rows import RUNNER_READY_PAUSE_MS
@@ -216,6 +217,7 @@ def markdown(r):
                 f"{_get(row, 'api_phases', 'build_ms', 'median')} / "
                 f"{_get(row, 'api_phases', 'run_ms', 'median')} |")
     lines += issue27_report.section(r)
+    lines += issue25_report.section(r)
     lines += issue15_report.alone_section(r)
     fc = r["first_call"]
     if fc:
@@ -295,6 +297,7 @@ def markdown(r):
                          f"{'' if met else bound} |")
     lines += issue15_report.targets_section(r)
     lines += issue27_report.targets_section(r)
+    lines += issue25_report.targets_section(r)
     if r["errors"]:
         lines += ["", "## Failed sections", ""] + [f"- {e}" for e in r["errors"]]
     return "\n".join(lines) + "\n"
@@ -314,7 +317,8 @@ def _ratio(summary, base):
 def write(results, out_dir):
     results["targets"] = [{"target": t, "measured": m, "met": met, "bound": b}
                           for t, m, met, b in _measured(targets(results) + yaegi_targets(results))
-                          + issue15_report.targets(results) + issue27_report.targets(results)]
+                          + issue15_report.targets(results) + issue27_report.targets(results)
+                          + issue25_report.targets(results)]
     os.makedirs(out_dir, exist_ok=True)
     with open(os.path.join(out_dir, "results.json"), "w") as f:
         json.dump(results, f, indent=2)

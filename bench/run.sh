@@ -35,7 +35,7 @@ if [[ ! -f $build/build.ninja ]]; then
 fi
 if [[ ${KG_BENCH_SKIP_BUILD:-0} != 1 ]]; then
   meson compile -C "$build" kode-gopherd kode-gopher kode-gopher-sandbox compiled-go cacheprog_exe \
-    fastbuild_exe yaegi yaegi_runner_exe
+    fastbuild_exe yaegi yaegi_runner_exe creds-adc
 fi
 cli=${KG_BENCH_CLI:-$build/cli/kode-gopher}
 

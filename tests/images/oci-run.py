@@ -20,6 +20,10 @@ working dir, on a read-only root.
       A pod of the k8s suite (the kubelet player's pod command): the image $KG_IMAGE with the
       entrypoint's tcp:0.0.0.0:8888 made tcp:HOST:PORT, fresh tmpfs at $KG_POD_WRITABLE
       (colon-separated: the pod's emptyDir mounts), the host's network (pod IPs are 127.0.0.N).
+  oci-run.py pod --only-reach HOST:PORT STORE tcp:HOST:PORT
+      The same, but the pod runs in a network of its own whose only way out is HOST:PORT (the
+      daemon's egress gateway), as a NetworkPolicy would admit (pod_network.py); its server
+      still listens at the pod IP on the host's network.
   oci-run.py run STORE [--bind-ro PATH]... -- ARGS...
       The image $KG_IMAGE with ARGS after its entrypoint (a container's args), PATHs readable at
       the same place (the k8s suite's router reads its kubeconfig so).
@@ -38,6 +42,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+
+import pod_network
 
 IMAGES = ("kode-gopher-sandbox", "kode-gopherd", "sandbox-router")
 
@@ -331,11 +337,20 @@ def main():
             print(f"oci-run: {error}", file=sys.stderr)
             return 1
         return 0
+    pass_fds = ()
     try:
-        if len(sys.argv) == 4 and sys.argv[1] == "pod":
-            store, listen = sys.argv[2], sys.argv[3]
+        if len(sys.argv) in (4, 6) and sys.argv[1] == "pod":
+            only_reach = sys.argv[3] if sys.argv[2] == "--only-reach" else None
+            store, listen = sys.argv[-2], sys.argv[-1]
+            if len(sys.argv) == 6 and not only_reach:
+                print(__doc__, file=sys.stderr)
+                return 2
             bundle = unpack(store, resolve(store, os.environ["KG_IMAGE"]))
             writable = [p for p in os.environ.get("KG_POD_WRITABLE", "").split(":") if p]
+            if only_reach:
+                listen, listener = pod_network.server_listener(listen)
+                pass_fds = (listener.fileno(),)
+                pod_network.isolate(only_reach)
             command, _ = bwrap_command(bundle, listen=listen, writable=writable)
         elif len(sys.argv) >= 4 and sys.argv[1] == "run" and "--" in sys.argv:
             store = sys.argv[2]
@@ -347,11 +362,11 @@ def main():
         else:
             print(__doc__, file=sys.stderr)
             return 2
-    except Refused as error:
+    except (Refused, pod_network.PodNetworkError, OSError) as error:
         print(f"oci-run: {error}", file=sys.stderr)
         return 1
     # A kubelet stops a container with SIGTERM: pass it on; bwrap's --die-with-parent does the rest.
-    child = subprocess.Popen(command)
+    child = subprocess.Popen(command, pass_fds=pass_fds)
     signal.signal(signal.SIGTERM, lambda *_: child.terminate())
     return child.wait()
 

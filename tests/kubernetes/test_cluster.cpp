@@ -90,13 +90,15 @@ TestCluster::TestCluster() : state_dir_(unique_temp_dir("kg-k8s-")) {
   }
 }
 
-void TestCluster::start() {
+void TestCluster::prepare_images() {
+  static bool prepared = false;
+  if (prepared) return;
   {
     // The sandbox image carries the shared prewarmed caches: a local daemon's start makes them,
-    // once, when no other suite has yet.
+    // once, when no other suite has yet. Its destructor stops it: the sealed suite runs this
+    // before doctest does, where an assertion (stop_gracefully's) cannot run.
     DaemonFixture prewarmer;
     prewarmer.start();
-    prewarmer.stop_gracefully();
   }
   // The images, built as CI ships them (packaging/images/build-images.py: mmdebstrap, umoci) from
   // this build, the router's pinned module and the prewarmed caches; unchanged ones are kept.
@@ -108,6 +110,21 @@ void TestCluster::start() {
        "--base-cache", required_env("KG_BASE_CACHE"), "--base-modcache",
        required_env("KG_BASE_MODCACHE")});
   if (built.rc != 0) throw std::runtime_error("build-images.py failed:\n" + built.output);
+  // Each pod, and the router, runs from its image's root filesystem in bubblewrap
+  // (tests/images/oci-run.py), found by the digest the manifests name; unpacked here first (a
+  // minute or two for the sandbox image), as a node pulls an image before starting its pods.
+  const auto unpacked = run_command("/usr/bin/python3",
+                                    {repo_root() + "/tests/images/oci-run.py", "unpack", images});
+  if (unpacked.rc != 0) throw std::runtime_error("oci-run.py unpack failed:\n" + unpacked.output);
+  // The pinned kustomize, built through the Go proxy on first use (start() renders with it).
+  const auto kustomize = run_command("/bin/bash", {repo_root() + "/tests/manifests/kustomize.sh"});
+  if (kustomize.rc != 0) throw std::runtime_error("kustomize.sh failed:\n" + kustomize.output);
+  prepared = true;
+}
+
+void TestCluster::start() {
+  prepare_images();
+  const std::string images = required_env("KG_IMAGES_DIR");
   // The project's manifests with the images just built, by digest, as an install sets its own
   // (an overlay over manifests/overlays/daemon with `images:`), rendered first: the router runs
   // with their Deployment's arguments and image.
@@ -129,15 +146,15 @@ void TestCluster::start() {
   if (rendered.rc != 0) throw std::runtime_error("kustomize build failed:\n" + rendered.output);
   const std::string manifests = state_dir_ + "/manifests.yaml";
   std::ofstream(manifests) << rendered.output;
-  // Each pod, and the router, runs from its image's root filesystem in bubblewrap
-  // (tests/images/oci-run.py), found by the digest the manifests name; unpacked here first (a
-  // minute or two for the sandbox image), as a node pulls an image before starting its pods.
   const std::string oci_run = "/usr/bin/python3 " + repo_root() + "/tests/images/oci-run.py";
-  const auto unpacked = run_command("/usr/bin/python3",
-                                    {repo_root() + "/tests/images/oci-run.py", "unpack", images});
-  if (unpacked.rc != 0) throw std::runtime_error("oci-run.py unpack failed:\n" + unpacked.output);
   Poco::Process::Env env;
-  env["KG_K8S_POD_COMMAND"] = oci_run + " pod " + images;
+  // KG_K8S_POD_ONLY_REACH (the sealed suite's gateway address): every pod in a network of its own
+  // whose only way out is that address (tests/images/pod_network.py), as a NetworkPolicy admits.
+  const char* only_reach = std::getenv("KG_K8S_POD_ONLY_REACH");
+  env["KG_K8S_POD_COMMAND"] =
+      oci_run + " pod " +
+      (only_reach != nullptr && *only_reach ? "--only-reach " + std::string(only_reach) + " " : "") +
+      images;
   env["KG_K8S_ROUTER_COMMAND"] = oci_run + " run " + images + " --bind-ro " + state_dir_ + " --";
   const auto started = run_command(
       "/bin/bash", {repo_root() + "/tests/k8s/start-cluster.sh", state_dir_, "--parent-pid",

@@ -26,6 +26,10 @@ class TestCluster {
   // Starts the cluster on first use (the pool has a ready sandbox when this returns); it stops
   // when the test process exits.
   static TestCluster& get();
+  // The prewarmed caches and the images (built and unpacked), without starting the cluster: what
+  // needs the internet. get() does it too; the sealed suite calls it first, before it moves into
+  // its own network (test_sealed_main.cpp).
+  static void prepare_images();
 
   const std::string& env(const std::string& key) const;
   // The admin's (system:masters), for the test's own requests.

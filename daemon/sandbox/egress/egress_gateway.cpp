@@ -76,6 +76,13 @@ class GatewayConnection final : public Poco::Net::TCPServerConnection {
   void run() override {
     std::string head, rest;
     std::shared_ptr<EgressProxy> proxy;
+    // The pod's side is TCP here (a Unix socket for local sandboxes): without TCP_NODELAY a
+    // terminated tunnel's small TLS records wait for ACKs (Nagle), as upstream (egress_proxy.cpp).
+    try {
+      socket().setNoDelay(true);
+    } catch (const Poco::Exception&) {
+      // The pod is already gone: read_proxy_head says so below.
+    }
     try {
       head = read_proxy_head(socket(), rest, ReceiveDeadline(gateway_.options().head_timeout));
       if (head.empty()) return;
