@@ -19,7 +19,9 @@ namespace kg::team {
 
 // How gcp_auth_status describes a team user's identity (run_as = user); empty: the daemon's.
 struct TeamIdentity {
-  bool own_token = false;  // run_as = user: programs get the user's own upstream token
+  // run_as = user: calls use the user's own upstream token ([team] user_token_mode, sealed by
+  // default: the sandbox holds a placeholder).
+  bool own_token = false;
   std::string issuer;
 };
 
