@@ -2,6 +2,8 @@
 // it. A member of the wrong type throws MalformedMessage naming it by path.
 #include "execute_result.hpp"
 
+#include <type_traits>
+
 #include "json_fields.hpp"
 #include "malformed_message.hpp"
 
@@ -19,49 +21,30 @@ const rapidjson::Value& object_at(const rapidjson::Value& value, const std::stri
   return value;
 }
 
-void read(const rapidjson::Value& o, const char* name, const std::string& where, std::string& out) {
-  const rapidjson::Value* v = given(o, name);
-  if (v == nullptr) return;
-  if (!v->IsString()) wrong(where + name, "a string");
-  out = string_of(*v);
-}
+// The JSON shape a member of each type must have, as the refusal names it.
+template <class T>
+constexpr const char* kShape = "a whole number";
+template <>
+constexpr const char* kShape<std::string> = "a string";
+template <>
+constexpr const char* kShape<bool> = "true or false";
+template <>
+constexpr const char* kShape<int> = "an integer";
+template <>
+constexpr const char* kShape<std::int64_t> = "an integer";
 
-void read(const rapidjson::Value& o, const char* name, const std::string& where, bool& out) {
+// The member `name` into `out` when given; `out` keeps its default when absent or null.
+template <class T>
+void read(const rapidjson::Value& o, const char* name, const std::string& where, T& out) {
   const rapidjson::Value* v = given(o, name);
   if (v == nullptr) return;
-  if (!v->IsBool()) wrong(where + name, "true or false");
-  out = v->GetBool();
-}
-
-void read(const rapidjson::Value& o, const char* name, const std::string& where, int& out) {
-  const rapidjson::Value* v = given(o, name);
-  if (v == nullptr) return;
-  if (!v->IsInt()) wrong(where + name, "an integer");
-  out = v->GetInt();
-}
-
-void read(const rapidjson::Value& o, const char* name, const std::string& where,
-          std::int64_t& out) {
-  const rapidjson::Value* v = given(o, name);
-  if (v == nullptr) return;
-  if (!v->IsInt64()) wrong(where + name, "an integer");
-  out = v->GetInt64();
-}
-
-void read(const rapidjson::Value& o, const char* name, const std::string& where,
-          std::uint64_t& out) {
-  const rapidjson::Value* v = given(o, name);
-  if (v == nullptr) return;
-  if (!v->IsUint64()) wrong(where + name, "a whole number");
-  out = v->GetUint64();
-}
-
-void read(const rapidjson::Value& o, const char* name, const std::string& where,
-          std::uint32_t& out) {
-  const rapidjson::Value* v = given(o, name);
-  if (v == nullptr) return;
-  if (!v->IsUint()) wrong(where + name, "a whole number");
-  out = v->GetUint();
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!v->IsString()) wrong(where + name, kShape<T>);
+    out = string_of(*v);
+  } else {
+    if (!v->template Is<T>()) wrong(where + name, kShape<T>);
+    out = v->template Get<T>();
+  }
 }
 
 // Calls `each(item, "name[i].")` for every item of the array member `name`, if present.
