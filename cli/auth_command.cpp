@@ -10,29 +10,23 @@
 
 namespace kg::cli {
 
-bool auth_usable(const rapidjson::Value& status) {
-  return member_text(status, "mode", "none") != "none" && member_text(status, "problem", "").empty();
-}
-
-std::string render_auth_status(const rapidjson::Value& status) {
+std::string render_auth_status(const wire::daemon_api::AuthStatus& status) {
   std::string out;
-  auto line = [&](const char* label, const char* key) {
-    const std::string value = member_text(status, key, "");
+  auto line = [&](const char* label, const std::string& value) {
     if (!value.empty()) out += std::string(label) + ": " + value + "\n";
   };
-  out += "mode: " + member_text(status, "mode", "none");
-  const std::string plugin = member_text(status, "plugin", "");
-  if (!plugin.empty() && plugin != "none") out += " (" + plugin + ")";
+  out += "mode: " + (status.mode.empty() ? std::string("none") : status.mode);
+  if (!status.plugin.empty() && status.plugin != "none") out += " (" + status.plugin + ")";
   out += "\n";
-  line("credential type", "credential_type");
-  line("email", "email");
-  line("project", "project_id");
-  line("quota project", "quota_project_id");
-  line("token expiry", "token_expiry");
-  line("source", "source");
-  line("sealed", "sealed");
-  line("problem", "problem");
-  line("to log in", "login_hint");
+  line("credential type", status.credential_type);
+  line("email", status.email);
+  line("project", status.project_id);
+  line("quota project", status.quota_project_id);
+  line("token expiry", status.token_expiry);
+  line("source", status.source);
+  line("sealed", status.sealed);
+  line("problem", status.problem);
+  line("to log in", status.login_hint);
   return out;
 }
 
@@ -47,8 +41,9 @@ void add_auth_command(CLI::App& app, const GlobalOptions& globals, CommandAction
     action = [&globals, json] {
       const DaemonConnection connection = connect_to_daemon(globals, std::cerr);
       const rapidjson::Document answer = connection.client.get("/v1/auth");
-      std::cout << (*json ? pretty_json(answer) + '\n' : render_auth_status(answer));
-      return auth_usable(answer) ? to_int(ExitCode::ok) : to_int(ExitCode::program_failed);
+      const wire::daemon_api::AuthStatus status = wire::daemon_api::decode_auth_status(answer);
+      std::cout << (*json ? pretty_json(answer) + '\n' : render_auth_status(status));
+      return status.usable() ? to_int(ExitCode::ok) : to_int(ExitCode::program_failed);
     };
   });
 }

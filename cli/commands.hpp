@@ -4,6 +4,8 @@
 // Main thread.
 #pragma once
 
+#include "daemon_api/auth_status.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <ostream>
@@ -57,9 +59,7 @@ std::string render_stats(const rapidjson::Value& stats);
 
 // auth_command.cpp: `auth status [--json]` (GET /v1/auth).
 void add_auth_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
-std::string render_auth_status(const rapidjson::Value& status);
-// Programs get working credentials: a mode other than none, and no problem.
-bool auth_usable(const rapidjson::Value& status);
+std::string render_auth_status(const wire::daemon_api::AuthStatus& status);
 
 // plugins_command.cpp
 void add_plugins_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);

@@ -1,7 +1,6 @@
 #include "gcp_auth_status_tool.hpp"
 
 #include "json_rpc.hpp"
-#include "json_members.hpp"
 #include "tool_definition.hpp"
 #include "tool_descriptions.hpp"
 #include "tool_failure.hpp"
@@ -42,48 +41,57 @@ constexpr std::string_view kAnnotations = R"json({
   "openWorldHint": false
 })json";
 
-constexpr const char* kFields[] = {"mode",          "credential_type",  "email",
-                                   "project_id",    "quota_project_id", "token_expiry",
-                                   "problem",       "login_hint",       "sealed"};
+// structuredContent: the members of kOutputSchema that have a value.
+std::string structured_auth_status(const wire::daemon_api::AuthStatus& status) {
+  const std::pair<const char*, const std::string*> fields[] = {
+      {"mode", &status.mode},
+      {"credential_type", &status.credential_type},
+      {"email", &status.email},
+      {"project_id", &status.project_id},
+      {"quota_project_id", &status.quota_project_id},
+      {"token_expiry", &status.token_expiry},
+      {"problem", &status.problem},
+      {"login_hint", &status.login_hint},
+      {"sealed", &status.sealed}};
+  rapidjson::Document structured(rapidjson::kObjectType);
+  auto& allocator = structured.GetAllocator();
+  for (const auto& [name, value] : fields) {
+    if (value->empty()) continue;
+    structured.AddMember(rapidjson::Value(name, allocator),
+                         rapidjson::Value(value->c_str(), allocator), allocator);
+  }
+  return to_json(structured);
+}
 
 }  // namespace
 
-ToolResult auth_status_result(const rapidjson::Value& auth_answer) {
-  const std::string mode = json::string_member(auth_answer, "mode");
-  if (mode.empty()) {
+ToolResult auth_status_result(const wire::daemon_api::AuthStatus& status) {
+  if (status.mode.empty()) {
     return ToolResult::error(std::string(kTool) + ": the daemon's GET /v1/auth answer has no "
-                             "\"mode\": " + to_json(auth_answer));
-  }
-  rapidjson::Document structured(rapidjson::kObjectType);
-  auto& allocator = structured.GetAllocator();
-  for (const char* field : kFields) {
-    const std::string value = json::string_member(auth_answer, field);
-    if (value.empty()) continue;
-    structured.AddMember(rapidjson::Value(field, allocator),
-                         rapidjson::Value(value.c_str(), allocator), allocator);
+                             "\"mode\": " + wire::daemon_api::encode_auth_status(status));
   }
   ToolResult result;
-  result.structured = to_json(structured);
-  const std::string problem = json::string_member(auth_answer, "problem");
-  const std::string email = json::string_member(auth_answer, "email");
-  const std::string type = json::string_member(auth_answer, "credential_type");
-  const std::string project = json::string_member(auth_answer, "project_id");
-  const std::string expiry = json::string_member(auth_answer, "token_expiry");
+  result.structured = structured_auth_status(status);
+  const std::string& mode = status.mode;
   std::string text = "mode=" + mode + ": ";
   if (mode == "none") {
     text += "programs run without Google credentials (Google Cloud API calls fail with an "
             "authentication error).";
   } else {
-    text += "programs run as " + (email.empty() ? std::string("an identity of unknown email") : email) +
-            (type.empty() ? "" : " (" + type + ")") +
-            (project.empty() ? "" : ", project " + project) +
-            (expiry.empty() ? "" : "; the current token is valid until " + expiry) + ".";
+    text += "programs run as " +
+            (status.email.empty() ? std::string("an identity of unknown email") : status.email) +
+            (status.credential_type.empty() ? "" : " (" + status.credential_type + ")") +
+            (status.project_id.empty() ? "" : ", project " + status.project_id) +
+            (status.token_expiry.empty() ? ""
+                                         : "; the current token is valid until " +
+                                               status.token_expiry) +
+            ".";
   }
-  const std::string sealed = json::string_member(auth_answer, "sealed");
-  if (!sealed.empty()) text += " Sealed: " + sealed + ".";
-  if (!problem.empty()) text += " Problem: " + problem + ".";
-  const std::string hint = json::string_member(auth_answer, "login_hint");
-  if (!hint.empty()) text += " To fix it (the user, on the daemon's host): " + hint + ".";
+  if (!status.sealed.empty()) text += " Sealed: " + status.sealed + ".";
+  if (!status.problem.empty()) text += " Problem: " + status.problem + ".";
+  if (!status.login_hint.empty()) {
+    text += " To fix it (the user, on the daemon's host): " + status.login_hint + ".";
+  }
   result.text = text;
   return result;
 }

@@ -23,6 +23,6 @@ class GcpAuthStatusTool final : public Tool {
 };
 
 // The result for a GET /v1/auth answer.
-ToolResult auth_status_result(const rapidjson::Value& auth_answer);
+ToolResult auth_status_result(const wire::daemon_api::AuthStatus& status);
 
 }  // namespace kg::mcp

@@ -20,6 +20,7 @@
 
 #include <rapidjson/document.h>
 
+#include "daemon_api/auth_status.hpp"
 #include "daemon_api/execute_request.hpp"
 #include "daemon_api/execute_result.hpp"
 #include "program_output.hpp"
@@ -72,7 +73,7 @@ class SessionBackend {
   // GET /v1/plugins (needs no session). Any thread.
   virtual rapidjson::Document plugins() = 0;
   // GET /v1/auth: the identity this connection's programs run as (needs no session).
-  virtual rapidjson::Document auth_status() = 0;
+  virtual wire::daemon_api::AuthStatus auth_status() = 0;
 
   // The file a kode-gopher://sessions/… uri (a result's `files`) names, read only within this
   // connection's own session (GET /v1/sessions/{id}/calls/{call}/files/{name}): another

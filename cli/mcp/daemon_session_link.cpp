@@ -167,8 +167,9 @@ rapidjson::Document DaemonSessionLink::plugins() {
   return kg::cli::parse_json(described.output, "kode-gopherd --describe-runtimes");
 }
 
-rapidjson::Document DaemonSessionLink::auth_status() {
-  return reconnecting([&] { return connection().client.get("/v1/auth"); });
+wire::daemon_api::AuthStatus DaemonSessionLink::auth_status() {
+  return wire::daemon_api::decode_auth_status(
+      reconnecting([&] { return connection().client.get("/v1/auth"); }));
 }
 
 void DaemonSessionLink::cancel_running_call() noexcept {

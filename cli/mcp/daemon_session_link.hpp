@@ -47,7 +47,7 @@ class DaemonSessionLink final : public SessionBackend {
   // GET /v1/plugins (needs no session), on a connection of its own: any thread.
   rapidjson::Document plugins() override;
   // GET /v1/auth: the identity programs run as (needs no session).
-  rapidjson::Document auth_status() override;
+  wire::daemon_api::AuthStatus auth_status() override;
 
   // GET /v1/sessions/{id}/calls/{call}/files/{name} for a uri of this connection's own session
   // (else not_found, before the daemon is asked), and GET /v1/sessions/{id}/files

@@ -1,35 +1,27 @@
 #include "auth_status_json.hpp"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 namespace kg::api {
 
-std::string auth_status_json(const session::AuthStatus& status) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-  auto text = [&](const char* key, const std::string& value) {
-    if (value.empty()) return;
-    w.Key(key);
-    w.String(value.c_str(), static_cast<rapidjson::SizeType>(value.size()));
-  };
+wire::daemon_api::AuthStatus auth_status_message(const session::AuthStatus& status) {
   const auto& id = status.identity;
-  w.StartObject();
-  text("plugin", status.plugin);
-  w.Key("plugin_loaded");
-  w.Bool(status.plugin_loaded);
-  text("mode", std::string(plugin::to_string(id.mode)));
-  text("credential_type", id.credential_type);
-  text("email", id.email);
-  text("project_id", id.project_id);
-  text("quota_project_id", id.quota_project_id);
-  text("token_expiry", id.token_expiry_rfc3339);
-  text("source", id.source);
-  text("problem", id.problem);
-  text("login_hint", id.login_hint);
-  text("sealed", status.sealed);
-  w.EndObject();
-  return buffer.GetString();
+  wire::daemon_api::AuthStatus message;
+  message.plugin = status.plugin;
+  message.plugin_loaded = status.plugin_loaded;
+  message.mode = plugin::to_string(id.mode);
+  message.credential_type = id.credential_type;
+  message.email = id.email;
+  message.project_id = id.project_id;
+  message.quota_project_id = id.quota_project_id;
+  message.token_expiry = id.token_expiry_rfc3339;
+  message.source = id.source;
+  message.problem = id.problem;
+  message.login_hint = id.login_hint;
+  message.sealed = status.sealed;
+  return message;
+}
+
+std::string auth_status_json(const session::AuthStatus& status) {
+  return wire::daemon_api::encode_auth_status(auth_status_message(status));
 }
 
 }  // namespace kg::api

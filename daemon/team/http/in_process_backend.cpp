@@ -149,10 +149,10 @@ rapidjson::Document InProcessSessionBackend::plugins() {
   return route("GET", "/v1/plugins", "");
 }
 
-rapidjson::Document InProcessSessionBackend::auth_status() {
-  return parse_answer(api::auth_status_json(
+wire::daemon_api::AuthStatus InProcessSessionBackend::auth_status() {
+  return api::auth_status_message(
       identity_.own_token ? api_.credentials.owner_status(owner_.email, identity_.issuer)
-                          : api_.credentials.status()));
+                          : api_.credentials.status());
 }
 
 mcp::ResourceBytes InProcessSessionBackend::read_resource(std::string_view uri) {

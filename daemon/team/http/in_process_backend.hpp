@@ -37,7 +37,7 @@ class InProcessSessionBackend final : public mcp::SessionBackend {
                                           const mcp::OutputHandler& on_output) override;
   rapidjson::Document package_docs(std::string_view request_json) override;
   rapidjson::Document plugins() override;
-  rapidjson::Document auth_status() override;
+  wire::daemon_api::AuthStatus auth_status() override;
   // Files of this connection's own session only, and only as its user (SessionManager checks
   // the owner too): another user's uri answers not_found, like one that never was.
   mcp::ResourceBytes read_resource(std::string_view uri) override;

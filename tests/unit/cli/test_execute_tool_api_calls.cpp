@@ -25,7 +25,7 @@ class RecordingBackend final : public kg::mcp::SessionBackend {
   }
   rapidjson::Document package_docs(std::string_view) override { return {}; }
   rapidjson::Document plugins() override { return {}; }
-  rapidjson::Document auth_status() override { return {}; }
+  kg::wire::daemon_api::AuthStatus auth_status() override { return {}; }
   void prepare_for_next_call() noexcept override {}
   void cancel_running_call() noexcept override {}
   void close_session() noexcept override {}

@@ -23,12 +23,20 @@ TEST_CASE("sessions are a table") {
         "s-22  closed  mcp-http  dev@example.com  yaegi        12     40 (2 refused)  2026-01-02T03:05:00Z  dev@example.com\n");
 }
 
+namespace {
+
+// GET /v1/auth's answer as the CLI reads it, with the daemon API's AuthStatus codec.
+kg::wire::daemon_api::AuthStatus auth_answer(const std::string& json) {
+  return kg::wire::daemon_api::decode_auth_status(parse_json(json, "test"));
+}
+
+}  // namespace
+
 TEST_CASE("auth status: who programs run as, or what is wrong and how to log in") {
-  const auto working = parse_json(R"json({"plugin": "creds-adc", "plugin_loaded": true,
+  const auto working = auth_answer(R"json({"plugin": "creds-adc", "plugin_loaded": true,
       "mode": "access-token", "credential_type": "authorized_user", "email": "dev@example.com",
       "project_id": "my-proj", "token_expiry": "2026-12-03T10:00:00Z",
-      "source": "/home/dev/.config/gcloud/application_default_credentials.json (gcloud's well-known file)"})json",
-                                  "test");
+      "source": "/home/dev/.config/gcloud/application_default_credentials.json (gcloud's well-known file)"})json");
   CHECK(kg::cli::render_auth_status(working) ==
         "mode: access-token (creds-adc)\n"
         "credential type: authorized_user\n"
@@ -36,17 +44,16 @@ TEST_CASE("auth status: who programs run as, or what is wrong and how to log in"
         "project: my-proj\n"
         "token expiry: 2026-12-03T10:00:00Z\n"
         "source: /home/dev/.config/gcloud/application_default_credentials.json (gcloud's well-known file)\n");
-  CHECK(kg::cli::auth_usable(working));
-  const auto none = parse_json(R"({"plugin": "creds-adc", "plugin_loaded": true, "mode": "none",
-      "problem": "No Application Default Credentials", "login_hint": "run `gcloud auth application-default login`"})",
-                               "test");
+  CHECK(working.usable());
+  const auto none = auth_answer(R"({"plugin": "creds-adc", "plugin_loaded": true, "mode": "none",
+      "problem": "No Application Default Credentials", "login_hint": "run `gcloud auth application-default login`"})");
   CHECK(kg::cli::render_auth_status(none) ==
         "mode: none (creds-adc)\n"
         "problem: No Application Default Credentials\n"
         "to log in: run `gcloud auth application-default login`\n");
-  CHECK_FALSE(kg::cli::auth_usable(none));
-  const auto broken = parse_json(R"({"mode": "access-token", "problem": "invalid_grant"})", "test");
-  CHECK_FALSE(kg::cli::auth_usable(broken));
+  CHECK_FALSE(none.usable());
+  const auto broken = auth_answer(R"({"mode": "access-token", "problem": "invalid_grant"})");
+  CHECK_FALSE(broken.usable());
 }
 
 TEST_CASE("no sessions says so") {

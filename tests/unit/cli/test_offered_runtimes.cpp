@@ -41,7 +41,7 @@ class PluginsBackend final : public kg::mcp::SessionBackend {
     if (!reachable_) throw std::runtime_error("no daemon listens");
     return kg::cli::parse_json(kPluginsAnswer, "plugins");
   }
-  rapidjson::Document auth_status() override { return {}; }
+  kg::wire::daemon_api::AuthStatus auth_status() override { return {}; }
   void prepare_for_next_call() noexcept override {}
   void cancel_running_call() noexcept override {}
   void close_session() noexcept override {}
