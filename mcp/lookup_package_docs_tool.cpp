@@ -82,26 +82,6 @@ std::string input_schema() {
   return {buffer.GetString(), buffer.GetSize()};
 }
 
-// {"package", "symbol"?, "docs"?}: the daemon's request without docs, the tool's result with.
-std::string docs_json(std::string_view package, const std::optional<std::string>& symbol,
-                      const std::string* docs) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter writer(buffer);
-  writer.StartObject();
-  writer.Key("package");
-  write_text(writer, package);
-  if (symbol) {
-    writer.Key("symbol");
-    write_text(writer, *symbol);
-  }
-  if (docs != nullptr) {
-    writer.Key("docs");
-    write_text(writer, *docs);
-  }
-  writer.EndObject();
-  return {buffer.GetString(), buffer.GetSize()};
-}
-
 bool is_identifier_start(char c) {
   return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
 }
@@ -155,15 +135,10 @@ ToolResult LookupPackageDocsTool::call(const rapidjson::Value* arguments, ToolCa
                               "identifier or a dotted path of them, such as NewClient or "
                               "Client.Bucket");
     }
-    const rapidjson::Document answer = daemon_.package_docs(docs_json(*package, symbol, nullptr));
-    const rapidjson::Value* docs = find_member(&answer, "docs");
-    if (docs == nullptr || !docs->IsString()) {
-      return ToolResult::error(std::string(kTool) + ": the daemon's answer has no \"docs\" text: " +
-                               to_json(answer));
-    }
+    const wire::daemon_api::DocsAnswer answer = daemon_.package_docs({*package, symbol});
     ToolResult result;
-    result.text.assign(docs->GetString(), docs->GetStringLength());
-    result.structured = docs_json(*package, symbol, &result.text);
+    result.text = answer.docs;
+    result.structured = wire::daemon_api::encode_docs_answer(answer);
     return result;
   } catch (...) {
     return tool_failure(kTool, std::current_exception());

@@ -23,6 +23,7 @@
 #include "daemon_api/auth_status.hpp"
 #include "daemon_api/execute_request.hpp"
 #include "daemon_api/execute_result.hpp"
+#include "daemon_api/package_docs.hpp"
 #include "program_output.hpp"
 
 namespace kg::mcp {
@@ -68,8 +69,8 @@ class SessionBackend {
   virtual wire::daemon_api::ExecuteResult execute(const wire::daemon_api::ExecuteRequest& request,
                                                   const PhaseHandler& on_phase,
                                                   const OutputHandler& on_output) = 0;
-  // POST /v1/sessions/{id}/docs with {"package", "symbol"?}; the same errors as execute.
-  virtual rapidjson::Document package_docs(std::string_view request_json) = 0;
+  // POST /v1/sessions/{id}/docs; the same errors as execute.
+  virtual wire::daemon_api::DocsAnswer package_docs(const wire::daemon_api::DocsRequest& request) = 0;
   // GET /v1/plugins (needs no session). Any thread.
   virtual rapidjson::Document plugins() = 0;
   // GET /v1/auth: the identity this connection's programs run as (needs no session).

@@ -126,20 +126,22 @@ wire::daemon_api::ExecuteResult DaemonSessionLink::execute(
   return wire::daemon_api::decode_execute_result(answer);
 }
 
-rapidjson::Document DaemonSessionLink::package_docs(std::string_view request_json) {
-  return in_session([&](const std::string& id) {
+wire::daemon_api::DocsAnswer DaemonSessionLink::package_docs(
+    const wire::daemon_api::DocsRequest& request) {
+  const std::string body = wire::daemon_api::encode_docs_request(request);
+  return wire::daemon_api::decode_docs_answer(in_session([&](const std::string& id) {
     const std::string target = "/v1/sessions/" + kg::net::percent_encode(id) + "/docs";
     kg::net::HttpRequestOptions options;
     options.timeout = std::chrono::minutes(5);  // go doc in a sandbox that may still be starting
     options.canceller = &canceller_;
     const kg::net::HttpResponse response =
         kg::net::UnixHttpClient(connection_->client.socket_path())
-            .request("POST", target, request_json, options);
+            .request("POST", target, body, options);
     if (response.status < 200 || response.status > 299) {
       throw kg::cli::daemon_error_from_answer(response.status, response.body);
     }
     return kg::cli::parse_json(response.body, "The daemon's answer to POST " + target);
-  });
+  }));
 }
 
 rapidjson::Document DaemonSessionLink::plugins() {

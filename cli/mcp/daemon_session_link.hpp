@@ -42,7 +42,7 @@ class DaemonSessionLink final : public SessionBackend {
                                           const OutputHandler& on_output) override;
 
   // POST /v1/sessions/{id}/docs with {"package", "symbol"?}; the same errors as execute.
-  rapidjson::Document package_docs(std::string_view request_json) override;
+  wire::daemon_api::DocsAnswer package_docs(const wire::daemon_api::DocsRequest& request) override;
 
   // GET /v1/plugins (needs no session), on a connection of its own: any thread.
   rapidjson::Document plugins() override;

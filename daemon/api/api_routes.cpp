@@ -11,6 +11,7 @@
 #include "auth_status_json.hpp"
 #include "call_files_routes.hpp"
 #include "execute_request_parser.hpp"
+#include "malformed_message.hpp"
 #include "json_body.hpp"
 #include "response_json.hpp"
 
@@ -170,29 +171,17 @@ ApiResponse execute_in_session(ApiContext& context, const std::string& session_i
                                                request.progress, request.output))};
 }
 
-ApiResponse package_docs(ApiContext& context, const std::string& session_id,
-                         const ApiRequest& request) {
+ApiResponse package_docs_route(ApiContext& context, const std::string& session_id,
+                               const ApiRequest& request) {
   const auto doc = parse_json_object(request.body);
-  auto text = [&](const char* key, bool required) -> std::string {
-    auto it = doc.FindMember(key);
-    if (it == doc.MemberEnd() || it->value.IsNull()) {
-      if (required) throw BadRequestError(std::string("\"") + key + "\" is required");
-      return {};
-    }
-    if (!it->value.IsString()) throw BadRequestError(std::string("\"") + key + "\" must be a string");
-    return it->value.GetString();
-  };
-  const auto package = text("package", true);
-  const auto symbol = text("symbol", false);
-  const auto docs = context.sessions.package_docs(session_id, package, symbol);
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  w.Key("package"); write_string(w, package);
-  if (!symbol.empty()) { w.Key("symbol"); write_string(w, symbol); }
-  w.Key("docs"); write_string(w, docs);
-  w.EndObject();
-  return {200, buffer.GetString()};
+  wire::daemon_api::DocsRequest docs_request;
+  try {
+    docs_request = wire::daemon_api::decode_docs_request(doc);
+  } catch (const wire::MalformedMessage& e) {
+    throw BadRequestError(e.what());
+  }
+  return {200, wire::daemon_api::encode_docs_answer(
+                   package_docs(context, session_id, std::move(docs_request)))};
 }
 
 // POST /v1/execute: a session for just this call.
@@ -215,6 +204,14 @@ wire::daemon_api::ExecuteResult execute_in_session(ApiContext& context,
   return execute_result_message(run_in_session(context, session_id,
                                                parsed_execute(std::move(request)), progress,
                                                output));
+}
+
+wire::daemon_api::DocsAnswer package_docs(ApiContext& context, const std::string& session_id,
+                                          wire::daemon_api::DocsRequest request) {
+  if (request.symbol && request.symbol->empty()) request.symbol.reset();  // "" asks for no symbol
+  std::string docs =
+      context.sessions.package_docs(session_id, request.package, request.symbol.value_or(""));
+  return {std::move(request.package), std::move(request.symbol), std::move(docs)};
 }
 
 bool is_execute_route(const std::string& method, const std::string& path) {
@@ -281,7 +278,7 @@ ApiResponse route_request(ApiContext& context, const ApiRequest& request) {
   }
   if (resource == "sessions" && parts.size() == 4 && parts[3] == "docs") {
     require_method(request, "POST");
-    return package_docs(context, parts[2], request);
+    return package_docs_route(context, parts[2], request);
   }
   if (resource == "sessions" && parts.size() >= 4) {
     if (auto answer = route_call_files(context, request, parts)) return std::move(*answer);

@@ -9,6 +9,7 @@
 #include "api_context.hpp"
 #include "daemon_api/execute_request.hpp"
 #include "daemon_api/execute_result.hpp"
+#include "daemon_api/package_docs.hpp"
 
 namespace kg::api {
 
@@ -42,6 +43,11 @@ wire::daemon_api::ExecuteResult execute_in_session(ApiContext& context,
                                                    wire::daemon_api::ExecuteRequest request,
                                                    plugin::ProgressSink* progress,
                                                    sandbox::OutputSink* output);
+
+// POST /v1/sessions/{id}/docs for a request already in memory (team mode's MCP endpoint).
+// Throws what the route throws.
+wire::daemon_api::DocsAnswer package_docs(ApiContext& context, const std::string& session_id,
+                                          wire::daemon_api::DocsRequest request);
 
 // Dispatches by method and path. Throws RouteNotFoundError, MethodNotAllowedError and whatever
 // the session layer throws.

@@ -138,10 +138,15 @@ wire::daemon_api::ExecuteResult InProcessSessionBackend::execute(
   });
 }
 
-rapidjson::Document InProcessSessionBackend::package_docs(std::string_view request_json) {
+wire::daemon_api::DocsAnswer InProcessSessionBackend::package_docs(
+    const wire::daemon_api::DocsRequest& request) {
   throw_if_cancelled();
-  return in_session<rapidjson::Document>([&](const std::string& id) {
-    return route("POST", "/v1/sessions/" + id + "/docs", std::string(request_json));
+  return in_session<wire::daemon_api::DocsAnswer>([&](const std::string& id) {
+    try {
+      return api::package_docs(api_, id, request);
+    } catch (...) {
+      throw refused(std::current_exception());
+    }
   });
 }
 

@@ -35,7 +35,7 @@ class InProcessSessionBackend final : public mcp::SessionBackend {
   wire::daemon_api::ExecuteResult execute(const wire::daemon_api::ExecuteRequest& request,
                                           const mcp::PhaseHandler& on_phase,
                                           const mcp::OutputHandler& on_output) override;
-  rapidjson::Document package_docs(std::string_view request_json) override;
+  wire::daemon_api::DocsAnswer package_docs(const wire::daemon_api::DocsRequest& request) override;
   rapidjson::Document plugins() override;
   wire::daemon_api::AuthStatus auth_status() override;
   // Files of this connection's own session only, and only as its user (SessionManager checks

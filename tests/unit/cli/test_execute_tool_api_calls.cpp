@@ -23,7 +23,9 @@ class RecordingBackend final : public kg::mcp::SessionBackend {
     return kg::wire::daemon_api::decode_execute_result(
         kg::cli::parse_json(answer_, "the stand-in's answer"));
   }
-  rapidjson::Document package_docs(std::string_view) override { return {}; }
+  kg::wire::daemon_api::DocsAnswer package_docs(const kg::wire::daemon_api::DocsRequest&) override {
+    return {};
+  }
   rapidjson::Document plugins() override { return {}; }
   kg::wire::daemon_api::AuthStatus auth_status() override { return {}; }
   void prepare_for_next_call() noexcept override {}

@@ -35,7 +35,9 @@ class PluginsBackend final : public kg::mcp::SessionBackend {
     answer.status = "ok";
     return answer;
   }
-  rapidjson::Document package_docs(std::string_view) override { return {}; }
+  kg::wire::daemon_api::DocsAnswer package_docs(const kg::wire::daemon_api::DocsRequest&) override {
+    return {};
+  }
   rapidjson::Document plugins() override {
     ++asked;
     if (!reachable_) throw std::runtime_error("no daemon listens");
