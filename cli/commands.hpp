@@ -5,6 +5,7 @@
 #pragma once
 
 #include "daemon_api/auth_status.hpp"
+#include "daemon_api/plugins_listing.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -63,7 +64,7 @@ std::string render_auth_status(const wire::daemon_api::AuthStatus& status);
 
 // plugins_command.cpp
 void add_plugins_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
-std::string render_plugins(const rapidjson::Value& answer);
+std::string render_plugins(const wire::daemon_api::PluginsListing& listing);
 
 // config_command.cpp: `config check [FILE]`.
 void add_config_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);

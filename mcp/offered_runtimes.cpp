@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "json_members.hpp"
 
 namespace kg::mcp {
 
@@ -22,26 +21,17 @@ std::string join_names(const std::vector<std::string>& names) {
   return out;
 }
 
-std::optional<OfferedRuntimes> offered_runtimes_from(const rapidjson::Value& plugins_answer) {
-  const rapidjson::Value* runtimes = json::find_member(plugins_answer, "runtimes");
-  if (runtimes == nullptr || !runtimes->IsArray()) return std::nullopt;
+OfferedRuntimes offered_runtimes_from(const wire::daemon_api::PluginsListing& listing) {
   OfferedRuntimes offered;
-  for (const rapidjson::Value& runtime : runtimes->GetArray()) {
-    const std::string name = json::string_member(runtime, "name");
-    if (name.empty()) continue;
-    offered.callable.push_back(name);
-    offered.descriptions.emplace_back(name, json::string_member(runtime, "description"));
-    const rapidjson::Value* is_default = json::find_member(runtime, "default");
-    if (is_default != nullptr && is_default->IsBool() && is_default->GetBool()) {
-      offered.default_name = name;
-    }
-    const rapidjson::Value* chooses = json::find_member(runtime, "chooses");
-    if (chooses == nullptr || !chooses->IsArray()) {
-      offered.plugin_runtimes.push_back(name);
-      continue;
-    }
-    for (const rapidjson::Value& choice : chooses->GetArray()) {
-      if (choice.IsString()) offered.auto_chooses.emplace_back(choice.GetString());
+  for (const auto& runtime : listing.runtimes) {
+    offered.callable.push_back(runtime.name);
+    offered.descriptions.emplace_back(runtime.name, runtime.description);
+    if (runtime.is_default) offered.default_name = runtime.name;
+    if (runtime.chooses.empty()) {
+      offered.plugin_runtimes.push_back(runtime.name);
+    } else {
+      offered.auto_chooses.insert(offered.auto_chooses.end(), runtime.chooses.begin(),
+                                  runtime.chooses.end());
     }
   }
   return offered;

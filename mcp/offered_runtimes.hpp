@@ -31,8 +31,8 @@ struct OfferedRuntimes {
   std::string unavailable_message(std::string_view name) const;
 };
 
-// OfferedRuntimes from a GET /v1/plugins answer; nullopt when it has no "runtimes" array.
-std::optional<OfferedRuntimes> offered_runtimes_from(const rapidjson::Value& plugins_answer);
+// OfferedRuntimes from a GET /v1/plugins answer (or --describe-runtimes').
+OfferedRuntimes offered_runtimes_from(const wire::daemon_api::PluginsListing& listing);
 
 // The names joined with ", ".
 std::string join_names(const std::vector<std::string>& names);

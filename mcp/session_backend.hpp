@@ -24,6 +24,7 @@
 #include "daemon_api/execute_request.hpp"
 #include "daemon_api/execute_result.hpp"
 #include "daemon_api/package_docs.hpp"
+#include "daemon_api/plugins_listing.hpp"
 #include "program_output.hpp"
 
 namespace kg::mcp {
@@ -72,7 +73,7 @@ class SessionBackend {
   // POST /v1/sessions/{id}/docs; the same errors as execute.
   virtual wire::daemon_api::DocsAnswer package_docs(const wire::daemon_api::DocsRequest& request) = 0;
   // GET /v1/plugins (needs no session). Any thread.
-  virtual rapidjson::Document plugins() = 0;
+  virtual wire::daemon_api::PluginsListing plugins() = 0;
   // GET /v1/auth: the identity this connection's programs run as (needs no session).
   virtual wire::daemon_api::AuthStatus auth_status() = 0;
 

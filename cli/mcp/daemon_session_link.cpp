@@ -144,14 +144,15 @@ wire::daemon_api::DocsAnswer DaemonSessionLink::package_docs(
   }));
 }
 
-rapidjson::Document DaemonSessionLink::plugins() {
+wire::daemon_api::PluginsListing DaemonSessionLink::plugins() {
   // Any thread (tools/list asks on the reading thread while a call may run on the worker): a
   // connection of its own, not the worker's. A running daemon says what it offers; without one
   // the daemon binary says what it would offer, from its plugins' descriptors, so that listing
   // the tools starts no daemon.
   const kg::cli::DaemonConnection own = kg::cli::open_daemon_connection(globals_, std::cerr);
   try {
-    return own.client.get("/v1/plugins", std::chrono::seconds(10));
+    return wire::daemon_api::decode_plugins_listing(
+        own.client.get("/v1/plugins", std::chrono::seconds(10)));
   } catch (const kg::net::HttpTransportError& e) {
     if (!e.connect_failed()) throw;
   }
@@ -166,7 +167,8 @@ rapidjson::Document DaemonSessionLink::plugins() {
         "; its reason is on stderr above): `kode-gopher config check` reports what is wrong "
         "with the config");
   }
-  return kg::cli::parse_json(described.output, "kode-gopherd --describe-runtimes");
+  return wire::daemon_api::decode_plugins_listing(
+      kg::cli::parse_json(described.output, "kode-gopherd --describe-runtimes"));
 }
 
 wire::daemon_api::AuthStatus DaemonSessionLink::auth_status() {

@@ -45,7 +45,7 @@ class DaemonSessionLink final : public SessionBackend {
   wire::daemon_api::DocsAnswer package_docs(const wire::daemon_api::DocsRequest& request) override;
 
   // GET /v1/plugins (needs no session), on a connection of its own: any thread.
-  rapidjson::Document plugins() override;
+  wire::daemon_api::PluginsListing plugins() override;
   // GET /v1/auth: the identity programs run as (needs no session).
   wire::daemon_api::AuthStatus auth_status() override;
 

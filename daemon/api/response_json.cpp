@@ -204,63 +204,35 @@ std::string error_json(const ApiError& error) {
 
 namespace kg::api {
 
-namespace {
-
-void write_runtimes(JsonWriter& w, const std::vector<session::RuntimeState>& runtimes) {
-  w.StartArray();
-  for (const auto& r : runtimes) {
-    w.StartObject();
-    w.Key("name"); write_string(w, r.name);
-    w.Key("available"); w.Bool(r.available);
-    w.Key("default"); w.Bool(r.is_default);
-    if (!r.description.empty()) { w.Key("description"); write_string(w, r.description); }
-    if (!r.chooses.empty()) {
-      w.Key("chooses");
-      w.StartArray();
-      for (const auto& name : r.chooses) write_string(w, name);
-      w.EndArray();
-    }
-    if (!r.reason.empty()) { w.Key("reason"); write_string(w, r.reason); }
-    w.EndObject();
+wire::daemon_api::PluginsListing plugins_listing(
+    const plugin_host::PluginRegistry& registry,
+    const std::vector<session::RuntimeState>& runtimes) {
+  wire::daemon_api::PluginsListing listing = runtimes_listing(runtimes);
+  listing.plugins.emplace();
+  for (const auto& p : registry.list()) {
+    listing.plugins->push_back({p.name, p.kind, p.version, p.description, p.path, p.state,
+                                p.reason});
   }
-  w.EndArray();
+  return listing;
 }
 
-}  // namespace
+wire::daemon_api::PluginsListing runtimes_listing(
+    const std::vector<session::RuntimeState>& runtimes) {
+  wire::daemon_api::PluginsListing listing;
+  for (const auto& r : runtimes) {
+    listing.runtimes.push_back({r.name, r.available, r.is_default, r.description, r.chooses,
+                                r.reason});
+  }
+  return listing;
+}
 
 std::string plugins_json(const plugin_host::PluginRegistry& registry,
                          const std::vector<session::RuntimeState>& runtimes) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  w.Key("plugins");
-  w.StartArray();
-  for (const auto& p : registry.list()) {
-    w.StartObject();
-    w.Key("name"); write_string(w, p.name);
-    w.Key("kind"); write_string(w, p.kind);
-    w.Key("version"); write_string(w, p.version);
-    w.Key("description"); write_string(w, p.description);
-    w.Key("path"); write_string(w, p.path);
-    w.Key("state"); write_string(w, p.state);
-    if (!p.reason.empty()) { w.Key("reason"); write_string(w, p.reason); }
-    w.EndObject();
-  }
-  w.EndArray();
-  w.Key("runtimes");
-  write_runtimes(w, runtimes);
-  w.EndObject();
-  return buffer.GetString();
+  return wire::daemon_api::encode_plugins_listing(plugins_listing(registry, runtimes));
 }
 
 std::string runtimes_json(const std::vector<session::RuntimeState>& runtimes) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  w.Key("runtimes");
-  write_runtimes(w, runtimes);
-  w.EndObject();
-  return buffer.GetString();
+  return wire::daemon_api::encode_plugins_listing(runtimes_listing(runtimes));
 }
 
 }  // namespace kg::api

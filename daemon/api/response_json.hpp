@@ -7,6 +7,7 @@
 
 #include "api_errors.hpp"
 #include "daemon_api/execute_result.hpp"
+#include "daemon_api/plugins_listing.hpp"
 #include "plugin_registry.hpp"
 #include "session_manager.hpp"
 #include "store/store.hpp"
@@ -21,7 +22,14 @@ std::string call_result_json(const session::CallResult& call);
 std::string session_json(const store::SessionRecord& session);
 std::string sessions_json(const std::vector<store::SessionRecord>& sessions);
 std::string stats_json(const store::Stats& stats);
-// The loaded plugins, and the runtimes a call may ask for with their state.
+// The loaded plugins, and the runtimes a call may ask for with their state (GET /v1/plugins;
+// its codec: lib/wire/daemon_api/plugins_listing.hpp); without plugins for
+// `kode-gopherd --describe-runtimes`.
+wire::daemon_api::PluginsListing plugins_listing(
+    const plugin_host::PluginRegistry& registry,
+    const std::vector<session::RuntimeState>& runtimes);
+wire::daemon_api::PluginsListing runtimes_listing(
+    const std::vector<session::RuntimeState>& runtimes);
 std::string plugins_json(const plugin_host::PluginRegistry& registry,
                          const std::vector<session::RuntimeState>& runtimes);
 // {"runtimes": [...]}: the same rows alone (`kode-gopherd --describe-runtimes`).

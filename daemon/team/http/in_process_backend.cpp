@@ -4,8 +4,8 @@
 #include "api_routes.hpp"
 #include "auth_status_json.hpp"
 #include "call_files_routes.hpp"
+#include "response_json.hpp"
 #include "error_chain.hpp"
-#include "json_reader.hpp"
 #include "json_rpc.hpp"
 #include "session_errors.hpp"
 
@@ -47,10 +47,6 @@ class OutputRelay final : public sandbox::OutputSink {
   const mcp::OutputHandler& on_output_;
 };
 
-rapidjson::Document parse_answer(const std::string& body) {
-  return json::read_json_or_throw(body, json::kDaemonAnswerLimits, "the daemon's answer");
-}
-
 // The API's error for what a route or the session layer threw, as the tools' refusal.
 mcp::BackendRefusedError refused(std::exception_ptr error) {
   const api::ApiError mapped = api::map_exception(error);
@@ -67,17 +63,6 @@ InProcessSessionBackend::InProcessSessionBackend(api::ApiContext& api,
                                                  session::SessionOwner owner, std::string client,
                                                  TeamIdentity identity)
     : api_(api), owner_(std::move(owner)), client_(std::move(client)), identity_(std::move(identity)) {}
-
-rapidjson::Document InProcessSessionBackend::route(const std::string& method,
-                                                  const std::string& path,
-                                                  const std::string& body) {
-  api::ApiRequest request{method, path, "", body, nullptr, {}, nullptr};
-  try {
-    return parse_answer(api::route_request(api_, request).body);
-  } catch (...) {
-    throw refused(std::current_exception());
-  }
-}
 
 std::string InProcessSessionBackend::session_id() {
   {
@@ -150,8 +135,8 @@ wire::daemon_api::DocsAnswer InProcessSessionBackend::package_docs(
   });
 }
 
-rapidjson::Document InProcessSessionBackend::plugins() {
-  return route("GET", "/v1/plugins", "");
+wire::daemon_api::PluginsListing InProcessSessionBackend::plugins() {
+  return api::plugins_listing(api_.plugins, api_.sessions.runtime_states());
 }
 
 wire::daemon_api::AuthStatus InProcessSessionBackend::auth_status() {

@@ -1,6 +1,6 @@
-// The HTTP transport's SessionBackend: the daemon API's own routes (api_routes.hpp), called in
-// this process with no socket in between, for one signed-in user; execute takes and gives the
-// codec's values (api::execute_in_session), with no JSON text either way. The session it opens belongs
+// The HTTP transport's SessionBackend: the daemon API (api_routes.hpp) called in this process
+// with no socket in between, for one signed-in user. Requests and answers are the values of the
+// daemon API's codecs (lib/wire/daemon_api/), with no JSON text either way. The session it opens belongs
 // to that user (SessionOwner), so the user's calls run with the user's credentials, and no other
 // MCP connection can name it: its id never leaves this object.
 //
@@ -36,7 +36,7 @@ class InProcessSessionBackend final : public mcp::SessionBackend {
                                           const mcp::PhaseHandler& on_phase,
                                           const mcp::OutputHandler& on_output) override;
   wire::daemon_api::DocsAnswer package_docs(const wire::daemon_api::DocsRequest& request) override;
-  rapidjson::Document plugins() override;
+  wire::daemon_api::PluginsListing plugins() override;
   wire::daemon_api::AuthStatus auth_status() override;
   // Files of this connection's own session only, and only as its user (SessionManager checks
   // the owner too): another user's uri answers not_found, like one that never was.
@@ -53,8 +53,6 @@ class InProcessSessionBackend final : public mcp::SessionBackend {
   // when the daemon no longer has it). Throws BackendRefusedError for the API's errors.
   template <class Answer>
   Answer in_session(const std::function<Answer(const std::string& session_id)>& call);
-  rapidjson::Document route(const std::string& method, const std::string& path,
-                            const std::string& body);
   std::string session_id();
   void throw_if_cancelled();
 

@@ -3,6 +3,7 @@
 // (at most 10 in the text and the structured content; the totals still count them all).
 #include <doctest/doctest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "execute_go_code_tool.hpp"
@@ -26,7 +27,9 @@ class RecordingBackend final : public kg::mcp::SessionBackend {
   kg::wire::daemon_api::DocsAnswer package_docs(const kg::wire::daemon_api::DocsRequest&) override {
     return {};
   }
-  rapidjson::Document plugins() override { return {}; }
+  kg::wire::daemon_api::PluginsListing plugins() override {
+    throw std::runtime_error("no plugins listing in this test");
+  }
   kg::wire::daemon_api::AuthStatus auth_status() override { return {}; }
   void prepare_for_next_call() noexcept override {}
   void cancel_running_call() noexcept override {}

@@ -30,6 +30,11 @@ kg::wire::daemon_api::AuthStatus auth_answer(const std::string& json) {
   return kg::wire::daemon_api::decode_auth_status(parse_json(json, "test"));
 }
 
+// GET /v1/plugins' answer as the CLI reads it, with the daemon API's PluginsListing codec.
+kg::wire::daemon_api::PluginsListing plugins_answer(const std::string& json) {
+  return kg::wire::daemon_api::decode_plugins_listing(parse_json(json, "test"));
+}
+
 }  // namespace
 
 TEST_CASE("auth status: who programs run as, or what is wrong and how to log in") {
@@ -87,26 +92,24 @@ TEST_CASE("stats of a fresh daemon") {
 }
 
 TEST_CASE("plugins show the reason when unavailable, else the path") {
-  CHECK(kg::cli::render_plugins(parse_json(R"({"plugins": [
+  CHECK(kg::cli::render_plugins(plugins_answer(R"({"plugins": [
       {"name": "compiled-go", "kind": "runtime", "version": "0.1.0", "description": "go build",
        "path": "/usr/lib/kode-gopher/plugins/compiled-go.so", "state": "ready"},
       {"name": "yaegi", "kind": "runtime", "version": "0.1.0", "description": "interpreter",
        "path": "/usr/lib/kode-gopher/plugins/yaegi.so", "state": "unavailable",
-       "reason": "no yaegi runner in the sandbox image"}]})",
-                                           "test")) ==
+       "reason": "no yaegi runner in the sandbox image"}], "runtimes": []})")) ==
         "NAME         KIND     VERSION  STATE        REASON/PATH\n"
         "compiled-go  runtime  0.1.0    ready        /usr/lib/kode-gopher/plugins/compiled-go.so\n"
         "yaegi        runtime  0.1.0    unavailable  no yaegi runner in the sandbox image\n");
-  CHECK(kg::cli::render_plugins(parse_json(R"({"plugins": []})", "test")) ==
+  CHECK(kg::cli::render_plugins(plugins_answer(R"({"plugins": [], "runtimes": []})")) ==
         "no plugins loaded\n");
 }
 
 TEST_CASE("plugins also list the runtimes a call may ask for, the default marked") {
-  CHECK(kg::cli::render_plugins(parse_json(R"({"plugins": [], "runtimes": [
+  CHECK(kg::cli::render_plugins(plugins_answer(R"({"plugins": [], "runtimes": [
       {"name": "compiled-go", "available": true, "default": false},
       {"name": "yaegi", "available": false, "default": false, "reason": "Runtime 'yaegi' is disabled: no runner"},
-      {"name": "auto", "available": false, "default": true, "reason": "Runtime 'auto' needs runtime 'yaegi', which is disabled: no runner"}]})",
-                                           "test")) ==
+      {"name": "auto", "available": false, "default": true, "reason": "Runtime 'auto' needs runtime 'yaegi', which is disabled: no runner"}]})")) ==
         "no plugins loaded\n"
         "\n"
         "RUNTIME      STATE        NOTE\n"

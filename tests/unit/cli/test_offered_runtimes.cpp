@@ -38,10 +38,11 @@ class PluginsBackend final : public kg::mcp::SessionBackend {
   kg::wire::daemon_api::DocsAnswer package_docs(const kg::wire::daemon_api::DocsRequest&) override {
     return {};
   }
-  rapidjson::Document plugins() override {
+  kg::wire::daemon_api::PluginsListing plugins() override {
     ++asked;
     if (!reachable_) throw std::runtime_error("no daemon listens");
-    return kg::cli::parse_json(kPluginsAnswer, "plugins");
+    return kg::wire::daemon_api::decode_plugins_listing(
+        kg::cli::parse_json(kPluginsAnswer, "plugins"));
   }
   kg::wire::daemon_api::AuthStatus auth_status() override { return {}; }
   void prepare_for_next_call() noexcept override {}

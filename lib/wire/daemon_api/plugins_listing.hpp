@@ -1,0 +1,49 @@
+// The answer of GET /v1/plugins (docs/daemon-api.md): the loaded plugins and the runtimes a call
+// may name. `kode-gopherd --describe-runtimes` prints the same message without "plugins".
+// Written by the daemon (daemon/api/response_json.cpp), read by `kode-gopher plugins` and by the
+// MCP server, which makes execute_go_code's runtime enum from it; team mode's MCP endpoint takes
+// the value itself. Pure functions; any thread.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kg::wire::daemon_api {
+
+struct PluginEntry {
+  std::string name;
+  std::string kind;
+  std::string version;
+  std::string description;
+  std::string path;
+  std::string state;   // ready, unavailable, …
+  std::string reason;  // why it is not ready; empty when it is
+  bool operator==(const PluginEntry&) const = default;
+};
+
+struct RuntimeEntry {
+  std::string name;
+  bool available = false;
+  bool is_default = false;  // "default"
+  std::string description;
+  std::vector<std::string> chooses;  // auto: the runtimes it picks from, in order; else empty
+  std::string reason;
+  bool operator==(const RuntimeEntry&) const = default;
+};
+
+struct PluginsListing {
+  std::optional<std::vector<PluginEntry>> plugins;  // absent: --describe-runtimes
+  std::vector<RuntimeEntry> runtimes;
+  bool operator==(const PluginsListing&) const = default;
+};
+
+std::string encode_plugins_listing(const PluginsListing& listing);
+
+// Reads an answer parsed within json::kDaemonAnswerLimits. Throws MalformedMessage naming a
+// member out of shape; a runtime without a name is one.
+PluginsListing decode_plugins_listing(const rapidjson::Value& value);
+
+}  // namespace kg::wire::daemon_api
