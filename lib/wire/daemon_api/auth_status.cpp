@@ -4,6 +4,7 @@
 
 #include "json_fields.hpp"
 #include "malformed_message.hpp"
+#include "member_reader.hpp"
 #include "utf8_text.hpp"
 
 namespace kg::wire::daemon_api {
@@ -29,14 +30,9 @@ void write_text(JsonWriter& w, const char* key, const std::string& value) {
   write_bytes(w, json::is_valid_utf8(value) ? value : json::to_valid_utf8(value));
 }
 
-void read_text(const rapidjson::Value& object, const char* key, std::string& out) {
-  const rapidjson::Value* value = given(object, key);
-  if (value == nullptr) return;
-  if (!value->IsString()) {
-    throw MalformedMessage(std::string("the daemon's auth status has \"") + key +
-                           "\" that is not a string");
-  }
-  out = string_of(*value);
+const MemberReader& auth_status() {
+  static const MemberReader reader("the daemon's auth status");
+  return reader;
 }
 
 }  // namespace
@@ -56,14 +52,9 @@ std::string encode_auth_status(const AuthStatus& status) {
 AuthStatus decode_auth_status(const rapidjson::Value& value) {
   if (!value.IsObject()) throw MalformedMessage("the daemon's auth status is not a JSON object");
   AuthStatus status;
-  read_text(value, "plugin", status.plugin);
-  if (const rapidjson::Value* loaded = given(value, "plugin_loaded")) {
-    if (!loaded->IsBool()) {
-      throw MalformedMessage("the daemon's auth status has \"plugin_loaded\" that is not true or false");
-    }
-    status.plugin_loaded = loaded->GetBool();
-  }
-  for (const auto& [key, member] : kTexts) read_text(value, key, status.*member);
+  auth_status().read(value, "plugin", "", status.plugin);
+  auth_status().read(value, "plugin_loaded", "", status.plugin_loaded);
+  for (const auto& [key, member] : kTexts) auth_status().read(value, key, "", status.*member);
   return status;
 }
 

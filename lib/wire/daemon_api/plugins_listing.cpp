@@ -2,6 +2,7 @@
 
 #include "json_fields.hpp"
 #include "malformed_message.hpp"
+#include "member_reader.hpp"
 #include "utf8_text.hpp"
 
 namespace kg::wire::daemon_api {
@@ -48,63 +49,41 @@ void write_runtime(JsonWriter& w, const RuntimeEntry& r) {
   w.EndObject();
 }
 
-[[noreturn]] void wrong(const std::string& where, const char* shape) {
-  throw MalformedMessage("the daemon's plugins listing has \"" + where + "\" that is not " +
-                         shape);
-}
-
-void read_text(const rapidjson::Value& o, const char* key, const std::string& where,
-               std::string& out) {
-  const rapidjson::Value* v = given(o, key);
-  if (v == nullptr) return;
-  if (!v->IsString()) wrong(where + key, "a string");
-  out = string_of(*v);
-}
-
-void read_bool(const rapidjson::Value& o, const char* key, const std::string& where, bool& out) {
-  const rapidjson::Value* v = given(o, key);
-  if (v == nullptr) return;
-  if (!v->IsBool()) wrong(where + key, "true or false");
-  out = v->GetBool();
-}
-
-const rapidjson::Value* array_at(const rapidjson::Value& o, const char* key,
-                                 const std::string& where) {
-  const rapidjson::Value* v = given(o, key);
-  if (v != nullptr && !v->IsArray()) wrong(where + key, "an array");
-  return v;
+const MemberReader& listing_reader() {
+  static const MemberReader reader("the daemon's plugins listing");
+  return reader;
 }
 
 PluginEntry read_plugin(const rapidjson::Value& v, const std::string& where) {
-  if (!v.IsObject()) wrong(where, "an object");
+  listing_reader().object_at(v, where);
   const std::string at = where + ".";
   PluginEntry p;
-  read_text(v, "name", at, p.name);
-  read_text(v, "kind", at, p.kind);
-  read_text(v, "version", at, p.version);
-  read_text(v, "description", at, p.description);
-  read_text(v, "path", at, p.path);
-  read_text(v, "state", at, p.state);
-  read_text(v, "reason", at, p.reason);
+  listing_reader().read(v, "name", at, p.name);
+  listing_reader().read(v, "kind", at, p.kind);
+  listing_reader().read(v, "version", at, p.version);
+  listing_reader().read(v, "description", at, p.description);
+  listing_reader().read(v, "path", at, p.path);
+  listing_reader().read(v, "state", at, p.state);
+  listing_reader().read(v, "reason", at, p.reason);
   return p;
 }
 
 RuntimeEntry read_runtime(const rapidjson::Value& v, const std::string& where) {
-  if (!v.IsObject()) wrong(where, "an object");
+  listing_reader().object_at(v, where);
   const std::string at = where + ".";
   RuntimeEntry r;
-  read_text(v, "name", at, r.name);
-  if (r.name.empty()) wrong(at + "name", "a runtime's name");
-  read_bool(v, "available", at, r.available);
-  read_bool(v, "default", at, r.is_default);
-  read_text(v, "description", at, r.description);
-  if (const rapidjson::Value* chooses = array_at(v, "chooses", at)) {
+  listing_reader().read(v, "name", at, r.name);
+  if (r.name.empty()) listing_reader().wrong(at + "name", "a runtime's name");
+  listing_reader().read(v, "available", at, r.available);
+  listing_reader().read(v, "default", at, r.is_default);
+  listing_reader().read(v, "description", at, r.description);
+  if (const rapidjson::Value* chooses = listing_reader().array_at(v, "chooses", at)) {
     for (const auto& name : chooses->GetArray()) {
-      if (!name.IsString()) wrong(at + "chooses[]", "a string");
+      if (!name.IsString()) listing_reader().wrong(at + "chooses[]", "a string");
       r.chooses.push_back(string_of(name));
     }
   }
-  read_text(v, "reason", at, r.reason);
+  listing_reader().read(v, "reason", at, r.reason);
   return r;
 }
 
@@ -131,14 +110,14 @@ std::string encode_plugins_listing(const PluginsListing& listing) {
 PluginsListing decode_plugins_listing(const rapidjson::Value& value) {
   if (!value.IsObject()) throw MalformedMessage("the daemon's plugins listing is not a JSON object");
   PluginsListing listing;
-  if (const rapidjson::Value* plugins = array_at(value, "plugins", "")) {
+  if (const rapidjson::Value* plugins = listing_reader().array_at(value, "plugins", "")) {
     listing.plugins.emplace();
     rapidjson::SizeType i = 0;
     for (const auto& p : plugins->GetArray()) {
       listing.plugins->push_back(read_plugin(p, "plugins[" + std::to_string(i++) + "]"));
     }
   }
-  const rapidjson::Value* runtimes = array_at(value, "runtimes", "");
+  const rapidjson::Value* runtimes = listing_reader().array_at(value, "runtimes", "");
   if (runtimes == nullptr) {
     throw MalformedMessage("the daemon's plugins listing has no \"runtimes\" array");
   }
