@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { cli, config, runChecks } from "./mcp_test_support.mjs";
+import { cli, config, progressBeforeAnswer, recordWire, runChecks } from "./mcp_test_support.mjs";
 
 const transport = new StdioClientTransport({
   command: cli(),
@@ -14,15 +14,19 @@ const transport = new StdioClientTransport({
 });
 let serverLog = "";
 transport.stderr.on("data", (chunk) => (serverLog += chunk));
+const wire = recordWire(transport);
 const client = new Client({ name: "kode-gopher-live-output-test", version: "1.0.0" });
 
+// `progress` is what the server sent before the answer, read off the wire
+// (mcp_test_support.mjs, progressBeforeAnswer); `delivered` what the SDK handed to onprogress.
 async function callWithProgress(args) {
-  const progress = [];
+  const delivered = [];
   const result = await client.callTool({ name: "execute_go_code", arguments: args }, undefined, {
     timeout: 15 * 60 * 1000,
-    onprogress: (p) => progress.push({ ...p, at: Date.now() }),
+    onprogress: (p) => delivered.push(p),
   });
-  return { result, progress, returnedAt: Date.now() };
+  const { progress, answeredAt } = progressBeforeAnswer(wire, "tools/call");
+  return { result, progress, delivered, returnedAt: answeredAt };
 }
 
 const twoLines = (nonce) => `package main
@@ -41,10 +45,12 @@ func main() {
 }
 `;
 
-function checkTwoLines({ result, progress, returnedAt }) {
+function checkTwoLines({ result, progress, delivered, returnedAt }) {
   assert.equal(result.isError, false, JSON.stringify(result));
   const first = progress.find((p) => p.message.includes("first line"));
   assert.ok(first, JSON.stringify(progress));
+  // The SDK hands it to the caller too: it came long before the answer.
+  assert.ok(delivered.some((p) => p.message.includes("first line")), JSON.stringify(delivered));
   // Before the call returned, while the program slept.
   assert.ok(returnedAt - first.at >= 1000, `first line ${returnedAt - first.at}ms before the end`);
   assert.equal(first.total, undefined);

@@ -21,9 +21,10 @@ export function curatedPackages() {
   return [...text.matchAll(/^\s*_\s+"([^"]+)"\s*$/gm)].map((m) => m[1]);
 }
 
-// Records what crosses a transport in both directions; call before client.connect(transport).
+// Records what crosses a transport in both directions, and when each message arrived
+// (receivedAt[i] for received[i]); call before client.connect(transport).
 export function recordWire(transport) {
-  const wire = { sent: [], received: [] };
+  const wire = { sent: [], received: [], receivedAt: [] };
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     wire.sent.push(message);
@@ -34,11 +35,37 @@ export function recordWire(transport) {
     const onmessage = transport.onmessage;
     transport.onmessage = (message, extra) => {
       wire.received.push(message);
+      wire.receivedAt.push(Date.now());
       onmessage?.(message, extra);
     };
     return start();
   };
   return wire;
+}
+
+// The notifications/progress the server sent for the last `method` request before its answer,
+// in the order the transport read them, each with the time it arrived, and the answer's time.
+// Read from the wire, not from onprogress: the TypeScript SDK 1.x hands notifications to their
+// handlers a microtask later than it takes an answer, so a progress notification it reads in the
+// same chunk as the answer is dropped ("unknown token", typescript-sdk#2580; docs/mcp.md,
+// "Output while it runs"). What the server sent is what these tests check.
+export function progressBeforeAnswer(wire, method) {
+  const request = wire.sent.filter((m) => m.method === method).at(-1);
+  assert.ok(request, `no ${method} request was sent`);
+  const token = request.params?._meta?.progressToken;
+  const progress = [];
+  for (let i = 0; i < wire.received.length; i++) {
+    const message = wire.received[i];
+    if (message.id === request.id && !message.method) {
+      return { progress, answeredAt: wire.receivedAt[i] };
+    }
+    if (message.method === "notifications/progress" && token !== undefined &&
+        message.params?.progressToken === token) {
+      const { progressToken, ...params } = message.params;
+      progress.push({ ...params, at: wire.receivedAt[i] });
+    }
+  }
+  assert.fail(`the answer to ${method} (id ${request.id}) is not on the wire`);
 }
 
 // Validates `value` against `schema` with ajv (strict: unknown keywords are schema bugs too).
