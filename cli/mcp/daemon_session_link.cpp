@@ -8,6 +8,7 @@
 #include "cli_errors.hpp"
 #include "daemon_binary_locator.hpp"
 #include "daemon_binary_run.hpp"
+#include "daemon_api/sessions_listing.hpp"
 #include "daemon_client.hpp"
 #include "daemon_launcher.hpp"
 #include "daemon_stream.hpp"
@@ -16,6 +17,7 @@
 #include "json_members.hpp"
 #include "json_rpc.hpp"
 #include "json_text.hpp"
+#include "malformed_message.hpp"
 #include "unix_http_stream.hpp"
 
 namespace kg::mcp {
@@ -45,10 +47,12 @@ std::string DaemonSessionLink::open_session() {
   // queue_full after [daemon] queue_timeout_ms, at most an hour), so outwait its longest.
   const rapidjson::Document session = connection().client.post(
       "/v1/sessions", R"({"client":"mcp"})", std::chrono::minutes(61));
-  const std::string id = json::string_member(session, "id");
-  if (id.empty()) {
-    throw std::runtime_error("The daemon's answer to POST /v1/sessions has no session id: " +
-                             to_json(session));
+  std::string id;
+  try {
+    id = wire::daemon_api::decode_session(session).id;
+  } catch (const wire::MalformedMessage& e) {
+    throw std::runtime_error("The daemon's answer to POST /v1/sessions: " + std::string(e.what()) +
+                             ": " + to_json(session));
   }
   logger_.log(log::LogLevel::info, "Opened daemon session " + id);
   std::lock_guard lock(mutex_);
