@@ -6,6 +6,7 @@
 
 #include "cli_errors.hpp"
 #include "daemon_api/error_body.hpp"
+#include "daemon_api/progress_line.hpp"
 #include "daemon_client.hpp"
 #include "json_members.hpp"
 #include "json_text.hpp"
@@ -40,6 +41,15 @@ mcp::ProgramOutput program_output_of(std::string_view line) {
   return output;
 }
 
+// A "progress" line, read with the codec that wrote it.
+wire_daemon::ProgressLine progress_line_of(const rapidjson::Value& message) {
+  try {
+    return wire_daemon::decode_progress_line(message);
+  } catch (const kg::wire::MalformedMessage& e) {
+    throw std::runtime_error(std::string("A line of the daemon's stream: ") + e.what());
+  }
+}
+
 // The last line of a call that failed: {"error": {"code", "message"}}, the daemon's error body.
 wire_daemon::ErrorBody error_line_of(const rapidjson::Value& message) {
   try {
@@ -59,10 +69,10 @@ rapidjson::Document post_streamed(const std::string& socket_path, const std::str
   const kg::net::HttpResponse response =
       stream.request("POST", target, body, options, [&](std::string_view line) {
         rapidjson::Document message = parse_json(line, "A line of the daemon's stream");
-        if (const rapidjson::Value* progress = json::find_member(&message, "progress")) {
+        if (json::find_member(&message, "progress") != nullptr) {
           if (handlers.on_phase) {
-            handlers.on_phase(json::string_member(*progress, "phase"),
-                              json::string_member(*progress, "detail"));
+            const auto progress = progress_line_of(message);
+            handlers.on_phase(progress.phase, progress.detail);
           }
         } else if (json::find_member(&message, "output") != nullptr ||
                    json::find_member(&message, "output_dropped") != nullptr) {
