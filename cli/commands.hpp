@@ -6,6 +6,8 @@
 
 #include "daemon_api/auth_status.hpp"
 #include "daemon_api/plugins_listing.hpp"
+#include "daemon_api/sessions_listing.hpp"
+#include "daemon_api/stats.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -52,11 +54,12 @@ std::string execute_target(const ExecOptions& options);
 // sessions_command.cpp
 void add_sessions_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 // The table of a GET /v1/sessions answer, or "no open sessions" / "no sessions" (with --all).
-std::string render_sessions(const rapidjson::Value& answer, bool all);
+std::string render_sessions(const wire::daemon_api::SessionsListing& listing, bool all);
 
 // stats_command.cpp
 void add_stats_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
-std::string render_stats(const rapidjson::Value& stats);
+// The counts and the timing table of a GET /v1/stats answer.
+std::string render_stats(const wire::daemon_api::Stats& stats);
 
 // auth_command.cpp: `auth status [--json]` (GET /v1/auth).
 void add_auth_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);

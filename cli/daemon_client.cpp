@@ -1,15 +1,13 @@
 #include "daemon_client.hpp"
 
+#include "daemon_api/error_body.hpp"
 #include "json_text.hpp"
-#include "json_members.hpp"
+#include "malformed_message.hpp"
 #include "utf8_text.hpp"
 
 #include <stdexcept>
 
 namespace kg::cli {
-namespace {
-
-}  // namespace
 
 rapidjson::Document DaemonClient::get(std::string_view target,
                                       std::chrono::milliseconds timeout) const {
@@ -37,13 +35,12 @@ rapidjson::Document DaemonClient::answer(const kg::net::HttpResponse& response,
 
 DaemonApiError daemon_error_from_answer(int http_status, std::string_view body) {
   const auto parsed = json::read_json(body, json::kDaemonAnswerLimits);
-  const rapidjson::Document& document = parsed.document;
-  if (document.IsObject()) {
-    const auto error = document.FindMember("error");
-    if (error != document.MemberEnd()) {
-      const auto code = json::optional_string_member(error->value, "code");
-      const auto message = json::optional_string_member(error->value, "message");
-      if (code && message) return DaemonApiError(http_status, *code, *message);
+  if (!parsed.refused) {
+    try {
+      const auto error = wire::daemon_api::decode_error_body(parsed.document);
+      return DaemonApiError(http_status, error.code, error.message);
+    } catch (const wire::MalformedMessage&) {
+      // Not the daemon's error body (a proxy's page, another server): quote what came instead.
     }
   }
   return DaemonApiError(http_status, "",

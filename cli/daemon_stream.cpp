@@ -5,6 +5,8 @@
 #include <variant>
 
 #include "cli_errors.hpp"
+#include "daemon_api/error_body.hpp"
+#include "daemon_api/progress_line.hpp"
 #include "daemon_client.hpp"
 #include "json_members.hpp"
 #include "json_text.hpp"
@@ -16,6 +18,7 @@ namespace kg::cli {
 namespace {
 
 namespace wire = kg::wire::sandbox_api;
+namespace wire_daemon = kg::wire::daemon_api;
 
 // An "output" or "output_dropped" line, read with the codec that wrote it.
 mcp::ProgramOutput program_output_of(std::string_view line) {
@@ -38,6 +41,24 @@ mcp::ProgramOutput program_output_of(std::string_view line) {
   return output;
 }
 
+// A "progress" line, read with the codec that wrote it.
+wire_daemon::ProgressLine progress_line_of(const rapidjson::Value& message) {
+  try {
+    return wire_daemon::decode_progress_line(message);
+  } catch (const kg::wire::MalformedMessage& e) {
+    throw std::runtime_error(std::string("A line of the daemon's stream: ") + e.what());
+  }
+}
+
+// The last line of a call that failed: {"error": {"code", "message"}}, the daemon's error body.
+wire_daemon::ErrorBody error_line_of(const rapidjson::Value& message) {
+  try {
+    return wire_daemon::decode_error_body(message);
+  } catch (const kg::wire::MalformedMessage& e) {
+    throw std::runtime_error(std::string("A line of the daemon's stream: ") + e.what());
+  }
+}
+
 }  // namespace
 
 rapidjson::Document post_streamed(const std::string& socket_path, const std::string& target,
@@ -48,17 +69,17 @@ rapidjson::Document post_streamed(const std::string& socket_path, const std::str
   const kg::net::HttpResponse response =
       stream.request("POST", target, body, options, [&](std::string_view line) {
         rapidjson::Document message = parse_json(line, "A line of the daemon's stream");
-        if (const rapidjson::Value* progress = json::find_member(&message, "progress")) {
+        if (json::find_member(&message, "progress") != nullptr) {
           if (handlers.on_phase) {
-            handlers.on_phase(json::string_member(*progress, "phase"),
-                              json::string_member(*progress, "detail"));
+            const auto progress = progress_line_of(message);
+            handlers.on_phase(progress.phase, progress.detail);
           }
         } else if (json::find_member(&message, "output") != nullptr ||
                    json::find_member(&message, "output_dropped") != nullptr) {
           if (handlers.on_output) handlers.on_output(program_output_of(line));
-        } else if (const rapidjson::Value* error = json::find_member(&message, "error")) {
-          throw DaemonApiError(200, json::string_member(*error, "code"),
-                               json::string_member(*error, "message"));
+        } else if (json::find_member(&message, "error") != nullptr) {
+          const auto error = error_line_of(message);
+          throw DaemonApiError(200, error.code, error.message);
         } else if (const rapidjson::Value* result = json::find_member(&message, "result")) {
           outcome.emplace();
           outcome->CopyFrom(*result, outcome->GetAllocator());

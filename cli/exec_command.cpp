@@ -10,6 +10,8 @@
 #include "commands.hpp"
 #include "daemon_api/api_policy_names.hpp"
 #include "daemon_api/execute_request.hpp"
+#include "daemon_api/open_session_request.hpp"
+#include "daemon_api/sessions_listing.hpp"
 #include "daemon_connection.hpp"
 #include "daemon_stream.hpp"
 #include "exit_codes.hpp"
@@ -44,9 +46,11 @@ int run_exec(const GlobalOptions& globals, const ExecOptions& options) {
   const bool own_session = !options.out_dir.empty() && options.session_id.empty();
   if (own_session) {
     const rapidjson::Document session = with_daemon(connection, globals, std::cerr, [&] {
-      return connection.client.post("/v1/sessions", R"({"client":"cli"})", std::chrono::minutes(5));
+      return connection.client.post("/v1/sessions",
+                                    wire::daemon_api::encode_open_session_request({"cli", ""}),
+                                    std::chrono::minutes(5));
     });
-    run_options.session_id = member_text(session, "id", "");
+    run_options.session_id = wire::daemon_api::decode_session(session).id;
   }
   struct SessionCloser {
     const DaemonConnection& connection;

@@ -11,31 +11,28 @@ namespace kg::cli {
 namespace {
 
 // "12", or "12 (1 refused)".
-std::string api_text(const rapidjson::Value& session) {
-  std::string text = member_text(session, "api_calls", "0");
-  const std::string refused = member_text(session, "api_calls_refused", "0");
-  if (refused != "0") text += " (" + refused + " refused)";
+std::string api_text(const wire::daemon_api::Session& session) {
+  std::string text = std::to_string(session.api_calls);
+  if (session.api_calls_refused != 0) {
+    text += " (" + std::to_string(session.api_calls_refused) + " refused)";
+  }
   return text;
 }
 
+std::string or_dash(const std::string& text) { return text.empty() ? "-" : text; }
+
 }  // namespace
 
-std::string render_sessions(const rapidjson::Value& answer, bool all) {
+std::string render_sessions(const wire::daemon_api::SessionsListing& listing, bool all) {
   // USER: the signed-in user a team-mode (HTTP) session belongs to; "-" for local sessions.
   // API: the Google API requests its calls made that the egress proxy read, and how many of
   // them the API policy refused (docs/api-policy.md, "The audit").
   TextTable table({"ID", "STATE", "CLIENT", "USER", "RUNTIME", "CALLS", "API", "OPENED_AT",
                    "IDENTITY"});
-  const auto sessions = answer.IsObject() ? answer.FindMember("sessions") : answer.MemberEnd();
-  if (answer.IsObject() && sessions != answer.MemberEnd() && sessions->value.IsArray()) {
-    for (const auto& session : sessions->value.GetArray()) {
-      table.add_row({member_text(session, "id"), member_text(session, "state"),
-                     member_text(session, "client"), member_text(session, "owner_email", "-"),
-                     member_text(session, "runtime"),
-                     member_text(session, "calls"), api_text(session),
-                     member_text(session, "opened_at"),
-                     member_text(session, "identity", "-")});
-    }
+  for (const auto& session : listing.sessions) {
+    table.add_row({session.id, session.state, session.client, or_dash(session.owner_email),
+                   session.runtime, std::to_string(session.calls), api_text(session),
+                   session.opened_at, or_dash(session.identity)});
   }
   if (table.empty()) return all ? "no sessions\n" : "no open sessions\n";
   return table.render();
@@ -52,7 +49,9 @@ void add_sessions_command(CLI::App& app, const GlobalOptions& globals, CommandAc
       const DaemonConnection connection = connect_to_daemon(globals, std::cerr);
       const rapidjson::Document answer =
           connection.client.get(*all ? "/v1/sessions?all=true" : "/v1/sessions");
-      std::cout << (*json ? pretty_json(answer) + '\n' : render_sessions(answer, *all));
+      std::cout << (*json ? pretty_json(answer) + '\n'
+                          : render_sessions(wire::daemon_api::decode_sessions_listing(answer),
+                                            *all));
       return 0;
     };
   });

@@ -7,29 +7,15 @@
 #include "text_table.hpp"
 
 namespace kg::cli {
-namespace {
 
-const rapidjson::Value& member_or_null(const rapidjson::Value& object, const char* name) {
-  static const rapidjson::Value kNull;
-  if (!object.IsObject()) return kNull;
-  const auto found = object.FindMember(name);
-  return found == object.MemberEnd() ? kNull : found->value;
-}
-
-}  // namespace
-
-std::string render_stats(const rapidjson::Value& stats) {
-  const rapidjson::Value& sessions = member_or_null(stats, "sessions");
-  const rapidjson::Value& calls = member_or_null(stats, "calls");
-  std::string out = "sessions: " + member_text(sessions, "open", "0") + " open, " +
-                    member_text(sessions, "total", "0") + " total\n";
-  out += "calls: " + member_text(calls, "total", "0") + " total";
-  const rapidjson::Value& by_status = member_or_null(calls, "by_status");
-  if (by_status.IsObject() && by_status.MemberCount() > 0) {
+std::string render_stats(const wire::daemon_api::Stats& stats) {
+  std::string out = "sessions: " + std::to_string(stats.open_sessions) + " open, " +
+                    std::to_string(stats.total_sessions) + " total\n";
+  out += "calls: " + std::to_string(stats.total_calls) + " total";
+  if (!stats.calls_by_status.empty()) {
     std::string separator = " (";
-    for (const auto& status : by_status.GetObject()) {
-      out += separator + status.name.GetString() + ' ' +
-             member_text(by_status, status.name.GetString());
+    for (const auto& [status, count] : stats.calls_by_status) {
+      out += separator + status + ' ' + std::to_string(count);
       separator = ", ";
     }
     out += ')';
@@ -37,12 +23,9 @@ std::string render_stats(const rapidjson::Value& stats) {
   out += '\n';
 
   TextTable table({"RUNTIME", "METRIC", "COUNT", "P50_MS", "P95_MS"});
-  const rapidjson::Value& timings = member_or_null(stats, "timings");
-  if (timings.IsArray()) {
-    for (const auto& row : timings.GetArray()) {
-      table.add_row({member_text(row, "runtime"), member_text(row, "metric"),
-                     member_text(row, "count"), member_text(row, "p50"), member_text(row, "p95")});
-    }
+  for (const auto& row : stats.timings) {
+    table.add_row({row.runtime, row.metric, std::to_string(row.count), std::to_string(row.p50),
+                   std::to_string(row.p95)});
   }
   if (!table.empty()) out += '\n' + table.render();
   return out;
@@ -56,7 +39,8 @@ void add_stats_command(CLI::App& app, const GlobalOptions& globals, CommandActio
     action = [&globals, json] {
       const DaemonConnection connection = connect_to_daemon(globals, std::cerr);
       const rapidjson::Document answer = connection.client.get("/v1/stats");
-      std::cout << (*json ? pretty_json(answer) + '\n' : render_stats(answer));
+      std::cout << (*json ? pretty_json(answer) + '\n'
+                          : render_stats(wire::daemon_api::decode_stats(answer)));
       return 0;
     };
   });

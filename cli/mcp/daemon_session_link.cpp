@@ -8,14 +8,17 @@
 #include "cli_errors.hpp"
 #include "daemon_binary_locator.hpp"
 #include "daemon_binary_run.hpp"
+#include "daemon_api/cancel_answer.hpp"
+#include "daemon_api/open_session_request.hpp"
+#include "daemon_api/sessions_listing.hpp"
 #include "daemon_client.hpp"
 #include "daemon_launcher.hpp"
 #include "daemon_stream.hpp"
 #include "error_chain.hpp"
 #include "form_encoding.hpp"
-#include "json_members.hpp"
 #include "json_rpc.hpp"
 #include "json_text.hpp"
+#include "malformed_message.hpp"
 #include "unix_http_stream.hpp"
 
 namespace kg::mcp {
@@ -44,11 +47,14 @@ std::string DaemonSessionLink::open_session() {
   // Opening may wait in the daemon's queue for a slot; the daemon ends that wait itself (with
   // queue_full after [daemon] queue_timeout_ms, at most an hour), so outwait its longest.
   const rapidjson::Document session = connection().client.post(
-      "/v1/sessions", R"({"client":"mcp"})", std::chrono::minutes(61));
-  const std::string id = json::string_member(session, "id");
-  if (id.empty()) {
-    throw std::runtime_error("The daemon's answer to POST /v1/sessions has no session id: " +
-                             to_json(session));
+      "/v1/sessions", wire::daemon_api::encode_open_session_request({"mcp", ""}),
+      std::chrono::minutes(61));
+  std::string id;
+  try {
+    id = wire::daemon_api::decode_session(session).id;
+  } catch (const wire::MalformedMessage& e) {
+    throw std::runtime_error("The daemon's answer to POST /v1/sessions: " + std::string(e.what()) +
+                             ": " + to_json(session));
   }
   logger_.log(log::LogLevel::info, "Opened daemon session " + id);
   std::lock_guard lock(mutex_);
@@ -190,8 +196,7 @@ void DaemonSessionLink::cancel_running_call() noexcept {
       const kg::cli::DaemonClient client(socket_path);
       const rapidjson::Document answer = client.post(
           "/v1/sessions/" + kg::net::percent_encode(id) + "/cancel", "", std::chrono::seconds(10));
-      const rapidjson::Value* cancelled = find_member(&answer, "cancelled");
-      daemon_cancelled = cancelled != nullptr && cancelled->IsBool() && cancelled->GetBool();
+      daemon_cancelled = wire::daemon_api::decode_cancel_answer(answer).cancelled;
     } catch (...) {
       logger_.log(log::LogLevel::warn,
                   "Cannot cancel the call in daemon session " + id + ": " +

@@ -10,6 +10,8 @@
 #include "api_errors.hpp"
 #include "auth_status_json.hpp"
 #include "call_files_routes.hpp"
+#include "daemon_api/cancel_answer.hpp"
+#include "daemon_api/open_session_request.hpp"
 #include "execute_request_parser.hpp"
 #include "malformed_message.hpp"
 #include "json_body.hpp"
@@ -125,20 +127,18 @@ std::string health_json(const ApiContext& context) {
 }
 
 ApiResponse open_session(ApiContext& context, const ApiRequest& request) {
-  std::string client, runtime;
+  wire::daemon_api::OpenSessionRequest open;  // no body: both empty
   if (!request.body.empty()) {
     const auto doc = parse_json_object(request.body);
-    for (auto& [key, target] : {std::pair<const char*, std::string*>{"client", &client},
-                                {"runtime", &runtime}}) {
-      auto it = doc.FindMember(key);
-      if (it == doc.MemberEnd() || it->value.IsNull()) continue;
-      if (!it->value.IsString()) throw BadRequestError(std::string("\"") + key + "\" must be a string");
-      *target = it->value.GetString();
+    try {
+      open = wire::daemon_api::decode_open_session_request(doc);
+    } catch (const wire::MalformedMessage& e) {
+      throw BadRequestError(e.what());
     }
   }
   session::SlotWait wait;
   wait.caller_gone = request.client_gone;
-  return {201, session_json(context.sessions.open(client, runtime, wait))};
+  return {201, session_json(context.sessions.open(open.client, open.runtime, wait))};
 }
 
 // Progress goes to the caller's stream when there is one, and always to the debug log.
@@ -273,8 +273,7 @@ ApiResponse route_request(ApiContext& context, const ApiRequest& request) {
   }
   if (resource == "sessions" && parts.size() == 4 && parts[3] == "cancel") {
     require_method(request, "POST");
-    const bool cancelled = context.sessions.cancel(parts[2]);
-    return {200, cancelled ? R"({"cancelled":true})" : R"({"cancelled":false})"};
+    return {200, wire::daemon_api::encode_cancel_answer({context.sessions.cancel(parts[2])})};
   }
   if (resource == "sessions" && parts.size() == 4 && parts[3] == "docs") {
     require_method(request, "POST");

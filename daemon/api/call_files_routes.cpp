@@ -35,17 +35,11 @@ std::optional<ApiResponse> route_call_files(ApiContext& context, const ApiReques
   // may read any session's files: no owner to check here (team mode passes its user's).
   if (parts.size() == 4 && parts[3] == "files") {
     require_get(request);
-    rapidjson::StringBuffer buffer;
-    JsonWriter w(buffer);
-    w.StartObject();
-    w.Key("files");
-    w.StartArray();
+    std::vector<wire::daemon_api::OutFile> files;
     for (const auto& file : context.sessions.call_files(parts[2], std::nullopt)) {
-      wire::daemon_api::encode_out_file(w, out_file_message(file));
+      files.push_back(out_file_message(file));
     }
-    w.EndArray();
-    w.EndObject();
-    return ApiResponse{200, buffer.GetString()};
+    return ApiResponse{200, wire::daemon_api::encode_files_listing(files)};
   }
   if (parts.size() >= 7 && parts[3] == "calls" && parts[5] == "files") {
     require_get(request);

@@ -1,23 +1,13 @@
 #include "ndjson_progress.hpp"
 
-#include "json_body.hpp"
+#include "daemon_api/progress_line.hpp"
 
 namespace kg::api {
 
 void NdjsonProgress::phase_started(plugin::Phase phase, std::string_view detail) noexcept {
   try {
-    rapidjson::StringBuffer buffer;
-    JsonWriter w(buffer);
-    w.StartObject();
-    w.Key("progress");
-    w.StartObject();
-    w.Key("phase");
-    write_string(w, plugin::to_string(phase));
-    w.Key("detail");
-    write_string(w, detail);
-    w.EndObject();
-    w.EndObject();
-    write_line(buffer.GetString());
+    write_line(wire::daemon_api::encode_progress_line(
+        {std::string(plugin::to_string(phase)), std::string(detail)}));
   } catch (...) {
   }
 }

@@ -3,29 +3,28 @@
 #include "call_files_routes.hpp"
 #include "json_reader.hpp"
 #include "checked_result.hpp"
-#include "json_body.hpp"
 
 namespace kg::api {
 namespace {
 
-void write_session_fields(JsonWriter& w, const store::SessionRecord& s) {
-  w.Key("id"); write_string(w, s.id);
-  w.Key("client"); write_string(w, s.client);
-  w.Key("provider"); write_string(w, s.provider);
-  if (!s.sandbox_id.empty()) { w.Key("sandbox_id"); write_string(w, s.sandbox_id); }
-  w.Key("runtime"); write_string(w, s.runtime);
-  w.Key("state"); write_string(w, s.state);
-  w.Key("opened_at"); write_string(w, s.opened_at);
-  if (!s.closed_at.empty()) { w.Key("closed_at"); write_string(w, s.closed_at); }
-  if (!s.close_reason.empty()) { w.Key("close_reason"); write_string(w, s.close_reason); }
-  w.Key("calls"); w.Int64(s.calls);
-  w.Key("api_calls"); w.Int64(s.api_calls);
-  w.Key("api_calls_refused"); w.Int64(s.api_calls_refused);
-  if (!s.identity.empty()) { w.Key("identity"); write_string(w, s.identity); }
-  if (!s.owner.empty()) {
-    w.Key("owner"); write_string(w, s.owner);
-    w.Key("owner_email"); write_string(w, s.owner_email);
-  }
+wire::daemon_api::Session session_message(const store::SessionRecord& s) {
+  wire::daemon_api::Session m;
+  m.id = s.id;
+  m.client = s.client;
+  m.provider = s.provider;
+  m.sandbox_id = s.sandbox_id;
+  m.runtime = s.runtime;
+  m.state = s.state;
+  m.opened_at = s.opened_at;
+  m.closed_at = s.closed_at;
+  m.close_reason = s.close_reason;
+  m.calls = s.calls;
+  m.api_calls = s.api_calls;
+  m.api_calls_refused = s.api_calls_refused;
+  m.identity = s.identity;
+  m.owner = s.owner;
+  m.owner_email = s.owner_email;
+  return m;
 }
 
 std::string result_kind(const std::optional<std::string>& result_json) {
@@ -127,77 +126,30 @@ std::string call_result_json(const session::CallResult& call) {
 }
 
 std::string session_json(const store::SessionRecord& session) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  write_session_fields(w, session);
-  w.EndObject();
-  return buffer.GetString();
+  return wire::daemon_api::encode_session(session_message(session));
 }
 
 std::string sessions_json(const std::vector<store::SessionRecord>& sessions) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  w.Key("sessions");
-  w.StartArray();
-  for (const auto& s : sessions) {
-    w.StartObject();
-    write_session_fields(w, s);
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  return buffer.GetString();
+  wire::daemon_api::SessionsListing listing;
+  for (const auto& s : sessions) listing.sessions.push_back(session_message(s));
+  return wire::daemon_api::encode_sessions_listing(listing);
 }
 
 std::string stats_json(const store::Stats& stats) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  w.Key("sessions");
-  w.StartObject();
-  w.Key("open"); w.Int64(stats.open_sessions);
-  w.Key("total"); w.Int64(stats.total_sessions);
-  w.EndObject();
-  w.Key("calls");
-  w.StartObject();
-  w.Key("total"); w.Int64(stats.total_calls);
-  w.Key("by_status");
-  w.StartObject();
-  for (const auto& [status, count] : stats.calls_by_status) {
-    w.Key(status.c_str());
-    w.Int64(count);
-  }
-  w.EndObject();
-  w.EndObject();
-  w.Key("timings");
-  w.StartArray();
+  wire::daemon_api::Stats message;
+  message.open_sessions = stats.open_sessions;
+  message.total_sessions = stats.total_sessions;
+  message.total_calls = stats.total_calls;
+  // std::map: by status name, the order the answer has always had.
+  message.calls_by_status.assign(stats.calls_by_status.begin(), stats.calls_by_status.end());
   for (const auto& t : stats.timings) {
-    w.StartObject();
-    w.Key("runtime"); write_string(w, t.runtime);
-    w.Key("metric"); write_string(w, t.metric);
-    w.Key("count"); w.Int64(t.count);
-    w.Key("p50"); w.Uint64(t.p50);
-    w.Key("p95"); w.Uint64(t.p95);
-    w.EndObject();
+    message.timings.push_back({t.runtime, t.metric, t.count, t.p50, t.p95});
   }
-  w.EndArray();
-  w.EndObject();
-  return buffer.GetString();
+  return wire::daemon_api::encode_stats(message);
 }
 
 std::string error_json(const ApiError& error) {
-  rapidjson::StringBuffer buffer;
-  JsonWriter w(buffer);
-  w.StartObject();
-  w.Key("error");
-  w.StartObject();
-  w.Key("code"); write_string(w, error.code);
-  w.Key("message"); write_string(w, error.message);
-  w.EndObject();
-  w.EndObject();
-  return buffer.GetString();
+  return wire::daemon_api::encode_error_body({error.code, error.message});
 }
 
 }  // namespace kg::api

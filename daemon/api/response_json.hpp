@@ -6,8 +6,11 @@
 #include <vector>
 
 #include "api_errors.hpp"
+#include "daemon_api/error_body.hpp"
 #include "daemon_api/execute_result.hpp"
 #include "daemon_api/plugins_listing.hpp"
+#include "daemon_api/sessions_listing.hpp"
+#include "daemon_api/stats.hpp"
 #include "plugin_registry.hpp"
 #include "session_manager.hpp"
 #include "store/store.hpp"
@@ -19,6 +22,8 @@ namespace kg::api {
 // the API routes send call_result_json, its text.
 wire::daemon_api::ExecuteResult execute_result_message(const session::CallResult& call);
 std::string call_result_json(const session::CallResult& call);
+// Session, {"sessions": [Session]} and Stats, each written with its codec in
+// lib/wire/daemon_api/ (sessions_listing.hpp, stats.hpp), which `kode-gopher` reads them with.
 std::string session_json(const store::SessionRecord& session);
 std::string sessions_json(const std::vector<store::SessionRecord>& sessions);
 std::string stats_json(const store::Stats& stats);
@@ -34,6 +39,8 @@ std::string plugins_json(const plugin_host::PluginRegistry& registry,
                          const std::vector<session::RuntimeState>& runtimes);
 // {"runtimes": [...]}: the same rows alone (`kode-gopherd --describe-runtimes`).
 std::string runtimes_json(const std::vector<session::RuntimeState>& runtimes);
+// {"error": {"code", "message"}}: every non-2xx body and a failed stream's last line (its codec:
+// lib/wire/daemon_api/error_body.hpp).
 std::string error_json(const ApiError& error);
 
 // docs/contracts.md §3: exit_code != 0, status != ok, result.kind != ok, or any warning.

@@ -96,8 +96,6 @@ void write_timings(JsonWriter& w, const Timings& t) {
   w.EndObject();
 }
 
-}  // namespace
-
 void encode_out_file(JsonWriter& w, const OutFile& file) {
   w.StartObject();
   write_member(w, "name", file.name);
@@ -105,6 +103,20 @@ void encode_out_file(JsonWriter& w, const OutFile& file) {
   write_member(w, "media_type", file.media_type);
   if (!file.uri.empty()) write_member(w, "uri", file.uri);
   w.EndObject();
+}
+
+}  // namespace
+
+std::string encode_files_listing(const std::vector<OutFile>& files) {
+  rapidjson::StringBuffer buffer;
+  JsonWriter w(buffer);
+  w.StartObject();
+  w.Key("files");
+  w.StartArray();
+  for (const auto& file : files) encode_out_file(w, file);
+  w.EndArray();
+  w.EndObject();
+  return {buffer.GetString(), buffer.GetSize()};
 }
 
 std::string encode_execute_result(const ExecuteResult& r) {

@@ -133,8 +133,10 @@ std::string encode_execute_result(const ExecuteResult& result);
 // defaults above; a member of the wrong type throws MalformedMessage naming it.
 ExecuteResult decode_execute_result(const rapidjson::Value& value);
 
-// One entry of a files listing (GET /v1/sessions/{id}/files) and of the result's "files".
-void encode_out_file(rapidjson::Writer<rapidjson::StringBuffer>& writer, const OutFile& file);
+// The files listing of GET /v1/sessions/{id}/files, {"files": [OutFile]}, written by the daemon
+// and read by the MCP server's resources/list; each entry as in the result's "files".
+// decode_out_files reads the "files" of either (none when the value is not an object).
+std::string encode_files_listing(const std::vector<OutFile>& files);
 std::vector<OutFile> decode_out_files(const rapidjson::Value& object);
 
 }  // namespace kg::wire::daemon_api

@@ -58,6 +58,14 @@ class MemberReader {
     }
   }
 
+  // The object member `name`, or nullptr when absent or null.
+  const rapidjson::Value* object_member(const rapidjson::Value& object, const char* name,
+                                        const std::string& where) const {
+    const rapidjson::Value* value = given(object, name);
+    if (value != nullptr && !value->IsObject()) wrong(where + name, "an object");
+    return value;
+  }
+
   // The array member `name`, or nullptr when absent or null.
   const rapidjson::Value* array_at(const rapidjson::Value& object, const char* name,
                                    const std::string& where) const {

@@ -7,16 +7,29 @@
 
 using kg::cli::parse_json;
 
+namespace {
+
+// GET /v1/sessions' answer as the CLI reads it, with the daemon API's sessions listing codec.
+kg::wire::daemon_api::SessionsListing sessions_answer(const std::string& json) {
+  return kg::wire::daemon_api::decode_sessions_listing(parse_json(json, "test"));
+}
+
+// GET /v1/stats' answer as the CLI reads it, with the daemon API's Stats codec.
+kg::wire::daemon_api::Stats stats_answer(const std::string& json) {
+  return kg::wire::daemon_api::decode_stats(parse_json(json, "test"));
+}
+
+}  // namespace
+
 TEST_CASE("sessions are a table") {
   CHECK(kg::cli::render_sessions(
-            parse_json(R"({"sessions": [
+            sessions_answer(R"({"sessions": [
       {"id": "s-1", "client": "cli", "provider": "local", "runtime": "compiled-go",
        "state": "open", "opened_at": "2026-01-02T03:04:05Z", "calls": 3},
       {"id": "s-22", "client": "mcp-http", "provider": "local", "runtime": "yaegi",
        "owner": "https://accounts.google.com#42", "owner_email": "dev@example.com",
        "state": "closed", "opened_at": "2026-01-02T03:05:00Z", "closed_at": "2026-01-02T03:06:00Z",
-       "calls": 12, "api_calls": 40, "api_calls_refused": 2, "identity": "dev@example.com"}]})",
-                       "test"),
+       "calls": 12, "api_calls": 40, "api_calls_refused": 2, "identity": "dev@example.com"}]})"),
             true) ==
         "ID    STATE   CLIENT    USER             RUNTIME      CALLS  API             OPENED_AT             IDENTITY\n"
         "s-1   open    cli       -                compiled-go  3      0               2026-01-02T03:04:05Z  -\n"
@@ -62,31 +75,29 @@ TEST_CASE("auth status: who programs run as, or what is wrong and how to log in"
 }
 
 TEST_CASE("no sessions says so") {
-  const auto empty = parse_json(R"({"sessions": []})", "test");
+  const auto empty = sessions_answer(R"({"sessions": []})");
   CHECK(kg::cli::render_sessions(empty, false) == "no open sessions\n");
   CHECK(kg::cli::render_sessions(empty, true) == "no sessions\n");
 }
 
 TEST_CASE("stats show counts, calls by status and the timing table") {
-  CHECK(kg::cli::render_stats(parse_json(R"({"sessions": {"open": 1, "total": 12},
+  CHECK(kg::cli::render_stats(stats_answer(R"({"sessions": {"open": 1, "total": 12},
       "calls": {"total": 40, "by_status": {"ok": 35, "compile_error": 5}},
       "timings": [{"runtime": "compiled-go", "metric": "build_ms", "count": 40, "p50": 700,
-                   "p95": 1900.5},
-                  {"runtime": "compiled-go", "metric": "total_ms", "count": 40, "p50": 812.0,
-                   "p95": 2100}]})",
-                                         "test")) ==
+                   "p95": 1900},
+                  {"runtime": "compiled-go", "metric": "total_ms", "count": 40, "p50": 812,
+                   "p95": 2100}]})")) ==
         "sessions: 1 open, 12 total\n"
         "calls: 40 total (ok 35, compile_error 5)\n"
         "\n"
         "RUNTIME      METRIC    COUNT  P50_MS  P95_MS\n"
-        "compiled-go  build_ms  40     700     1900.5\n"
+        "compiled-go  build_ms  40     700     1900\n"
         "compiled-go  total_ms  40     812     2100\n");
 }
 
 TEST_CASE("stats of a fresh daemon") {
-  CHECK(kg::cli::render_stats(parse_json(R"({"sessions": {"open": 0, "total": 0},
-      "calls": {"total": 0, "by_status": {}}, "timings": []})",
-                                         "test")) ==
+  CHECK(kg::cli::render_stats(stats_answer(R"({"sessions": {"open": 0, "total": 0},
+      "calls": {"total": 0, "by_status": {}}, "timings": []})")) ==
         "sessions: 0 open, 0 total\n"
         "calls: 0 total\n");
 }
