@@ -19,6 +19,9 @@ set -euo pipefail
 FAKE_GCS_VERSION=v1.56.1
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${KG_BENCH_BUILD:-$repo/build-bench}
+# Absolute, as the caller named it from its own folder: `go install` (GOBIN) and the daemons
+# started from other folders need an absolute path.
+[[ $build == /* ]] || build=$PWD/$build
 tools=$build/bench-tools
 extra=()
 mode=bench

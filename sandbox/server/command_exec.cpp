@@ -81,6 +81,11 @@ void volunteer_for_oom_killer() {
   }
   if (::chdir(plan.workdir) != 0) fail_in_child(plan.status_fd, kStageChdir);
   ::execve(plan.argv[0], plan.argv, plan.envp);
+  if (plan.shell_fallback != nullptr) {
+    char shell[] = "/bin/sh", dash_c[] = "-c";
+    char* const shell_argv[] = {shell, dash_c, const_cast<char*>(plan.shell_fallback), nullptr};
+    ::execve(shell_argv[0], shell_argv, plan.envp);
+  }
   fail_in_child(plan.status_fd, kStageExec);
 }
 

@@ -55,13 +55,17 @@ struct CommandExecPlan {
   int highest_fd = 1023;  // close-on-exec is set up to here when close_range is missing
   const PreparedLimit* limits = nullptr;
   std::size_t limit_count = 0;
+  // A plain exec run without the shell (plain_exec.hpp): the command for `/bin/sh -c` when
+  // executing argv[0] fails, so the shell reports it as it always did. Null: argv is the shell.
+  const char* shell_fallback = nullptr;
 };
 
 // In the child: reports its pid, becomes its own process group leader, gives up gaining
 // privileges (no_new_privs), volunteers for the OOM killer, takes the rlimits, default signal
 // handling and an empty mask, stdin/stdout/stderr, marks every other descriptor close-on-exec,
-// enters the workdir and executes argv[0]. Never returns: on failure it writes a "failed"
-// record and exits with 127.
+// enters the workdir and executes argv[0] (or, when that fails and there is a shell_fallback,
+// `/bin/sh -c shell_fallback`). Never returns: on failure it writes a "failed" record and exits
+// with 127.
 [[noreturn]] void become_command(const CommandExecPlan& plan);
 
 // In a child: writes a "failed" record with errno and exits with 127.

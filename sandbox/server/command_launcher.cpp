@@ -55,6 +55,10 @@ UniqueFd make_payload(const LaunchOrder& order, LauncherRequest& request) {
     for (const auto& text : *strings) bytes.append(text.c_str(), text.size() + 1);
   }
   bytes.append(order.workdir.c_str(), order.workdir.size() + 1);
+  if (order.shell_fallback != nullptr) {
+    bytes.append(order.shell_fallback->c_str(), order.shell_fallback->size() + 1);
+    request.has_shell_fallback = 1;
+  }
   UniqueFd fd(::memfd_create("kode-gopher-command", MFD_CLOEXEC));
   if (!fd) throw launcher_error(std::string("cannot create the command's memfd: ") + std::strerror(errno));
   std::size_t written = 0;

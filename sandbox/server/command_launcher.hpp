@@ -39,6 +39,9 @@ struct LaunchOrder {
   const std::vector<std::string>* argv = nullptr;
   const std::vector<std::string>* environment = nullptr;
   std::string workdir;
+  // A plain exec's command for `/bin/sh -c` if its program cannot be executed (plain_exec.hpp);
+  // null when argv is the shell already.
+  const std::string* shell_fallback = nullptr;
   const std::vector<PreparedLimit>* limits = nullptr;
   int highest_fd = 1023;
   int stdin_fd = -1;

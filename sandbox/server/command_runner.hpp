@@ -1,4 +1,5 @@
-// Runs one /execute command to the end: `/bin/sh -c` in the workdir, in its own process group,
+// Runs one /execute command to the end: `/bin/sh -c` (or a plain exec's program itself,
+// plain_exec.hpp) in the workdir, in its own process group,
 // with each output stream capped, a deadline, and cancellation when the HTTP client goes away.
 // Whatever happens, nothing of the command's process group survives the call (and, with
 // reap_strays, nothing else the command started either).

@@ -51,7 +51,7 @@ void report_failure(int status_fd, int stage, int error_number) {
 // Fills the payload's pointer slots with the addresses of its strings; false when the strings
 // are not all there.
 bool lay_out(char* payload, const LauncherRequest& request, char*** argv, char*** envp,
-             const char** workdir) {
+             const char** workdir, const char** shell_fallback) {
   const std::uint64_t slots = std::uint64_t{request.argv_count} + request.env_count + 2;
   const std::uint64_t slot_bytes = slots * sizeof(char*);
   if (request.argv_count == 0 || slot_bytes >= request.payload_bytes) return false;
@@ -77,7 +77,10 @@ bool lay_out(char* payload, const LauncherRequest& request, char*** argv, char**
   pointers[slot++] = nullptr;
   *argv = pointers;
   *workdir = next_string();
-  return *workdir != nullptr;
+  if (*workdir == nullptr) return false;
+  if (request.has_shell_fallback == 0) return true;
+  *shell_fallback = next_string();
+  return *shell_fallback != nullptr;
 }
 
 // Starts one command as the server's child (CLONE_PARENT), born in the launcher's cgroups.
@@ -96,7 +99,8 @@ void launch(const LauncherRequest& request, const int* fds) {
   CommandExecPlan plan;
   char** argv = nullptr;
   char** envp = nullptr;
-  if (!lay_out(static_cast<char*>(mapping), request, &argv, &envp, &plan.workdir)) {
+  if (!lay_out(static_cast<char*>(mapping), request, &argv, &envp, &plan.workdir,
+               &plan.shell_fallback)) {
     report_failure(status_fd, kStageMessage, EINVAL);
   } else {
     plan.argv = argv;

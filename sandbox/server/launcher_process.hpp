@@ -33,9 +33,11 @@ struct LauncherRequest {
   int op = 0;
   int highest_fd = 0;
   // The payload (a memfd): argv_count + env_count + 2 pointer slots the launcher fills, then
-  // NUL-terminated strings: argv..., envp..., the workdir.
+  // NUL-terminated strings: argv..., envp..., the workdir, and the shell fallback when
+  // has_shell_fallback (CommandExecPlan::shell_fallback).
   std::uint32_t argv_count = 0;
   std::uint32_t env_count = 0;
+  std::uint32_t has_shell_fallback = 0;
   std::uint64_t payload_bytes = 0;
   std::uint32_t limit_count = 0;
   PreparedLimit limits[kMaxLauncherLimits]{};

@@ -44,7 +44,7 @@ std::string call_message(const std::vector<std::string>& environment,
 
 class PrestartedCommand {
  public:
-  // Starts `shape.command` (`sh -c`, as every command) with the server's environment and stdin
+  // Starts `shape.command` (as every command: `sh -c`, or a plain exec's program itself) with the server's environment and stdin
   // on a pipe. Throws std::runtime_error as start_shell_process does.
   PrestartedCommand(const PrestartShape& shape, CommandLauncher* launcher);
   ~PrestartedCommand();  // kills and reaps the process unless its call took it

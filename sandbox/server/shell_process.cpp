@@ -12,6 +12,7 @@
 
 #include "command_exec.hpp"
 #include "command_launcher.hpp"
+#include "plain_exec.hpp"
 
 namespace kg::sandbox {
 namespace {
@@ -100,6 +101,7 @@ void reap(pid_t pid) {
 // A fork of the server that becomes the command (no commands' cgroup to start it in).
 pid_t fork_command(const std::vector<std::string>& argv_strings,
                   const std::vector<std::string>& environment, const std::string& workdir,
+                  const std::string* shell_fallback,
                   const std::vector<PreparedLimit>& limits, int highest_fd, int stdin_fd,
                   int stdout_fd, int stderr_fd, int status_fd) {
   // Everything the child needs is prepared here, before fork.
@@ -112,7 +114,8 @@ pid_t fork_command(const std::vector<std::string>& argv_strings,
   envp.push_back(nullptr);
   const CommandExecPlan plan{workdir.c_str(), argv.data(),  envp.data(), stdin_fd,
                              stdout_fd,       stderr_fd,    status_fd,   highest_fd,
-                             limits.data(),   limits.size()};
+                             limits.data(),   limits.size(),
+                             shell_fallback == nullptr ? nullptr : shell_fallback->c_str()};
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("Cannot fork: ") + std::strerror(errno));
   if (pid == 0) become_command(plan);
@@ -125,7 +128,14 @@ ShellProcess start_shell_process(const std::string& command,
                                  const std::vector<std::string>& environment,
                                  const std::filesystem::path& workdir, const ChildLimits& limits,
                                  CommandLauncher* launcher, int stdin_fd) {
-  const std::vector<std::string> argv{"/bin/sh", "-c", command};
+  // A plain exec skips the shell's own start (plain_exec.hpp); the shell takes over if the
+  // program cannot be executed.
+  const std::optional<std::vector<std::string>> plain = plain_exec_argv(command);
+  const std::vector<std::string> argv =
+      plain ? *plain : std::vector<std::string>{"/bin/sh", "-c", command};
+  const std::vector<std::string> exec_environment =
+      plain ? shell_exec_environment(environment, workdir) : environment;
+  const std::string* shell_fallback = plain ? &command : nullptr;
   const std::string workdir_text = workdir.string();
   const int highest_fd = highest_possible_fd();
   const std::vector<PreparedLimit> prepared_limits =
@@ -142,11 +152,13 @@ ShellProcess start_shell_process(const std::string& command,
     Pipe status = make_pipe("exec status");
     std::optional<pid_t> forked;
     if (launcher != nullptr) {
-      launcher->send(LaunchOrder{&argv, &environment, workdir_text, &prepared_limits, highest_fd,
+      launcher->send(LaunchOrder{&argv, &exec_environment, workdir_text, shell_fallback,
+                                 &prepared_limits, highest_fd,
                                  child_stdin, out.write_end.get(), err.write_end.get(),
                                  status.write_end.get()});
     } else {
-      forked = fork_command(argv, environment, workdir_text, prepared_limits, highest_fd, child_stdin,
+      forked = fork_command(argv, exec_environment, workdir_text, shell_fallback, prepared_limits,
+                            highest_fd, child_stdin,
                    out.write_end.get(), err.write_end.get(), status.write_end.get());
     }
     status.write_end.reset();

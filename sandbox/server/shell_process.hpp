@@ -1,4 +1,5 @@
-// Starts `/bin/sh -c <command>` as the leader of its own process group, with stdin on /dev/null
+// Starts `/bin/sh -c <command>` (or, for a plain `exec /program word ...`, the program itself:
+// plain_exec.hpp) as the leader of its own process group, with stdin on /dev/null
 // (or a descriptor the caller gives: a prestarted command's pipe) and stdout/stderr on pipes the caller reads, no way to gain privileges (no_new_privs), first in
 // line for the OOM killer, and the given rlimits (command_exec.hpp). Either a fork of the server
 // or, when the server has a commands' cgroup, a child the command launcher starts inside it
