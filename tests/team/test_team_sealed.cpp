@@ -11,8 +11,11 @@
 // the peer sees each user's own upstream token (the provider's JWT, whose subject is that user)
 // and never a placeholder; each program's metadata emulator, token source and environment hold
 // only its call's placeholder and nothing of the real token reaches the MCP answer; each call's
-// `api_calls` lists the storage request; gcp_auth_status says mode sealed. With the explicit
-// opt-in user_token_mode = access-token the program holds the very token the peer sees.
+// `api_calls` lists the storage request; gcp_auth_status says mode sealed. The daemon's own
+// auth status (GET /v1/auth, `kode-gopher auth status`, gcp_auth_status through `kode-gopher
+// serve` on the Unix socket) says that signed-in users' calls run as themselves, in which mode.
+// With the explicit opt-in user_token_mode = access-token the program holds the very token the
+// peer sees.
 #include <doctest/doctest.h>
 #include <openssl/ssl.h>
 #include <poll.h>
@@ -35,6 +38,7 @@
 #include "json_text_probe.hpp"
 #include "mock_oidc_provider.hpp"
 #include "node_clients.hpp"
+#include "serve_process.hpp"
 #include "team_daemon.hpp"
 #include "test_network.hpp"
 #include "../support/test_json.hpp"
@@ -260,6 +264,35 @@ const rapidjson::Value& structured(const rapidjson::Value& run) {
   return run["result"]["structuredContent"];
 }
 
+// The daemon's answer on its Unix socket, to the CLI and to `kode-gopher serve`'s
+// gcp_auth_status: with no credential plugin, calls without a signed-in user get none, and each
+// signed-in user's calls run as that user, in `mode` (docs/team-mode.md).
+void check_daemon_auth_status(const TeamDaemon& team, const std::string& mode) {
+  CAPTURE(mode);
+  const auto auth = team.daemon->json(team.daemon->get("/v1/auth"));
+  CHECK(text_at(auth, "mode") == "none");
+  CHECK(text_at(auth, "signed_in_users_mode") == mode);
+
+  std::string out, err;
+  CHECK(run_cli({"--config", team.daemon->config_path(), "auth", "status"}, out, err) == 1);
+  CHECK(out.find("signed-in users: each user's calls run as that user's own Google identity, "
+                 "mode " + mode + " ([team] run_as = user") != std::string::npos);
+
+  ServeProcess serve(team.daemon->config_path());
+  serve.send(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"team-sealed","version":"1"}}})");
+  serve.read_message();
+  serve.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  serve.send(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gcp_auth_status","arguments":{}}})");
+  const rapidjson::Document answer = serve.read_message();
+  INFO(to_text(answer));
+  REQUIRE(answer.HasMember("result"));
+  CHECK(text_at(answer["result"]["structuredContent"], "signed_in_users_mode") == mode);
+  CHECK(text_at(answer["result"]["content"][0], "text")
+            .find("Team mode ([team] run_as = user): each signed-in user's calls run as that "
+                  "user's own Google identity, in mode " + mode) != std::string::npos);
+  CHECK(serve.close_and_wait() == 0);
+}
+
 }  // namespace
 
 TEST_CASE("team-sealed: each signed-in user's program lists a bucket with the user's own token, which only the egress proxy holds") {
@@ -338,6 +371,8 @@ TEST_CASE("team-sealed: each signed-in user's program lists a bucket with the us
   CHECK(text_at(auth, "mode") == "sealed");
   CHECK(text_at(auth, "email") == "alice@example.com");
   CHECK(text_at(auth, "sealed").find("placeholder") != std::string::npos);
+  CHECK_FALSE(auth.HasMember("signed_in_users_mode"));  // Alice's answer is about her alone
+  check_daemon_auth_status(*team, "sealed");
 
   // The daemon recorded whose identity each program's session ran as.
   const auto sessions = team->daemon->json(team->daemon->get("/v1/sessions"));
@@ -372,6 +407,7 @@ TEST_CASE("team-sealed: user_token_mode = access-token, the explicit opt-in, han
   INFO(to_text(status));
   REQUIRE(status["ok"].GetBool());
   CHECK(text_at(structured(status), "mode") == "access-token");
+  check_daemon_auth_status(*team, "access-token");
 }
 
 }  // namespace kg::test
