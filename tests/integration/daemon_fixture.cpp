@@ -103,6 +103,11 @@ void prewarm_once(const std::string& daemon, const std::string& config_path) {
   });
 }
 
+void prewarm_shared_caches() {
+  const DaemonFixture fixture;
+  prewarm_once(required_env("KG_DAEMON"), fixture.config_path());
+}
+
 void DaemonFixture::start() {
   const std::string daemon = required_env("KG_DAEMON");
   if (prewarm_) prewarm_once(daemon, config_path_);

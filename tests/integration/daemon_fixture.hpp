@@ -24,6 +24,9 @@ std::string unique_temp_dir(const std::string& prefix);
 // process; start() calls it. A test that leaves the host's network (the Go module proxy) calls it
 // first. Throws std::runtime_error with the daemon's output when it fails.
 void prewarm_once(const std::string& daemon, const std::string& config_path);
+// prewarm_once with the config of a fixture made for it ($KG_DAEMON): for a test main that
+// moves into a network of its own afterwards (team-sealed, hostile-egress). Throws as it does.
+void prewarm_shared_caches();
 
 struct DaemonFixtureOptions {
   // Another base build cache than the shared prewarmed one; it is not prewarmed by start().
