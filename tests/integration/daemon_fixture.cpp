@@ -59,8 +59,12 @@ DaemonFixture::DaemonFixture(DaemonFixtureOptions options)
       config_path_(dir_ + "/kode-gopher.ini"),
       socket_path_(dir_ + "/daemon.sock"),
       state_dir_(dir_ + "/state"),
-      prewarm_(!options.base_cache_dir),
+      prewarm_(!options.base_cache_dir && !options.empty_base_cache),
       client_(socket_path_) {
+  if (options.empty_base_cache) {
+    options.base_cache_dir = dir_ + "/empty-base-cache";
+    fs::create_directories(*options.base_cache_dir);
+  }
   if (options.default_state_dir) state_dir_ = "/var/lib/kode-gopher";  // what root gets
   std::ofstream config(config_path_);
   config << "[daemon]\nsocket = " << socket_path_

@@ -31,6 +31,10 @@ void prewarm_shared_caches();
 struct DaemonFixtureOptions {
   // Another base build cache than the shared prewarmed one; it is not prewarmed by start().
   std::optional<std::string> base_cache_dir;
+  // An empty base build cache in the fixture's own folder, removed with it and not prewarmed:
+  // for daemons that build nothing on the host (the sandbox image carries the cache, or the test
+  // runs no Go program). Without it such tests left a folder in /tmp per daemon.
+  bool empty_base_cache = false;
   // Leave [daemon] state_dir out of the config, so the daemon picks its default.
   bool default_state_dir = false;
   std::string extra_sandbox_keys;  // "key = value\n" lines appended to [sandbox]

@@ -222,7 +222,7 @@ TEST_CASE("sealed credentials in a pod: storage through the daemon's gateway, th
   const int gateway_port = kg::test::gateway_port();
   // creds-adc in mode sealed (the default), the fake's certificate trusted upstream.
   DaemonFixtureOptions options = egress::adc_daemon_options(google, probe.dir());
-  options.base_cache_dir = unique_temp_dir("kg-k8s-no-cache-");  // the image carries it
+  options.empty_base_cache = true;  // the image carries it
   options.extra_sandbox_keys +=
       "provider = kubernetes\nallowed_ports = 443, " + std::to_string(world().internet_port) + "\n";
   const std::string gateway = "127.0.0.1:" + std::to_string(gateway_port);
