@@ -1,6 +1,8 @@
 // `kode-gopher auth status [--json]`: which Google identity programs run as (GET /v1/auth): the
 // mode, credential type, email, project, token expiry, and when something is wrong, what and
-// how to log in. Exits 1 when programs get no working credentials.
+// how to log in; in team mode with [team] run_as = user, that signed-in users' calls run as
+// their own identity (docs/team-mode.md). Exits 1 when programs without a signed-in user get no
+// working credentials.
 #include <iostream>
 
 #include "commands.hpp"
@@ -27,6 +29,11 @@ std::string render_auth_status(const wire::daemon_api::AuthStatus& status) {
   line("sealed", status.sealed);
   line("problem", status.problem);
   line("to log in", status.login_hint);
+  if (!status.signed_in_users_mode.empty()) {
+    out += "signed-in users: each user's calls run as that user's own Google identity, mode " +
+           status.signed_in_users_mode +
+           " ([team] run_as = user; the lines above are for calls without a signed-in user)\n";
+  }
   return out;
 }
 

@@ -29,7 +29,9 @@ constexpr std::string_view kOutputSchema = R"json({
     "token_expiry": {"type": "string", "description": "RFC 3339 expiry of the current access token"},
     "problem": {"type": "string", "description": "why programs get no working credentials"},
     "login_hint": {"type": "string", "description": "how the user can log in or fix it"},
-    "sealed": {"type": "string", "description": "mode sealed: what programs hold (a placeholder token) and what puts the real token in its place"}
+    "sealed": {"type": "string", "description": "mode sealed: what programs hold (a placeholder token) and what puts the real token in its place"},
+    "signed_in_users_mode": {"type": "string", "enum": ["sealed", "access-token"],
+                             "description": "team mode with run_as = user: each signed-in user's calls run as that user's own identity, in this mode; the other members then describe calls without a signed-in user"}
   },
   "additionalProperties": false
 })json";
@@ -52,7 +54,8 @@ std::string structured_auth_status(const wire::daemon_api::AuthStatus& status) {
       {"token_expiry", &status.token_expiry},
       {"problem", &status.problem},
       {"login_hint", &status.login_hint},
-      {"sealed", &status.sealed}};
+      {"sealed", &status.sealed},
+      {"signed_in_users_mode", &status.signed_in_users_mode}};
   rapidjson::Document structured(rapidjson::kObjectType);
   auto& allocator = structured.GetAllocator();
   for (const auto& [name, value] : fields) {
@@ -91,6 +94,11 @@ ToolResult auth_status_result(const wire::daemon_api::AuthStatus& status) {
   if (!status.problem.empty()) text += " Problem: " + status.problem + ".";
   if (!status.login_hint.empty()) {
     text += " To fix it (the user, on the daemon's host): " + status.login_hint + ".";
+  }
+  if (!status.signed_in_users_mode.empty()) {
+    text += " Team mode ([team] run_as = user): each signed-in user's calls run as that user's "
+            "own Google identity, in mode " + status.signed_in_users_mode +
+            "; the above is for calls without a signed-in user.";
   }
   result.text = text;
   return result;

@@ -13,7 +13,24 @@ CallCredentials::CallCredentials(std::string plugin_name, plugin::CredentialsPlu
       store_(store),
       logger_(logger) {}
 
+void CallCredentials::use_owner_credentials(OwnerCredentials owner) {
+  const std::lock_guard lock(owner_mutex_);
+  owner_ = std::move(owner);
+}
+
+OwnerCredentials CallCredentials::owner() const {
+  const std::lock_guard lock(owner_mutex_);
+  return owner_;
+}
+
 AuthStatus CallCredentials::status() const {
+  AuthStatus status = plugin_status();
+  const OwnerCredentials owner = this->owner();
+  if (owner.source) status.signed_in_users = owner.mode;
+  return status;
+}
+
+AuthStatus CallCredentials::plugin_status() const {
   AuthStatus status;
   status.plugin = plugin_name_;
   status.plugin_loaded = plugin_ != nullptr;
@@ -49,15 +66,16 @@ AuthStatus CallCredentials::status() const {
 
 AuthStatus CallCredentials::owner_status(const std::string& email,
                                          const std::string& issuer) const {
+  const plugin::CredentialMode mode = owner().mode;
   AuthStatus status;
   status.plugin = "team-user";
   status.plugin_loaded = true;
-  status.identity.mode = owner_.mode;
+  status.identity.mode = mode;
   status.identity.credential_type = "authorized_user";
   status.identity.email = email;
   status.identity.source = "your sign-in to this kode-gopher (" + issuer +
                            "); each call gets a short-lived token of yours";
-  if (owner_.mode == plugin::CredentialMode::sealed) {
+  if (mode == plugin::CredentialMode::sealed) {
     status.identity.source += ", which stays in the daemon";
     status.sealed = sealed_note_;
   }
@@ -67,14 +85,15 @@ AuthStatus CallCredentials::owner_status(const std::string& email,
 std::optional<plugin::RunCredentials> CallCredentials::for_call(const std::string& session_id,
                                                                 std::int64_t call_id,
                                                                 const std::string& owner) {
-  const bool as_owner = owner_.source && !owner.empty();
+  const OwnerCredentials owner_credentials = this->owner();
+  const bool as_owner = owner_credentials.source && !owner.empty();
   if (!as_owner && plugin_ == nullptr) return std::nullopt;
   const std::string source_name = as_owner ? "team-user" : plugin_name_;
   std::optional<plugin::RunCredentials> credentials;
   try {
     if (as_owner) {
-      credentials = owner_.source(owner);
-      credentials->mode = owner_.mode;
+      credentials = owner_credentials.source(owner);
+      credentials->mode = owner_credentials.mode;
     } else {
       credentials = plugin_->credentials_for_run(plugin::RunContext{session_id, call_id});
     }

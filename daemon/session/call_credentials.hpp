@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -33,6 +34,10 @@ struct AuthStatus {
   // Mode sealed: what programs hold and what unseals it with this daemon's sandboxes
   // (set_sealed_note); empty in other modes.
   std::string sealed;
+  // Team mode with [team] run_as = user: the mode ([team] user_token_mode) in which each
+  // signed-in user's calls carry that user's own token; the rest then speaks only of calls
+  // without a signed-in user (docs/team-mode.md). Unset otherwise.
+  std::optional<plugin::CredentialMode> signed_in_users;
 };
 
 // Team mode with [team] run_as = user: the signed-in user's own upstream token for one run
@@ -54,7 +59,8 @@ class CallCredentials {
   CallCredentials(std::string plugin_name, plugin::CredentialsPlugin* plugin,
                   std::string not_loaded_reason, store::Store& store, plugin::Logger& logger);
 
-  // Never throws.
+  // The plugin's identity, and in team mode with run_as = user what signed-in users' calls
+  // run with. Never throws.
   AuthStatus status() const;
   // What a signed-in team user's calls run with (use_owner_credentials): their own identity,
   // from their sign-in at `issuer`, in the owner credentials' mode. Never throws.
@@ -76,16 +82,21 @@ class CallCredentials {
   void set_sealed_note(std::string note) { sealed_note_ = std::move(note); }
 
   // Sets where owned sessions' tokens come from (team mode, run_as = user); set once, before
-  // the first call.
-  void use_owner_credentials(OwnerCredentials owner) { owner_ = std::move(owner); }
+  // the first call, and cleared (an empty source) when team mode stops, while the daemon API
+  // may still be answering.
+  void use_owner_credentials(OwnerCredentials owner);
 
  private:
+  AuthStatus plugin_status() const;
+  OwnerCredentials owner() const;
+
   std::string plugin_name_;
   plugin::CredentialsPlugin* plugin_;
   std::string not_loaded_reason_;
   store::Store& store_;
   plugin::Logger& logger_;
-  OwnerCredentials owner_;
+  mutable std::mutex owner_mutex_;
+  OwnerCredentials owner_;  // guarded by owner_mutex_
   std::string sealed_note_;
 };
 

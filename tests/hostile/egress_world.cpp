@@ -120,4 +120,9 @@ void make_world() {
   start_fake_gcs_server(network, "https", kStorageTlsPort);
 }
 
+TlsListener internet_listener() {
+  const auto& scratch = TestNetwork::get().scratch();
+  return {world().internet_fd, scratch / "cert.pem", scratch / "key.pem"};
+}
+
 }  // namespace kg::test::egress

@@ -17,6 +17,8 @@
 
 #include <string>
 
+#include "recording_tls_peer.hpp"
+
 namespace kg::test::egress {
 
 inline constexpr const char* kStorageHost = "gcs.kg-test.example";  // → 198.51.100.1 (listed)
@@ -45,5 +47,9 @@ struct EgressWorld {
 // tests read it.
 EgressWorld& world();
 void make_world();
+
+// The "internet" listener with the world's certificate (it names storage.googleapis.com), for a
+// test's own stand-in for a Google API host (tests/support/recording_tls_peer.hpp).
+TlsListener internet_listener();
 
 }  // namespace kg::test::egress

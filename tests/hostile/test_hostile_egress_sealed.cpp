@@ -16,7 +16,6 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -25,7 +24,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include <atomic>
 #include <sstream>
 #include <cstring>
 #include <map>
@@ -33,7 +31,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "../support/test_loggers.hpp"
@@ -64,80 +61,11 @@ struct ScratchFolder {
   }
 };
 
-// The stand-in for Google: TLS with the world's certificate on the "internet" listener; answers
-// every request with the Authorization header it received as the body, keep-alive.
-class HeaderEchoPeer {
- public:
-  HeaderEchoPeer() {
-    context_ = SSL_CTX_new(TLS_server_method());
-    const auto scratch = TestNetwork::get().scratch();
-    REQUIRE(SSL_CTX_use_certificate_file(context_, (scratch / "cert.pem").c_str(), SSL_FILETYPE_PEM) == 1);
-    REQUIRE(SSL_CTX_use_PrivateKey_file(context_, (scratch / "key.pem").c_str(), SSL_FILETYPE_PEM) == 1);
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~HeaderEchoPeer() {
-    stopping_ = true;
-    thread_.join();
-    SSL_CTX_free(context_);
-  }
-  std::vector<std::string> seen() {
-    const std::lock_guard lock(mutex_);
-    return seen_;
-  }
-
- private:
-  void serve() {
-    while (!stopping_) {
-      pollfd entry{world().internet_fd, POLLIN, 0};
-      if (::poll(&entry, 1, 100) != 1) continue;
-      const int fd = ::accept(world().internet_fd, nullptr, nullptr);
-      if (fd < 0) continue;
-      std::thread([this, fd] { serve_one(fd); }).detach();
-    }
-    std::this_thread::sleep_for(200ms);  // connections end with their clients
-  }
-  void serve_one(int fd) {
-    timeval timeout{5, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    SSL* ssl = SSL_new(context_);
-    SSL_set_fd(ssl, fd);
-    if (SSL_accept(ssl) == 1) {
-      std::string buffer;
-      char chunk[4096];
-      for (;;) {
-        const auto end = buffer.find("\r\n\r\n");
-        if (end == std::string::npos) {
-          const int got = SSL_read(ssl, chunk, sizeof chunk);
-          if (got <= 0) break;
-          buffer.append(chunk, static_cast<std::size_t>(got));
-          continue;
-        }
-        const std::string head = buffer.substr(0, end + 4);
-        buffer.erase(0, end + 4);
-        std::string authorization;
-        const auto at = head.find("\r\nAuthorization: ");
-        if (at != std::string::npos) {
-          authorization = head.substr(at + 17, head.find("\r\n", at + 2) - at - 17);
-        }
-        {
-          const std::lock_guard lock(mutex_);
-          seen_.push_back(authorization);
-        }
-        const std::string answer = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " +
-                                   std::to_string(authorization.size()) + "\r\n\r\n" + authorization;
-        SSL_write(ssl, answer.data(), static_cast<int>(answer.size()));
-      }
-    }
-    SSL_free(ssl);
-    ::close(fd);
-  }
-
-  SSL_CTX* context_ = nullptr;
-  std::atomic<bool> stopping_{false};
-  std::mutex mutex_;
-  std::vector<std::string> seen_;
-  std::thread thread_;
-};
+// The stand-in for Google (on the world's "internet" listener, with its certificate): answers
+// every request with the Authorization header it received as the body.
+PeerAnswer echo_authorization(const PeerRequest& request) {
+  return {200, "OK", "text/plain", request.authorization};
+}
 
 Fd connect_to(const std::string& socket_path) {
   Fd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -359,7 +287,7 @@ TEST_CASE("hostile egress sealed: the peer sees the real token, refusals and exc
   REQUIRE(world().skip_reason.empty());
   ScratchFolder scratch;
   RecordingLogger logger;
-  HeaderEchoPeer peer;
+  RecordingTlsPeer peer(internet_listener(), echo_authorization);
   const auto certificate = (TestNetwork::get().scratch() / "cert.pem").string();
   auto tls = std::make_shared<sandbox::EgressTls>((scratch.path / "ca").string(), certificate);
   // The CA's key is the daemon's alone.
@@ -427,7 +355,7 @@ TEST_CASE("hostile egress sealed: the peer sees the real token, refusals and exc
     const std::lock_guard lock(asked_mutex);
     CHECK(asked.size() == 2);  // the tunnelled request was never readable
   }
-  const auto seen = peer.seen();
+  const auto seen = peer.authorizations();
   REQUIRE(seen.size() == 2);
   CHECK(seen[0] == std::string("Bearer ") + kRealToken);
   CHECK(seen[1] == std::string("Bearer ") + kPlaceholder);  // the non-Google name
@@ -437,7 +365,7 @@ TEST_CASE("hostile egress sealed: another Host inside, and an unverifiable upstr
   REQUIRE(world().skip_reason.empty());
   ScratchFolder scratch;
   RecordingLogger logger;
-  HeaderEchoPeer peer;
+  RecordingTlsPeer peer(internet_listener(), echo_authorization);
   // No extra CA: the peer's self-signed certificate cannot be verified.
   auto tls = std::make_shared<sandbox::EgressTls>((scratch.path / "ca").string(), "");
   const std::string socket = (scratch.path / "egress.sock").string();
@@ -462,7 +390,7 @@ TEST_CASE("hostile egress sealed: another Host inside, and an unverifiable upstr
     CHECK(contains(body_of(answer), "is not storage.googleapis.com"));
   }
   const auto report = proxy.end_call();
-  CHECK(peer.seen().empty());  // nothing reached the peer with the real token
+  CHECK(peer.authorizations().empty());  // nothing reached the peer with the real token
   REQUIRE(report.exchanges.size() == 2);
   CHECK(report.exchanges[0].http_status == 403);
   CHECK(report.exchanges[1].http_status == 403);
@@ -598,7 +526,7 @@ TEST_CASE("hostile egress sealed: the gateway serves each connection with the pr
   REQUIRE(world().skip_reason.empty());
   ScratchFolder scratch;
   RecordingLogger logger;
-  HeaderEchoPeer peer;
+  RecordingTlsPeer peer(internet_listener(), echo_authorization);
   const auto certificate = (TestNetwork::get().scratch() / "cert.pem").string();
   auto tls = std::make_shared<sandbox::EgressTls>((scratch.path / "ca").string(), certificate);
   sandbox::EgressGatewayOptions listen;
@@ -660,7 +588,7 @@ TEST_CASE("hostile egress sealed: the gateway serves each connection with the pr
   CHECK_FALSE(report_a.exchanges[0].refusal.has_value());
   REQUIRE(report_b.exchanges.size() == 1);
   CHECK(report_b.exchanges[0].refusal == std::optional<std::string>("read-only: the call's policy"));
-  const auto seen = peer.seen();
+  const auto seen = peer.authorizations();
   REQUIRE(seen.size() == 1);  // b's request was refused before it left; nothing else got through
   CHECK(seen[0] == "Bearer ya29.token-of-call-a");
   gateway.revoke(b.user);

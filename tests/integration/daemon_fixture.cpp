@@ -59,8 +59,12 @@ DaemonFixture::DaemonFixture(DaemonFixtureOptions options)
       config_path_(dir_ + "/kode-gopher.ini"),
       socket_path_(dir_ + "/daemon.sock"),
       state_dir_(dir_ + "/state"),
-      prewarm_(!options.base_cache_dir),
+      prewarm_(!options.base_cache_dir && !options.empty_base_cache),
       client_(socket_path_) {
+  if (options.empty_base_cache) {
+    options.base_cache_dir = dir_ + "/empty-base-cache";
+    fs::create_directories(*options.base_cache_dir);
+  }
   if (options.default_state_dir) state_dir_ = "/var/lib/kode-gopher";  // what root gets
   std::ofstream config(config_path_);
   config << "[daemon]\nsocket = " << socket_path_
@@ -101,6 +105,11 @@ void prewarm_once(const std::string& daemon, const std::string& config_path) {
     text << in.rdbuf();
     if (process.wait() != 0) throw std::runtime_error("kode-gopherd --prewarm failed:\n" + text.str());
   });
+}
+
+void prewarm_shared_caches() {
+  const DaemonFixture fixture;
+  prewarm_once(required_env("KG_DAEMON"), fixture.config_path());
 }
 
 void DaemonFixture::start() {

@@ -24,10 +24,17 @@ std::string unique_temp_dir(const std::string& prefix);
 // process; start() calls it. A test that leaves the host's network (the Go module proxy) calls it
 // first. Throws std::runtime_error with the daemon's output when it fails.
 void prewarm_once(const std::string& daemon, const std::string& config_path);
+// prewarm_once with the config of a fixture made for it ($KG_DAEMON): for a test main that
+// moves into a network of its own afterwards (team-sealed, hostile-egress). Throws as it does.
+void prewarm_shared_caches();
 
 struct DaemonFixtureOptions {
   // Another base build cache than the shared prewarmed one; it is not prewarmed by start().
   std::optional<std::string> base_cache_dir;
+  // An empty base build cache in the fixture's own folder, removed with it and not prewarmed:
+  // for daemons that build nothing on the host (the sandbox image carries the cache, or the test
+  // runs no Go program). Without it such tests left a folder in /tmp per daemon.
+  bool empty_base_cache = false;
   // Leave [daemon] state_dir out of the config, so the daemon picks its default.
   bool default_state_dir = false;
   std::string extra_sandbox_keys;  // "key = value\n" lines appended to [sandbox]

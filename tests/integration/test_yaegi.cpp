@@ -367,7 +367,7 @@ func main() {
 }
 
 TEST_CASE("a configured runner that does not exist stops the daemon at start, naming the key") {
-  DaemonFixture daemon({.base_cache_dir = kg::test::unique_temp_dir("kg-it-nocache-"),
+  DaemonFixture daemon({.empty_base_cache = true,
                         .yaegi_runner_binary = "/nonexistent/kode-gopher-yaegi"});
   std::string message;
   try {

@@ -31,7 +31,7 @@ DaemonFixtureOptions kubernetes_daemon(const std::string& daemon_id,
   if (kubeconfig.empty()) kubeconfig = cluster.daemon_kubeconfig();
   DaemonFixtureOptions options;
   // No host build cache: the sandbox image carries it (the fixture must not prewarm one).
-  options.base_cache_dir = unique_temp_dir("kg-k8s-no-cache-");
+  options.empty_base_cache = true;
   options.extra_sandbox_keys = "provider = kubernetes\n";
   options.extra_sections = "[kubernetes]\nkubeconfig = " + kubeconfig +
                            "\nnamespace = " + TestCluster::kNamespace +

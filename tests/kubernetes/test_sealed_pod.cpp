@@ -15,19 +15,13 @@
 // network is its own, with the gateway as its only way out: tests/images/pod_network.py); the
 // result's api_calls list exactly the two requests.
 #include <doctest/doctest.h>
-#include <openssl/ssl.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "adc_daemon_options.hpp"
@@ -44,79 +38,12 @@ namespace {
 using egress::world;
 
 // Storage's JSON API stand-in on the world's "internet" listener (every internet address, its
-// own port): TLS with the world's certificate (it names storage.googleapis.com), one HTTP/1.1
-// request per connection, answered with a one-object listing; keeps each Authorization header.
-class RecordingFront {
- public:
-  RecordingFront() {
-    context_ = SSL_CTX_new(TLS_server_method());
-    const auto scratch = sandbox::testing::TestNetwork::get().scratch();
-    REQUIRE(SSL_CTX_use_certificate_file(context_, (scratch / "cert.pem").c_str(), SSL_FILETYPE_PEM) == 1);
-    REQUIRE(SSL_CTX_use_PrivateKey_file(context_, (scratch / "key.pem").c_str(), SSL_FILETYPE_PEM) == 1);
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~RecordingFront() {
-    stopping_ = true;
-    thread_.join();
-    SSL_CTX_free(context_);
-  }
-  std::vector<std::string> seen() {
-    const std::lock_guard lock(mutex_);
-    return seen_;
-  }
-
- private:
-  void serve() {
-    while (!stopping_) {
-      pollfd entry{world().internet_fd, POLLIN, 0};
-      if (::poll(&entry, 1, 100) != 1) continue;
-      const int fd = ::accept(world().internet_fd, nullptr, nullptr);
-      if (fd >= 0) serve_one(fd);
-    }
-  }
-  void serve_one(int fd) {
-    timeval timeout{5, 0};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    SSL* ssl = SSL_new(context_);
-    SSL_set_fd(ssl, fd);
-    if (SSL_accept(ssl) == 1) {
-      std::string head;
-      char chunk[4096];
-      while (head.find("\r\n\r\n") == std::string::npos) {
-        const int got = SSL_read(ssl, chunk, sizeof chunk);
-        if (got <= 0) break;
-        head.append(chunk, static_cast<std::size_t>(got));
-      }
-      std::string authorization;
-      for (const char* name : {"\r\nAuthorization: ", "\r\nauthorization: "}) {
-        const auto at = head.find(name);
-        if (at != std::string::npos) {
-          const auto from = at + std::string(name).size();
-          authorization = head.substr(from, head.find("\r\n", from) - from);
-        }
-      }
-      {
-        const std::lock_guard lock(mutex_);
-        seen_.push_back(authorization);
-      }
-      const std::string body =
-          R"({"kind":"storage#objects","items":[{"kind":"storage#object","name":"front.txt","bucket":"kg-bucket"}]})";
-      const std::string answer = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                                 "Connection: close\r\nContent-Length: " +
-                                 std::to_string(body.size()) + "\r\n\r\n" + body;
-      SSL_write(ssl, answer.data(), static_cast<int>(answer.size()));
-      SSL_shutdown(ssl);
-    }
-    SSL_free(ssl);
-    ::close(fd);
-  }
-
-  SSL_CTX* context_ = nullptr;
-  std::atomic<bool> stopping_{false};
-  std::mutex mutex_;
-  std::vector<std::string> seen_;
-  std::thread thread_;
-};
+// own port), with the world's certificate (it names storage.googleapis.com): a RecordingTlsPeer
+// answering every request with a one-object listing; it keeps each Authorization header.
+PeerAnswer list_objects(const PeerRequest&) {
+  return {200, "OK", "application/json",
+          R"({"kind":"storage#objects","items":[{"kind":"storage#object","name":"front.txt","bucket":"kg-bucket"}]})"};
+}
 
 // The gateway's port: test_sealed_main.cpp fixed it before the cluster started, and every pod's
 // only way out is 127.0.0.1 at that port.
@@ -290,12 +217,12 @@ TEST_CASE("sealed credentials in a pod: storage through the daemon's gateway, th
   auto& cluster = TestCluster::get();
   cluster.wait_for_ready_pool(1, 120);
   LoopbackGoogle google;
-  RecordingFront front;
+  RecordingTlsPeer front(egress::internet_listener(), list_objects);
   DaemonFixture probe;  // a folder for the ADC file, outside the daemon's reach
   const int gateway_port = kg::test::gateway_port();
   // creds-adc in mode sealed (the default), the fake's certificate trusted upstream.
   DaemonFixtureOptions options = egress::adc_daemon_options(google, probe.dir());
-  options.base_cache_dir = unique_temp_dir("kg-k8s-no-cache-");  // the image carries it
+  options.empty_base_cache = true;  // the image carries it
   options.extra_sandbox_keys +=
       "provider = kubernetes\nallowed_ports = 443, " + std::to_string(world().internet_port) + "\n";
   const std::string gateway = "127.0.0.1:" + std::to_string(gateway_port);
@@ -345,7 +272,7 @@ TEST_CASE("sealed credentials in a pod: storage through the daemon's gateway, th
   const auto issued = google.issued();
   REQUIRE(issued.size() == 1);
   CHECK(google.subject_of(issued.back().value) == google.user_email);
-  CHECK(front.seen() == std::vector<std::string>{"Bearer " + issued.back().value});
+  CHECK(front.authorizations() == std::vector<std::string>{"Bearer " + issued.back().value});
 
   // api_calls: exactly the two listings, both read by the gateway and forwarded.
   REQUIRE(result.HasMember("api_calls"));

@@ -22,7 +22,7 @@ TeamDaemon::TeamDaemon(const std::string& http_keys, const std::string& extra_se
     tls_keys = "tls_certificate = " + certificate_path + "\ntls_key = " + dir + "/key.pem\n";
   }
   DaemonFixtureOptions options;
-  if (!runs_programs) options.base_cache_dir = unique_temp_dir("team-cache");
+  options.empty_base_cache = !runs_programs;
   options.extra_sandbox_keys = sandbox_keys;
   options.extra_sections = "[http]\nlisten = 127.0.0.1:" + std::to_string(port) + "\n" +
                            tls_keys + http_keys + extra_sections;

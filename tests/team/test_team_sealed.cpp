@@ -11,23 +11,16 @@
 // the peer sees each user's own upstream token (the provider's JWT, whose subject is that user)
 // and never a placeholder; each program's metadata emulator, token source and environment hold
 // only its call's placeholder and nothing of the real token reaches the MCP answer; each call's
-// `api_calls` lists the storage request; gcp_auth_status says mode sealed. With the explicit
-// opt-in user_token_mode = access-token the program holds the very token the peer sees.
+// `api_calls` lists the storage request; gcp_auth_status says mode sealed. The daemon's own
+// auth status (GET /v1/auth, `kode-gopher auth status`, gcp_auth_status through `kode-gopher
+// serve` on the Unix socket) says that signed-in users' calls run as themselves, in which mode.
+// With the explicit opt-in user_token_mode = access-token the program holds the very token the
+// peer sees.
 #include <doctest/doctest.h>
-#include <openssl/ssl.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <atomic>
-#include <cctype>
-#include <cerrno>
 #include <future>
-#include <mutex>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "base64url.hpp"
@@ -35,6 +28,7 @@
 #include "json_text_probe.hpp"
 #include "mock_oidc_provider.hpp"
 #include "node_clients.hpp"
+#include "serve_process.hpp"
 #include "team_daemon.hpp"
 #include "test_network.hpp"
 #include "../support/test_json.hpp"
@@ -45,95 +39,17 @@ namespace {
 using egress::world;
 using sandbox::testing::TestNetwork;
 
-// storage.googleapis.com's JSON API as far as listing buckets goes (HTTP/1.1, keep-alive), on
-// the world's "internet" listener with the world's certificate. Records the Authorization header
-// of every request it answers.
-class StoragePeer {
- public:
-  StoragePeer() {
-    context_ = SSL_CTX_new(TLS_server_method());
-    const auto scratch = TestNetwork::get().scratch();
-    REQUIRE(SSL_CTX_use_certificate_file(context_, (scratch / "cert.pem").c_str(), SSL_FILETYPE_PEM) == 1);
-    REQUIRE(SSL_CTX_use_PrivateKey_file(context_, (scratch / "key.pem").c_str(), SSL_FILETYPE_PEM) == 1);
-    acceptor_ = std::thread([this] { accept_loop(); });
+// storage.googleapis.com's JSON API as far as listing buckets goes, on the world's "internet"
+// listener with the world's certificate (a RecordingTlsPeer, which keeps each Authorization).
+PeerAnswer list_buckets(const PeerRequest& request) {
+  if (!request.head.starts_with("GET /storage/v1/b?")) {
+    return {404, "Not Found", "application/json",
+            R"({"error":{"code":404,"message":"not served by this test"}})"};
   }
-  ~StoragePeer() {
-    stopping_ = true;
-    acceptor_.join();
-    for (auto& connection : connections_) connection.join();
-    SSL_CTX_free(context_);
-  }
-  std::vector<std::string> authorizations() {
-    const std::lock_guard lock(mutex_);
-    return seen_;
-  }
-
- private:
-  void accept_loop() {
-    while (!stopping_) {
-      pollfd entry{world().internet_fd, POLLIN, 0};
-      if (::poll(&entry, 1, 100) != 1) continue;
-      const int fd = ::accept(world().internet_fd, nullptr, nullptr);
-      if (fd >= 0) connections_.emplace_back([this, fd] { serve(fd); });
-    }
-  }
-  void serve(int fd) {
-    timeval timeout{2, 0};  // an idle kept-alive connection ends here, so the peer can stop
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    SSL* ssl = SSL_new(context_);
-    SSL_set_fd(ssl, fd);
-    if (SSL_accept(ssl) == 1) {
-      std::string buffer;
-      char chunk[4096];
-      while (!stopping_) {
-        const auto end = buffer.find("\r\n\r\n");
-        if (end == std::string::npos) {
-          const int got = SSL_read(ssl, chunk, sizeof chunk);
-          if (got <= 0) {
-            if (stopping_ || SSL_get_error(ssl, got) != SSL_ERROR_SYSCALL || errno != EAGAIN) break;
-            continue;
-          }
-          buffer.append(chunk, static_cast<std::size_t>(got));
-          continue;
-        }
-        const std::string head = buffer.substr(0, end + 4);
-        buffer.erase(0, end + 4);
-        record(head);
-        const bool lists_buckets = head.starts_with("GET /storage/v1/b?");
-        const std::string body =
-            lists_buckets ? std::string(R"({"kind":"storage#buckets","items":[{"kind":"storage#bucket","name":")") +
-                                egress::kBucket + R"("}]})"
-                          : R"({"error":{"code":404,"message":"not served by this test"}})";
-        const std::string answer = std::string("HTTP/1.1 ") + (lists_buckets ? "200 OK" : "404 Not Found") +
-                                   "\r\nContent-Type: application/json\r\nContent-Length: " +
-                                   std::to_string(body.size()) + "\r\n\r\n" + body;
-        SSL_write(ssl, answer.data(), static_cast<int>(answer.size()));
-      }
-    }
-    SSL_free(ssl);
-    ::close(fd);
-  }
-  void record(const std::string& head) {
-    std::string lower = head;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    std::string authorization;
-    const auto at = lower.find("\r\nauthorization:");
-    if (at != std::string::npos) {
-      const auto start = head.find_first_not_of(' ', at + 16);
-      authorization = head.substr(start, head.find("\r\n", start) - start);
-    }
-    const std::lock_guard lock(mutex_);
-    seen_.push_back(authorization);
-  }
-
-  SSL_CTX* context_ = nullptr;
-  std::atomic<bool> stopping_{false};
-  std::mutex mutex_;
-  std::vector<std::string> seen_;
-  std::thread acceptor_;
-  std::vector<std::thread> connections_;  // only the acceptor adds, before it is joined
-};
+  return {200, "OK", "application/json",
+          std::string(R"({"kind":"storage#buckets","items":[{"kind":"storage#bucket","name":")") +
+              egress::kBucket + R"("}]})"};
+}
 
 // The program: who it runs as (the metadata emulator's email), the metadata emulator's token
 // answer itself, the token Google's own library gets there, its environment, and the buckets
@@ -249,7 +165,7 @@ std::string subject_of(const std::string& authorization) {
 }
 
 // The real token the peer saw for `user` ("" when none).
-std::string token_seen_for(StoragePeer& peer, const std::string& user) {
+std::string token_seen_for(const RecordingTlsPeer& peer, const std::string& user) {
   for (const auto& authorization : peer.authorizations()) {
     if (subject_of(authorization) == "sub-" + user) return authorization.substr(7);
   }
@@ -260,11 +176,40 @@ const rapidjson::Value& structured(const rapidjson::Value& run) {
   return run["result"]["structuredContent"];
 }
 
+// The daemon's answer on its Unix socket, to the CLI and to `kode-gopher serve`'s
+// gcp_auth_status: with no credential plugin, calls without a signed-in user get none, and each
+// signed-in user's calls run as that user, in `mode` (docs/team-mode.md).
+void check_daemon_auth_status(const TeamDaemon& team, const std::string& mode) {
+  CAPTURE(mode);
+  const auto auth = team.daemon->json(team.daemon->get("/v1/auth"));
+  CHECK(text_at(auth, "mode") == "none");
+  CHECK(text_at(auth, "signed_in_users_mode") == mode);
+
+  std::string out, err;
+  CHECK(run_cli({"--config", team.daemon->config_path(), "auth", "status"}, out, err) == 1);
+  CHECK(out.find("signed-in users: each user's calls run as that user's own Google identity, "
+                 "mode " + mode + " ([team] run_as = user") != std::string::npos);
+
+  ServeProcess serve(team.daemon->config_path());
+  serve.send(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"team-sealed","version":"1"}}})");
+  serve.read_message();
+  serve.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+  serve.send(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"gcp_auth_status","arguments":{}}})");
+  const rapidjson::Document answer = serve.read_message();
+  INFO(to_text(answer));
+  REQUIRE(answer.HasMember("result"));
+  CHECK(text_at(answer["result"]["structuredContent"], "signed_in_users_mode") == mode);
+  CHECK(text_at(answer["result"]["content"][0], "text")
+            .find("Team mode ([team] run_as = user): each signed-in user's calls run as that "
+                  "user's own Google identity, in mode " + mode) != std::string::npos);
+  CHECK(serve.close_and_wait() == 0);
+}
+
 }  // namespace
 
 TEST_CASE("team-sealed: each signed-in user's program lists a bucket with the user's own token, which only the egress proxy holds") {
   MockOidcProvider provider;
-  StoragePeer peer;
+  RecordingTlsPeer peer(egress::internet_listener(), list_buckets);
   const auto team = team_daemon(provider, "");
   const std::string alice_token = signed_in_token(*team, "alice@example.com");
   const std::string bob_token = signed_in_token(*team, "bob@example.com");
@@ -338,6 +283,8 @@ TEST_CASE("team-sealed: each signed-in user's program lists a bucket with the us
   CHECK(text_at(auth, "mode") == "sealed");
   CHECK(text_at(auth, "email") == "alice@example.com");
   CHECK(text_at(auth, "sealed").find("placeholder") != std::string::npos);
+  CHECK_FALSE(auth.HasMember("signed_in_users_mode"));  // Alice's answer is about her alone
+  check_daemon_auth_status(*team, "sealed");
 
   // The daemon recorded whose identity each program's session ran as.
   const auto sessions = team->daemon->json(team->daemon->get("/v1/sessions"));
@@ -352,7 +299,7 @@ TEST_CASE("team-sealed: each signed-in user's program lists a bucket with the us
 
 TEST_CASE("team-sealed: user_token_mode = access-token, the explicit opt-in, hands the program the user's token itself") {
   MockOidcProvider provider;
-  StoragePeer peer;
+  RecordingTlsPeer peer(egress::internet_listener(), list_buckets);
   const auto team = team_daemon(provider, "access-token");
   const auto run = run_program(*team, signed_in_token(*team, "alice@example.com"));
   INFO(to_text(run));
@@ -372,6 +319,7 @@ TEST_CASE("team-sealed: user_token_mode = access-token, the explicit opt-in, han
   INFO(to_text(status));
   REQUIRE(status["ok"].GetBool());
   CHECK(text_at(structured(status), "mode") == "access-token");
+  check_daemon_auth_status(*team, "access-token");
 }
 
 }  // namespace kg::test

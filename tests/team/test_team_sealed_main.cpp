@@ -27,8 +27,7 @@ int main(int argc, char** argv) {
   kg::test::install_node_package(kg::test::required_env("KG_TEAM_OIDC_DIR"));
   try {
     // The shared Go caches need the module proxy, which the test's network does not reach.
-    const kg::test::DaemonFixture fixture;
-    kg::test::prewarm_once(kg::test::required_env("KG_DAEMON"), fixture.config_path());
+    kg::test::prewarm_shared_caches();
   } catch (const std::exception& e) {
     std::cerr << "team-sealed: the Go build cache could not be prewarmed: " << e.what() << std::endl;
     return 1;

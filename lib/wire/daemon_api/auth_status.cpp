@@ -22,6 +22,7 @@ constexpr std::pair<const char*, std::string AuthStatus::*> kTexts[] = {
     {"problem", &AuthStatus::problem},
     {"login_hint", &AuthStatus::login_hint},
     {"sealed", &AuthStatus::sealed},
+    {"signed_in_users_mode", &AuthStatus::signed_in_users_mode},
 };
 
 void write_text(JsonWriter& w, const char* key, const std::string& value) {

@@ -24,9 +24,14 @@ struct AuthStatus {
   std::string problem;     // what is wrong, when programs get no working credentials
   std::string login_hint;  // what the user runs on the daemon's host to fix it
   std::string sealed;      // in mode sealed: what a program holds instead of the token
+  // Team mode with [team] run_as = user: each signed-in user's calls run as that user's own
+  // identity, in this mode ([team] user_token_mode: sealed or access-token); the members above
+  // then describe only calls without a signed-in user (docs/team-mode.md).
+  std::string signed_in_users_mode;
   bool operator==(const AuthStatus&) const = default;
 
-  // Programs get working credentials: a mode other than none, and no problem.
+  // Programs without a signed-in user get working credentials: a mode other than none, and no
+  // problem.
   bool usable() const { return !mode.empty() && mode != "none" && problem.empty(); }
 };
 

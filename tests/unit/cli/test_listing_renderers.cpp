@@ -70,6 +70,16 @@ TEST_CASE("auth status: who programs run as, or what is wrong and how to log in"
         "problem: No Application Default Credentials\n"
         "to log in: run `gcloud auth application-default login`\n");
   CHECK_FALSE(none.usable());
+  // Team mode with run_as = user and no credential plugin: signed-in users' calls still run as
+  // them; the command exits 1 for the calls without a user.
+  const auto team = auth_answer(R"({"plugin": "none", "plugin_loaded": false, "mode": "none",
+      "problem": "No credential plugin is configured", "signed_in_users_mode": "sealed"})");
+  CHECK(kg::cli::render_auth_status(team) ==
+        "mode: none\n"
+        "problem: No credential plugin is configured\n"
+        "signed-in users: each user's calls run as that user's own Google identity, mode sealed "
+        "([team] run_as = user; the lines above are for calls without a signed-in user)\n");
+  CHECK_FALSE(team.usable());
   const auto broken = auth_answer(R"({"mode": "access-token", "problem": "invalid_grant"})");
   CHECK_FALSE(broken.usable());
 }

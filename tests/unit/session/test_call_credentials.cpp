@@ -131,6 +131,26 @@ TEST_CASE("status: the plugin's identity, or none with why and what to do") {
   CHECK(missing.identity.problem == "The credential plugin creds-workload is not loaded (it was "
                                     "not found), so programs run without Google credentials");
   CHECK(missing.identity.login_hint.find("-Dplugin_creds_workload=enabled") != std::string::npos);
+  CHECK_FALSE(missing.signed_in_users.has_value());  // not team mode with run_as = user
+}
+
+// Team mode, run_as = user: the daemon's status says that signed-in users' calls run as their
+// own identity, and in which mode, beside the plugin's (here none) for calls without a user.
+TEST_CASE("status in team mode with run_as = user names the signed-in users' mode") {
+  Fixture f;
+  CallCredentials credentials("none", nullptr, "", f.store, f.logger);
+  const auto source = [](const std::string&) { return kg::plugin::RunCredentials{}; };
+  credentials.use_owner_credentials({source, CredentialMode::sealed});
+  const auto sealed = credentials.status();
+  CHECK(sealed.identity.mode == CredentialMode::none);
+  REQUIRE(sealed.signed_in_users.has_value());
+  CHECK(*sealed.signed_in_users == CredentialMode::sealed);
+
+  credentials.use_owner_credentials({source, CredentialMode::access_token});
+  CHECK(credentials.status().signed_in_users == CredentialMode::access_token);
+
+  credentials.use_owner_credentials({});  // team mode stopped
+  CHECK_FALSE(credentials.status().signed_in_users.has_value());
 }
 
 // Team mode, run_as = user: an owned session's call gets its user's own token in the owner

@@ -28,6 +28,11 @@ TEST_CASE("an AuthStatus survives encode and decode unchanged") {
   CHECK(decode_text(encode_auth_status(sealed)) == sealed);
   CHECK(sealed.usable());
 
+  AuthStatus team = sealed;
+  team.signed_in_users_mode = "sealed";
+  CHECK(decode_text(encode_auth_status(team)) == team);
+  CHECK(encode_auth_status(team).ends_with(R"(,"signed_in_users_mode":"sealed"})"));
+
   AuthStatus none;
   none.plugin = "none";
   none.mode = "none";
@@ -45,6 +50,9 @@ TEST_CASE("an AuthStatus out of shape is refused, naming the member") {
                        kg::wire::MalformedMessage);
   CHECK_THROWS_WITH_AS(decode_text(R"({"mode": 3})"),
                        "the daemon's auth status has \"mode\" that is not a string",
+                       kg::wire::MalformedMessage);
+  CHECK_THROWS_WITH_AS(decode_text(R"({"signed_in_users_mode": true})"),
+                       "the daemon's auth status has \"signed_in_users_mode\" that is not a string",
                        kg::wire::MalformedMessage);
   CHECK_THROWS_WITH_AS(decode_text(R"({"plugin_loaded": "yes"})"),
                        "the daemon's auth status has \"plugin_loaded\" that is not true or false",
