@@ -9,8 +9,30 @@
 #include "commands.hpp"
 #include "error_chain.hpp"
 #include "exit_codes.hpp"
+#include "malformed_message.hpp"
 
 namespace kg::cli {
+namespace {
+
+// True when the error, or one it wraps, is a daemon answer this CLI's codecs could not read
+// (lib/wire): most often a daemon of another version still running on the socket.
+bool is_unreadable_answer(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const kg::wire::MalformedMessage&) {
+    return true;
+  } catch (const std::exception& e) {
+    try {
+      std::rethrow_if_nested(e);
+    } catch (...) {
+      return is_unreadable_answer(std::current_exception());
+    }
+  } catch (...) {
+  }
+  return false;
+}
+
+}  // namespace
 
 int run_cli(int argc, char** argv) {
   GlobalOptions globals;
@@ -49,6 +71,12 @@ int run_cli(int argc, char** argv) {
     const std::exception_ptr error = std::current_exception();
     std::cout.flush();
     std::cerr << "kode-gopher: " << kg::describe_error_chain(error) << std::endl;
+    if (is_unreadable_answer(error)) {
+      std::cerr << "kode-gopher: the daemon's answer is not one this kode-gopher can read; a "
+                   "daemon of another version may be running on this socket: stop it "
+                   "(systemctl --user stop kode-gopher.service, or end its kode-gopherd process) "
+                   "and run the command again" << std::endl;
+    }
     return to_int(exit_code_for_exception(error));
   }
 }
