@@ -12,7 +12,8 @@ TeamDaemon::TeamDaemon(const std::string& http_keys, const std::string& extra_se
   url = std::string(https ? "https" : "http") + "://127.0.0.1:" + std::to_string(port);
   std::string tls_keys;
   if (https) {
-    const std::string dir = unique_temp_dir("team-tls");
+    tls_dir = std::make_unique<TempDir>("team-tls-");
+    const std::string dir = tls_dir->path();
     certificate_path = dir + "/cert.pem";
     const std::string command =
         "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "

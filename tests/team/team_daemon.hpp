@@ -6,6 +6,7 @@
 
 #include "daemon_fixture.hpp"
 #include "http_probe.hpp"
+#include "../support/temp_dir.hpp"
 
 namespace kg::test {
 
@@ -23,6 +24,8 @@ struct TeamDaemon {
   int port = 0;
   std::string url;  // http(s)://127.0.0.1:PORT
   std::string certificate_path;
+  // Holds the TLS certificate and key of an https daemon; removed with the fixture.
+  std::unique_ptr<TempDir> tls_dir;
   std::unique_ptr<DaemonFixture> daemon;
   HttpProbe probe() const { return HttpProbe("127.0.0.1", port); }
 };
