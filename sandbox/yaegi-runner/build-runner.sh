@@ -10,7 +10,8 @@
 #   3. generates the symbol tables of the curated packages (yaegi's extractor, from go's export
 #      data) into the stage: they always match the lockfile;
 #   4. go build of kode-gopher-yaegi-cloud (the fast kode-gopher-yaegi is meson.build's second
-#      target, built from the same stage).
+#      target, built from the same stage). Every Go helper is linked with -s -w: no symbol table or
+#      DWARF (stacks keep their function names and lines), a third less to ship in the image.
 # Usage: build-runner.sh <go> <runner source dir> <lockfile dir> <work dir> <output>
 set -euo pipefail
 go=$1 src=$2 lockfile=$3 work=$4
@@ -50,5 +51,5 @@ cat "$src/go.sum" "$lockfile/go.sum" | sort -u > "$work/stage/go.sum"
 
 # 4. kode-gopher-yaegi-cloud, the runner with the curated packages (cloud_runner.go);
 #    meson.build's second target then builds kode-gopher-yaegi from the same stage.
-(cd "$work/stage" && "$go" build -buildvcs=false -tags kg_curated -o "$out.tmp" .)
+(cd "$work/stage" && "$go" build -buildvcs=false -ldflags="-s -w" -tags kg_curated -o "$out.tmp" .)
 mv "$out.tmp" "$out"
