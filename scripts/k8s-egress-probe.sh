@@ -11,18 +11,22 @@
 #                    TCP 443 to storage.googleapis.com stays closed
 #     http-closed    TCP 80 to storage.googleapis.com stays closed (it is open on the internet)
 #     metadata-closed  TCP 80 to the metadata server 169.254.169.254 stays closed
-#   plain pod (no kode-gopher label):
+#   plain pod (no kode-gopher label; like the next, scheduled as the sandboxes are):
 #     router-closed  TCP to sandbox-router-svc:8080 stays closed (the router's own policy)
 #   daemon-labelled pod (app.kubernetes.io/name: kode-gopherd, never Ready, so no Service sends it
 #   traffic): router-open: TCP to sandbox-router-svc:8080 opens, so router-closed means the policy
 #   and not a router that is down.
 # Exit 0 when every check passes, 1 when one fails, 2 on a usage or cluster error.
 #
-# Usage: scripts/k8s-egress-probe.sh NAMESPACE [--team|--no-team] [--image IMAGE] [--dry-run]
+# Usage: scripts/k8s-egress-probe.sh NAMESPACE [--team|--no-team] [--image IMAGE]
+#                                    [--runtime-class NAME] [--gvisor-nodes VALUE] [--dry-run]
 #   --team, --no-team  which egress the sandboxes should have (default: --team when the Service
 #                      kode-gopherd-egress exists in NAMESPACE; --no-team in a dry run)
 #   --image IMAGE      the probe pods' image (default: the SandboxTemplate's, which has bash,
 #                      getent and timeout, and which the nodes can already pull)
+#   --runtime-class NAME, --gvisor-nodes VALUE
+#                      the pods' runtimeClassName and GKE Sandbox node label value (default: the
+#                      template's; in a dry run, none)
 #   --dry-run          print the pods' manifests and the kubectl commands, contact no cluster
 #   KUBECTL            the kubectl to use (default: kubectl); its current context is the cluster
 set -euo pipefail
@@ -38,16 +42,22 @@ GOOGLE_HOST=storage.googleapis.com
 METADATA_ADDRESS=169.254.169.254
 POD_TIMEOUT_S=180
 
-usage() { echo "usage: $0 NAMESPACE [--team|--no-team] [--image IMAGE] [--dry-run]" >&2; exit 2; }
+usage() {
+  echo "usage: $0 NAMESPACE [--team|--no-team] [--image IMAGE] [--runtime-class NAME]" \
+    "[--gvisor-nodes VALUE] [--dry-run]" >&2
+  exit 2
+}
 if [ $# -lt 1 ] || [[ $1 == -* ]]; then usage; fi
 namespace=$1
 shift
-team="" image="" dry_run=false
+team="" image="" runtime_class="-" gvisor_nodes="-" dry_run=false
 while [ $# -gt 0 ]; do
   case $1 in
     --team) team=true ;;
     --no-team) team=false ;;
     --image) [ $# -ge 2 ] || usage; image=$2; shift ;;
+    --runtime-class) [ $# -ge 2 ] || usage; runtime_class=$2; shift ;;
+    --gvisor-nodes) [ $# -ge 2 ] || usage; gvisor_nodes=$2; shift ;;
     --dry-run) dry_run=true ;;
     *) usage ;;
   esac
@@ -67,8 +77,11 @@ k() {
 
 # What the live install says: the label the controller's policy selects sandbox pods by, the
 # template's image and gVisor settings, whether the team overlays' egress proxy is there.
-hash="HASH" runtime_class="" gvisor_nodes=""
+# ("-": not given.)
+hash="HASH"
 if $dry_run; then
+  [ "$runtime_class" != - ] || runtime_class=""
+  [ "$gvisor_nodes" != - ] || gvisor_nodes=""
   k get networkpolicy "$POLICY" -o "jsonpath={.spec.podSelector.matchLabels}"
   k get sandboxtemplate "$TEMPLATE" -o "jsonpath={.spec.podTemplate.spec}"
   image=${image:-$TEMPLATE}
@@ -85,9 +98,11 @@ else
   fi
   spec=".spec.podTemplate.spec"
   [ -n "$image" ] || image=$(k get sandboxtemplate "$TEMPLATE" -o "jsonpath={$spec.containers[0].image}")
-  runtime_class=$(k get sandboxtemplate "$TEMPLATE" -o "jsonpath={$spec.runtimeClassName}")
-  gvisor_nodes=$(k get sandboxtemplate "$TEMPLATE" \
-                   -o "jsonpath={$spec.nodeSelector.sandbox\.gke\.io/runtime}")
+  [ "$runtime_class" != - ] ||
+    runtime_class=$(k get sandboxtemplate "$TEMPLATE" -o "jsonpath={$spec.runtimeClassName}")
+  [ "$gvisor_nodes" != - ] ||
+    gvisor_nodes=$(k get sandboxtemplate "$TEMPLATE" \
+                     -o "jsonpath={$spec.nodeSelector.sandbox\.gke\.io/runtime}")
   if [ -z "$team" ]; then
     if k get service "$EGRESS_SERVICE" >/dev/null 2>&1; then team=true; else team=false; fi
   fi
@@ -178,6 +193,8 @@ $readiness
 EOF
 }
 
+# All three pods run where the sandboxes run (the template's runtimeClassName and GKE Sandbox
+# scheduling): those nodes have already pulled the sandbox image, a large one.
 sandbox_scheduling=""
 [ -z "$runtime_class" ] || sandbox_scheduling+="  runtimeClassName: $runtime_class"$'\n'
 if [ -n "$gvisor_nodes" ]; then
@@ -199,8 +216,9 @@ never_ready="    readinessProbe:
 roles=(sandbox plain daemon)
 manifests=(
   "$(pod_manifest sandbox "    $HASH_LABEL: \"$hash\"" "${sandbox_scheduling%$'\n'}" "" "$sandbox_checks")"
-  "$(pod_manifest plain "" "" "" "$plain_checks")"
-  "$(pod_manifest daemon "    app.kubernetes.io/name: kode-gopherd" "" "$never_ready" "$daemon_checks")"
+  "$(pod_manifest plain "" "${sandbox_scheduling%$'\n'}" "" "$plain_checks")"
+  "$(pod_manifest daemon "    app.kubernetes.io/name: kode-gopherd" "${sandbox_scheduling%$'\n'}" \
+       "$never_ready" "$daemon_checks")"
 )
 # Empty lines (a label or scheduling block left out) are dropped; the checks have none.
 for i in "${!manifests[@]}"; do manifests[i]=$(sed '/^$/d' <<<"${manifests[i]}"); done

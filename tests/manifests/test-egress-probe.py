@@ -3,7 +3,7 @@
 cluster enforces it") as far as a machine without a cluster can check it:
 
 - shellcheck finds nothing in it;
-- its dry run (public and team egress) prints three Pods that pass the OpenAPI schemas of
+- its dry run (public and team egress, and with GKE Sandbox scheduling) prints three Pods that pass the OpenAPI schemas of
   kube-apiserver v1.36.3 (builtin_schemas.py, as the rendered overlays do), carry the labels each
   check needs (the sandbox policy's hash label; none of kode-gopher's; the daemon's, never Ready),
   are hardened enough for a namespace enforcing Pod Security "restricted", and aim at the router
@@ -65,17 +65,24 @@ def dry_run(*flags):
     return pods, result.stdout
 
 
-def rendered_services():
+def rendered():
+    """{Service name: port} of the daemon and team overlays, and the gke overlay's sandbox pod
+    spec."""
     kustomize = subprocess.run([os.path.join(HERE, "kustomize.sh")], capture_output=True, text=True,
                                check=True).stdout.strip()
-    services = {}
-    for overlay in ("overlays/daemon", "overlays/team"):
-        rendered = subprocess.run([kustomize, "build", os.path.join(REPO, "manifests", overlay)],
-                                  capture_output=True, text=True, check=True).stdout
-        for document in yaml.safe_load_all(rendered):
+    services, gke_pod = {}, None
+    for overlay in ("overlays/daemon", "overlays/team", "overlays/gke"):
+        text = subprocess.run([kustomize, "build", os.path.join(REPO, "manifests", overlay)],
+                              capture_output=True, text=True, check=True).stdout
+        for document in yaml.safe_load_all(text):
             if document and document["kind"] == "Service":
                 services[document["metadata"]["name"]] = document["spec"]["ports"][0]["port"]
-    return services
+            if document and document["kind"] == "SandboxTemplate" and overlay == "overlays/gke":
+                gke_pod = document["spec"]["podTemplate"]["spec"]
+    return services, gke_pod
+
+
+SCHEDULING = ("runtimeClassName", "nodeSelector", "tolerations")
 
 
 def script_of(pod):
@@ -190,7 +197,7 @@ def main():
         r.check(result.returncode == 0, "shellcheck finds nothing in scripts/k8s-egress-probe.sh",
                 result.stdout)
     builtin = BuiltinSchemas(os.environ.get("GO") or "go")
-    services = rendered_services()
+    services, gke_pod = rendered()
     public, text = dry_run()
     r.check("would run: kubectl -n kode-gopher get networkpolicy" in text and
             "would run: kubectl -n kode-gopher logs" in text,
@@ -198,6 +205,19 @@ def main():
     team, _ = dry_run("--team")
     check_manifests(r, "public", public, builtin, services, team=False)
     check_manifests(r, "team", team, builtin, services, team=True)
+    # As on GKE: the template's runtimeClassName and GKE Sandbox scheduling, on every pod (their
+    # nodes have pulled the sandbox image), exactly as the gke overlay's sandboxes have them.
+    gke, _ = dry_run("--runtime-class", gke_pod["runtimeClassName"],
+                     "--gvisor-nodes", gke_pod["nodeSelector"]["sandbox.gke.io/runtime"])
+    check_manifests(r, "gke", gke, builtin, services, team=False)
+    want = {key: gke_pod[key] for key in SCHEDULING}
+    for role, pod in sorted(gke.items()):
+        have = {key: pod["spec"].get(key) for key in SCHEDULING}
+        r.check(have == want, f"gke: the {role} pod is scheduled as the gke overlay's sandboxes",
+                f"have {have}, want {want}")
+    for role, pod in sorted(public.items()):
+        r.check(not any(key in pod["spec"] for key in SCHEDULING),
+                f"public: the {role} pod has no gVisor scheduling where the template has none")
     check_scripts(r, public, team)
     print(f"{r.passed} passed, {r.failed} failed")
     return 1 if r.failed else 0
