@@ -2,9 +2,12 @@
 # Installs what kode-gopher needs on a Debian machine (Go too, see scripts/go_toolchain.py) and
 # builds it with Meson into ./build. Safe to run again: each step is skipped when it is already
 # done. Used by README's two commands:
-#   setup.sh          (run-example.sh) an optimised build without the test suites, then the
-#                     prewarmed Go build cache that sandboxes share;
-#   setup.sh --tests  (test.sh) a build (-O2 -g) with the test suites and their peers and clients
+#   setup.sh          (run-example.sh) only what builds and runs the daemon: an optimised build
+#                     without the test suites, then the prewarmed Go build cache that sandboxes
+#                     share;
+#   setup.sh --tests  (test.sh) also the test suites' Debian packages and the image tools
+#                     (packaging/debian-test-packages.txt, debian-image-build-packages.txt), a
+#                     build (-O2 -g) with the test suites and their peers and clients
 #                     (fake-gcs-server, google-auth); no prewarm: the tests keep their own caches.
 #                     --no-prewarm is its older name.
 set -euo pipefail
@@ -16,10 +19,15 @@ case "${1:-}" in
   *) echo "usage: scripts/setup.sh [--tests]" >&2; exit 64 ;;
 esac
 
-# What builds it (one list, shared with sandbox/Dockerfile), then what runs and tests it.
-mapfile -t PACKAGES < <(sed 's/#.*//; /^[[:space:]]*$/d; s/[[:space:]]//g' packaging/debian-build-packages.txt)
-PACKAGES+=(doctest-dev bubblewrap slirp4netns iproute2 ca-certificates openssl python3-venv)
-PACKAGES+=(python3-yaml)  # tests/manifests reads the rendered manifests and the CRD schemas
+# What builds it (one list, shared with sandbox/Dockerfile and debian/control) and what runs it;
+# with --tests also what the test suites use and what builds the OCI images (the k8s suite's).
+package_list() { sed 's/#.*//; /^[[:space:]]*$/d; s/[[:space:]]//g' "$1"; }
+mapfile -t PACKAGES < <(package_list packaging/debian-build-packages.txt)
+PACKAGES+=(bubblewrap slirp4netns iproute2 ca-certificates openssl)
+if $FOR_TESTS; then
+  mapfile -t -O "${#PACKAGES[@]}" PACKAGES < <(package_list packaging/debian-test-packages.txt)
+  mapfile -t -O "${#PACKAGES[@]}" PACKAGES < <(package_list packaging/debian-image-build-packages.txt)
+fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -268,8 +268,8 @@ def main():
     args = parser.parse_args()
     for tool in ("mmdebstrap", "umoci"):
         if not shutil.which(tool):
-            raise SystemExit(f"build-images: {tool} is missing (packaging/debian-build-packages.txt "
-                             "lists it; run scripts/setup.sh)")
+            raise SystemExit(f"build-images: {tool} is missing (packaging/debian-image-build-packages.txt "
+                             "lists it; scripts/setup.sh --tests installs it)")
     os.makedirs(args.out, exist_ok=True)
     out = os.path.abspath(args.out)
     if args.only in (None, "router"):

@@ -3,7 +3,7 @@
 
 - debian/control's Build-Depends are exactly packaging/debian-build-packages.txt (the list
   scripts/setup.sh and sandbox/Dockerfile read) plus debhelper, so the package cannot drift from
-  the build the tests run;
+  the build the tests run; the tests' and the image tools' lists share nothing with it;
 - debian/changelog's version is meson.build's project version;
 - the systemd socket unit listens where the daemon's default socket is, and the service starts
   the installed daemon.
@@ -15,13 +15,14 @@ import re
 import sys
 
 
-# In the list for the images (packaging/images/build-images.py), not for building the package.
-IMAGE_TOOLS = {"mmdebstrap", "umoci"}
+# Lists of packages that build nothing of the Debian package: the tests' and the image tools'
+# (scripts/setup.sh --tests installs them; README's first command does not).
+OTHER_LISTS = ("debian-test-packages.txt", "debian-image-build-packages.txt")
 
 
-def package_list(root):
+def package_list(root, name="debian-build-packages.txt"):
     names = set()
-    for line in (root / "packaging" / "debian-build-packages.txt").read_text().splitlines():
+    for line in (root / "packaging" / name).read_text().splitlines():
         name = line.split("#", 1)[0].strip()
         if name:
             names.add(name)
@@ -44,12 +45,17 @@ def build_depends(root):
 def main():
     root = pathlib.Path(sys.argv[1])
     problems = []
-    wanted = (package_list(root) - IMAGE_TOOLS) | {"debhelper-compat"}
+    wanted = package_list(root) | {"debhelper-compat"}
     have = build_depends(root)
     if have != wanted:
         problems.append("debian/control Build-Depends differ from packaging/debian-build-packages.txt"
-                        f" (+ debhelper-compat, less the image tools): missing {sorted(wanted - have)}, extra "
+                        f" (+ debhelper-compat): missing {sorted(wanted - have)}, extra "
                         f"{sorted(have - wanted)}")
+    for name in OTHER_LISTS:
+        shared = package_list(root, name) & package_list(root)
+        if shared:
+            problems.append(f"packaging/{name} and debian-build-packages.txt both list {sorted(shared)}:"
+                            " a package that builds kode-gopher belongs in the build list only")
     version = re.search(r"version:\s*'([^']+)'", (root / "meson.build").read_text()).group(1)
     changelog = (root / "debian" / "changelog").read_text().splitlines()[0]
     if f"({version})" not in changelog:

@@ -4,9 +4,10 @@
 # into $KG_TOOLS_DIR (default <repo>/build/tests/tools), as kustomize.sh does kustomize. The go
 # command is $GO, else the one scripts/go-env.sh picks.
 #
-# Why kube-score and not kube-linter: kube-linter's module (golang.stackrox.io/kube-linter) is not
-# served by the Go module proxy, and kube-score v1.20.0 builds with Go 1.26 as it is (about three
-# minutes on two cores with its downloads).
+# Why kube-score and not kube-linter: the Go module proxy serves no version of kube-linter's module
+# (golang.stackrox.io/kube-linter: it lists none and refuses those asked for), and this project's
+# tools come only from package registries, never from a release download; kube-score v1.20.0 builds
+# with Go 1.26 as it is (about three minutes on two cores with its downloads).
 set -euo pipefail
 KUBE_SCORE_VERSION=v1.20.0
 repo=$(cd "$(dirname "$0")/../.." && pwd)

@@ -16,6 +16,16 @@ TLS_SECRET = "kode-gopher-tls"
 EGRESS_SERVICE = "kode-gopherd-egress"
 TEAM_KINDS = {("Deployment", DAEMON), ("Service", DAEMON), ("Service", EGRESS_SERVICE),
               ("ConfigMap", CONFIG_MAP), ("PersistentVolumeClaim", STATE_CLAIM)}
+METRICS_PATH = "/metrics"
+# GKE Managed Prometheus (manifests/overlays/team/gke/managed-prometheus, docs/metrics.md).
+POD_MONITORING_API = "monitoring.googleapis.com/v1"
+POD_MONITORING = ("PodMonitoring", DAEMON)
+# The fields of PodMonitoring v1 (Google's prometheus-engine CRD; its module is not served by the
+# Go proxy, so no schema is read here): what a strict apply would refuse as unknown.
+POD_MONITORING_SPEC = {"selector", "endpoints", "targetLabels", "limits", "filterRunning"}
+POD_MONITORING_ENDPOINT = {"port", "path", "interval", "timeout", "scheme", "params",
+                           "metricRelabeling", "proxyUrl", "authorization", "basicAuth", "oauth2",
+                           "tls"}
 
 
 def object_key(document):
@@ -125,7 +135,44 @@ def check_egress_through_daemon(f, objects, template, container, value):
                     "daemon's egress proxy")
 
 
-def check_team(f, name, objects, template, tls):
+def check_metrics_scraping(f, objects, pod, container, tls, monitoring):
+    """Prometheus finds /metrics (docs/metrics.md): the pod's prometheus.io annotations name the
+    HTTP port, the path and, where the daemon serves TLS itself, the https scheme; the optional
+    PodMonitoring of GKE Managed Prometheus selects the daemon's pods on the same port and path."""
+    annotations = pod["metadata"].get("annotations", {})
+    ports = {p["name"]: p["containerPort"] for p in container.get("ports", [])}
+    f.check(annotations.get("prometheus.io/scrape") == "true" and
+            annotations.get("prometheus.io/port") == str(ports.get("http")) and
+            annotations.get("prometheus.io/path") == METRICS_PATH,
+            f"team: prometheus.io annotations {annotations} do not name /metrics on the http port")
+    f.check(annotations.get("prometheus.io/scheme", "http") == ("https" if tls else "http"),
+            f"team: prometheus.io/scheme is {annotations.get('prometheus.io/scheme')!r}, the "
+            f"daemon serves {'HTTPS' if tls else 'plain HTTP'}")
+    if not monitoring:
+        f.check(POD_MONITORING not in objects, "team: a PodMonitoring outside its optional component")
+        return
+    monitor = objects[POD_MONITORING]
+    f.check(monitor["apiVersion"] == POD_MONITORING_API,
+            f"team: PodMonitoring apiVersion {monitor['apiVersion']}, want {POD_MONITORING_API}")
+    spec = monitor.get("spec", {})
+    f.check(set(spec) <= POD_MONITORING_SPEC,
+            f"team: PodMonitoring spec fields {sorted(set(spec) - POD_MONITORING_SPEC)} unknown")
+    f.check(set(spec.get("selector", {})) == {"matchLabels"} and
+            spec["selector"]["matchLabels"] and
+            all(pod["metadata"]["labels"].get(k) == v
+                for k, v in spec["selector"]["matchLabels"].items()),
+            "team: the PodMonitoring does not select the daemon's pods")
+    endpoints = spec.get("endpoints", [])
+    f.check(len(endpoints) == 1 and set(endpoints[0]) <= POD_MONITORING_ENDPOINT and
+            endpoints[0].get("port") in ("http", ports.get("http")) and
+            endpoints[0].get("path") == METRICS_PATH and
+            endpoints[0].get("scheme", "http") == ("https" if tls else "http") and
+            re.fullmatch(r"\d+s", endpoints[0].get("interval", "")),
+            f"team: PodMonitoring endpoints {endpoints}, want one: port http, path {METRICS_PATH}, "
+            "an interval in seconds")
+
+
+def check_team(f, name, objects, template, tls, monitoring=False):
     deployment = objects[("Deployment", DAEMON)]
     pod = deployment["spec"]["template"]
     spec = pod["spec"]
@@ -200,6 +247,7 @@ def check_team(f, name, objects, template, tls):
             f"team: readiness probe is {probe}, want GET {READINESS_PATH} on http over "
             f"{'HTTPS' if certificate else 'HTTP'}")
     f.check("livenessProbe" in container, "team: the daemon has no liveness probe")
+    check_metrics_scraping(f, objects, pod, container, tls, monitoring)
 
     # OAuth and team.
     for key_name in ("issuer", "client_id", "client_secret_file"):

@@ -184,8 +184,7 @@ def check_build_packages():
 
 def check_image_packages():
     """The final stage and packaging/images/build-images.py install the sandbox image's packages
-    from one list, and the build-package list feeds setup.sh, the builder stage and the tools the
-    image build needs."""
+    from one list, and setup.sh installs the tools the image build needs (their own list)."""
     import importlib.util
     listed = os.path.join(REPO, "packaging", "debian-sandbox-image-packages.txt")
     assert stage_package_lists(None) == [listed], \
@@ -198,8 +197,11 @@ def check_image_packages():
     spec.loader.exec_module(build_images)
     assert os.path.samefile(build_images.SANDBOX_PACKAGES, listed), \
         f"build-images.py installs {build_images.SANDBOX_PACKAGES}, the Dockerfile {listed}"
-    assert {"mmdebstrap", "umoci"} <= listed_build_packages(), \
-        "packaging/debian-build-packages.txt lacks mmdebstrap or umoci, which build the images"
+    image_tools = os.path.join(REPO, "packaging", "debian-image-build-packages.txt")
+    assert {"mmdebstrap", "umoci"} <= set(listed_packages(image_tools)), \
+        f"{image_tools} lacks mmdebstrap or umoci, which build the images"
+    assert "packaging/debian-image-build-packages.txt" in read(os.path.join(REPO, "scripts", "setup.sh")), \
+        "scripts/setup.sh does not install packaging/debian-image-build-packages.txt"
 
 
 def final_stage_packages(name=None):
