@@ -73,7 +73,9 @@ enum class EgressRefusalKind {
 std::string_view egress_refusal_label(EgressRefusalKind kind) noexcept;
 
 struct EgressCallReport {
-  std::vector<std::string> refusals;   // connection-level refusals, one line each (allowlist)
+  // Connection-level refusals and allowed hosts the proxy could not reach, one line each
+  // (allowlist); each becomes a warning on the call.
+  std::vector<std::string> refusals;
   // Every refusal of the call by kind (egress_refusal_label), those past the kept lines too.
   std::map<std::string, std::uint64_t> refusal_counts;
   std::vector<ApiExchange> exchanges;  // at most kMaxKeptExchanges, in the order they ended

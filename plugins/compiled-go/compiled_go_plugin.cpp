@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "build_failure_advice.hpp"
 #include "build_output.hpp"
 #include "go_tool_actions.hpp"
 #include "go_tool_program.hpp"
@@ -47,7 +48,6 @@ using go_program::elide_middle;
 using go_program::kMaxResultBytes;
 using go_program::kResultPath;
 using go_program::kStreamKeep;
-using go_program::kWrapperFileName;
 using go_program::normalize_program;
 using go_program::NormalizedProgram;
 using go_program::parse_diagnostics;
@@ -255,7 +255,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
       result.notices.push_back("built with go build, not the fast path: " + reason);
       return FastBuild::declined;
     }
-    return finish_build(built, spec, limits, result) ? FastBuild::built : FastBuild::failed;
+    return finish_build(built, spec, result) ? FastBuild::built : FastBuild::failed;
   }
 
   static plugin::CommandSpec build_spec(std::string command, const plugin::Limits& limits) {
@@ -277,12 +277,12 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     const auto spec = build_spec(build_command(modules), limits);
     const auto built = sandbox.run_command(spec);
     result.build_us += us_since(started);
-    return finish_build(built, spec, limits, result);
+    return finish_build(built, spec, result);
   }
 
   // The result of a build command, whichever path ran it; false when it failed.
   static bool finish_build(const plugin::CommandOutcome& built, const plugin::CommandSpec& spec,
-                           const plugin::Limits& limits, plugin::ExecuteResult& result) {
+                           plugin::ExecuteResult& result) {
     if (built.exit_code == 0) {
       result.status = plugin::Status::ok;
       result.stderr_text.clear();
@@ -292,25 +292,13 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
     result.status = built.oom_killed ? plugin::Status::oom
                     : built.timed_out || built.cpu_limit_exceeded ? plugin::Status::timeout
                                                                   : plugin::Status::compile_error;
-    if (built.oom_killed) {
-      result.warnings.push_back("the build ran out of memory (the sandbox's limit is " +
-                                std::to_string(limits.build.memory_bytes) + " bytes)");
-    }
     result.exit_code = built.exit_code;
     result.signal = built.signal;
     result.stderr_text = elide_middle(strip_sandbox_paths(built.stderr_text), kStreamKeep);
     result.stdout_text = elide_middle(built.stdout_text, kStreamKeep);
     result.diagnostics = parse_diagnostics(built.stderr_text);
-    if (built.timed_out) {
-      result.warnings.push_back("the build took longer than " + std::to_string(spec.timeout_ms) +
-                                " ms and was stopped");
-    }
-    for (const auto& d : result.diagnostics) {
-      if (d.file == kWrapperFileName) {
-        result.warnings.push_back(
-            "func run must have the signature `func run(ctx context.Context) (any, error)`");
-        break;
-      }
+    for (auto& warning : build_failure_warnings(built, spec, result.diagnostics)) {
+      result.warnings.push_back(std::move(warning));
     }
     return false;
   }
@@ -345,7 +333,7 @@ class CompiledGoRuntime final : public plugin::RuntimePlugin {
       result.stderr_text = elide_middle(strip_sandbox_paths(tidy.output), kStreamKeep);
       result.diagnostics = parse_diagnostics(tidy.output);
       result.status = plugin::Status::compile_error;
-      result.warnings.push_back("go mod tidy could not resolve the imports outside the curated lockfile");
+      result.warnings.push_back(tidy_failure_warning(tidy.output));
       return false;
     }
     for (const auto& line : tidy.moved) result.warnings.push_back(line);

@@ -107,6 +107,72 @@ class GoTokenizer {
   int line_ = 1;
 };
 
+// `text` with each run of white space made one space, trimmed, cut at `max` bytes.
+std::string collapsed(std::string_view text, std::size_t max) {
+  std::string out;
+  for (const char c : text) {
+    const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+    if (space) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (out.size() > max) out = out.substr(0, max) + "…";
+  return out;
+}
+
+// Collects a top-level function's signature, token by token, until its body starts.
+class SignatureReader {
+ public:
+  explicit SignatureReader(std::string_view source) : source_(source) {}
+
+  void start(TopLevelFunc& func, std::string_view name) {
+    func_ = &func;
+    start_ = offset(name) + name.size();
+    end_ = start_;
+  }
+
+  // Reads one token seen at bracket depth `depth` (before the token itself counts); stops at
+  // the body's `{` or, for a declaration without a body, at the next top-level keyword.
+  void read(const GoTokenizer::Token& token, int depth) {
+    if (func_ == nullptr) return;
+    const bool body = token.kind == GoTokenizer::Token::punct && token.text == "{" && depth == 0 &&
+                      (func_->signature_tokens.empty() ||
+                       (func_->signature_tokens.back() != "interface" &&
+                        func_->signature_tokens.back() != "struct"));
+    const bool next_declaration =
+        token.kind == GoTokenizer::Token::identifier && depth == 0 &&
+        (token.text == "func" || token.text == "type" || token.text == "var" ||
+         token.text == "const" || token.text == "import");
+    if (body || next_declaration || token.kind == GoTokenizer::Token::end) {
+      finish();
+      return;
+    }
+    if (func_->signature_tokens.size() < TopLevelFunc::kMaxSignatureTokens) {
+      func_->signature_tokens.emplace_back(token.text.empty() ? std::string_view("0") : token.text);
+    }
+    if (token.text.data() != nullptr) end_ = offset(token.text) + token.text.size();
+  }
+
+  void finish() {
+    if (func_ == nullptr) return;
+    func_->signature_text =
+        collapsed(source_.substr(start_, end_ - start_), TopLevelFunc::kMaxSignatureText);
+    func_ = nullptr;
+  }
+
+ private:
+  std::size_t offset(std::string_view part) const {
+    return static_cast<std::size_t>(part.data() - source_.data());
+  }
+
+  std::string_view source_;
+  TopLevelFunc* func_ = nullptr;
+  std::size_t start_ = 0, end_ = 0;
+};
+
 }  // namespace
 
 GoFileOutline outline_go_file(std::string_view source) {
@@ -127,7 +193,9 @@ GoFileOutline outline_go_file(std::string_view source) {
   int func_line = 0;
   // In an import declaration: its first token after `import`, or inside its ( ) group.
   enum class InImport { no, single, group } in_import = InImport::no;
+  SignatureReader signature(source);
   for (token = tokens.next(); token.kind != GoTokenizer::Token::end; token = tokens.next()) {
+    signature.read(token, depth);
     if (in_import != InImport::no) {
       if (token.kind == GoTokenizer::Token::literal && token.text.size() >= 2) {
         outline.imports.push_back({std::string(token.text.substr(1, token.text.size() - 2)),
@@ -167,7 +235,8 @@ GoFileOutline outline_go_file(std::string_view source) {
     }
     if (token.kind == GoTokenizer::Token::identifier && depth == 0) {
       if (after_func) {
-        outline.functions.push_back({std::string(token.text), func_line});
+        outline.functions.push_back({std::string(token.text), func_line, {}, {}});
+        signature.start(outline.functions.back(), token.text);
         after_func = false;
       } else if (token.text == "func") {
         after_func = true;
@@ -177,6 +246,7 @@ GoFileOutline outline_go_file(std::string_view source) {
     }
     after_func = false;
   }
+  signature.finish();
   return outline;
 }
 

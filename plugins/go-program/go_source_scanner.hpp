@@ -16,6 +16,14 @@ namespace kg::go_program {
 struct TopLevelFunc {
   std::string name;
   int line = 0;  // 1-based
+  // What follows the name up to the body's `{`: its tokens (an identifier, one punctuation
+  // character, or a literal's text each; at most kMaxSignatureTokens), and its source text with
+  // every run of white space made one space (at most kMaxSignatureText bytes, then "…"). A
+  // snippet's `run` is checked against the contract with them (run_signature.hpp).
+  std::vector<std::string> signature_tokens;
+  std::string signature_text;
+  static constexpr std::size_t kMaxSignatureTokens = 256;
+  static constexpr std::size_t kMaxSignatureText = 200;
 };
 
 struct GoImport {

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "go_source_scanner.hpp"
+#include "run_signature.hpp"
 #include "snippet_wrapper.hpp"
 
 namespace kg::go_program {
@@ -146,6 +147,7 @@ NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files
   }
   std::string package_name, package_file;
   std::vector<std::pair<std::string, int>> mains, runs;  // file, line
+  const TopLevelFunc* run_func = nullptr;
   for (const auto& [path, file] : root_go_files) {
     const GoFileOutline& outline = outlines.at(path);
     if (!outline.package_name) {
@@ -161,7 +163,10 @@ NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files
     }
     for (const auto& func : outline.functions) {
       if (func.name == "main") mains.emplace_back(path, func.line);
-      if (func.name == "run") runs.emplace_back(path, func.line);
+      if (func.name == "run") {
+        runs.emplace_back(path, func.line);
+        run_func = &func;
+      }
     }
   }
   program.files = files;
@@ -179,11 +184,31 @@ NormalizedProgram normalize_program(const std::vector<plugin::SourceFile>& files
     require_exactly_one(runs, "run",
                         "snippet package " + package_name + " has no `func run`; declare "
                         "`func run(ctx context.Context) (any, error)` in a root file");
+    // Checked here, not by the compiler, so the message names the caller's own line, the same
+    // for every runtime (run_signature.hpp).
+    if (const auto problem = run_signature_problem(run_func->signature_tokens)) {
+      throw InvalidInputError(
+          runs[0].first + ":" + std::to_string(runs[0].second) + ": `func run" +
+          run_func->signature_text + "` does not have the signature a snippet's run needs: " +
+          *problem + ". Declare it as `func run(ctx context.Context) (any, error)` and return "
+          "your value as the first result (it comes back JSON-encoded as result.value) with a "
+          "nil error, or nil and an error; or make the code a program (package main with func "
+          "main)");
+    }
     for (auto& file : program.files) {
       if (!root_go_files.contains(file.path)) continue;
       file.content.replace(outlines.at(file.path).package_name_offset, package_name.size(), "main");
     }
     program.files.push_back({kWrapperFileName, snippet_wrapper_source()});
+  }
+  for (const auto& path : extra_imports) {
+    // The go tool would drop the generated file that imports "C" without a word (above).
+    if (path == "C") {
+      throw InvalidInputError(
+          "extra_imports: \"C\" is cgo, which is not available: kode-gopher builds with "
+          "CGO_ENABLED=0 and sandboxes have no C compiler; leave it out and use a pure-Go "
+          "package instead");
+    }
   }
   if (!extra_imports.empty()) {
     program.files.push_back({kExtraImportsFileName, extra_imports_source(extra_imports)});

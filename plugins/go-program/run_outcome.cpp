@@ -41,13 +41,26 @@ void add_run_warnings(const plugin::CommandOutcome& ran, const plugin::CommandSp
         "loops, or do less per call (work in batches and keep progress under /app/persist for "
         "the next call)");
   }
+  // What happened, the limit and the key that sets it, and what to do (docs/mcp.md, "What a
+  // failed call tells the agent"). A call may have asked for less than the daemon's key.
   if (ran.oom_killed) {
-    warnings.push_back("the program ran out of memory and was killed (limit " +
-                       std::to_string(spec.resources.memory_bytes) + " bytes)");
+    warnings.push_back(
+        "the program ran out of memory and was killed: the sandbox may use " +
+        std::to_string(spec.resources.memory_bytes) +
+        " bytes ([limits] memory_bytes, or less if the call asked for less), files written "
+        "under /app, /tmp and the home included. Hold less at once: stream or page through the "
+        "data instead of loading it whole, process it in chunks, or ask for a smaller input "
+        "(fewer rows, a LIMIT, a date range); or ask the daemon's operator to raise [limits] "
+        "memory_bytes");
   }
   if (ran.cpu_limit_exceeded) {
-    warnings.push_back("the program used more than " + std::to_string(spec.resources.cpu_seconds) +
-                       " s of CPU time and was stopped");
+    warnings.push_back(
+        "the program used more than " + std::to_string(spec.resources.cpu_seconds) +
+        " s of CPU time (all its threads together; [limits] cpu_seconds, or less if the call "
+        "asked for less) and was stopped. Do less work per call: a smaller input, fewer "
+        "iterations, or batches with progress kept under /app/persist for the next call; "
+        "make sure no loop spins without end; or ask the daemon's operator to raise [limits] "
+        "cpu_seconds");
   }
   const auto over_limit = [&](std::string_view stream, std::uint64_t discarded) {
     const bool kept_running = !ran.timed_out && !ran.oom_killed && !ran.cpu_limit_exceeded &&

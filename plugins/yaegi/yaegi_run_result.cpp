@@ -104,8 +104,7 @@ void fill_result(const YaegiRun& run, plugin::ExecuteResult& result) {
     result.program_started = !said_not_started;
     for (const auto& d : result.diagnostics) {
       if (d.file == go_program::kWrapperFileName) {
-        result.warnings.push_back(
-            "func run must have the signature `func run(ctx context.Context) (any, error)`");
+        result.warnings.push_back(go_program::kWrapperDiagnosticAdvice);
         break;
       }
     }

@@ -45,10 +45,19 @@ class BridgedConnection final : public Poco::Net::TCPServerConnection {
   void run() override {
     const UniqueFd proxy = connect_unix(proxy_socket_path_);
     if (proxy.get() < 0) {
-      // Answer like a proxy would, so the client's error says what happened.
-      static constexpr std::string_view kDown =
-          "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nConnection: close\r\n"
-          "Content-Length: 49\r\n\r\nkode-gopher: the daemon's egress proxy is gone.\r\n";
+      // Answer like a proxy would, so the client's error says what happened and what to do: Go's
+      // HTTP client shows a program only the reason phrase of a failed CONNECT, never the body
+      // (docs/egress.md).
+      static const std::string kDown = [] {
+        const std::string why =
+            "kode-gopher sandbox: the daemon's egress proxy for this sandbox is gone (the "
+            "daemon stopped or restarted, or closed the session); this is not the cloud API's "
+            "answer: run the call again";
+        const std::string body = why + "\r\n";
+        return "HTTP/1.1 502 Bad Gateway (" + why +
+               ")\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: " +
+               std::to_string(body.size()) + "\r\n\r\n" + body;
+      }();
       ::send(socket().impl()->sockfd(), kDown.data(), kDown.size(), MSG_NOSIGNAL);
       return;
     }

@@ -58,11 +58,38 @@ TEST_CASE("the official TypeScript SDK client (@modelcontextprotocol/sdk)") {
   CHECK(contains(outcome.output, "typescript-sdk: all 14 checks passed"));
 }
 
+// Three daemons, so that every row is true on any machine (docs/mcp.md, "What a failed call
+// tells the agent"): the test daemon with network allowlist (explicit: the rows about the egress
+// proxy need it) and one allowed name that never resolves (.invalid, RFC 6761), so the row about
+// an unreachable allowed host fails the same way with or without internet; a tight one without
+// network and with small memory and CPU limits; and one whose builds time out at once.
 TEST_CASE("the failure table of docs/mcp.md, row by row through the TypeScript SDK client") {
-  const CommandOutcome outcome = run_node_client("failure_table.mjs");
+  const std::string node = kg::test::install_node_clients();
+  DaemonFixture daemon({.extra_sandbox_keys =
+                            "network = allowlist\n"
+                            "allowed_hosts = *.googleapis.com, accounts.google.com, "
+                            "kg-no-such-host.invalid\n"});
+  DaemonFixture tight({.extra_sandbox_keys = "network = none\n",
+                       .extra_sections = "[credentials]\nplugin = none\n"
+                                         "[limits]\nmemory_bytes = 536870912\ncpu_seconds = 5\n"
+                                         // Long, so the CPU limit ends a spin first on a
+                                         // busy machine too.
+                                         "run_timeout_ms = 120000\n"});
+  DaemonFixture slow_build({.extra_sections = "[limits]\nbuild_timeout_ms = 1000\n"});
+  daemon.start();
+  tight.start();
+  slow_build.start();
+  auto env = client_env(daemon.config_path(), daemon.socket_path());
+  env["KG_MCP_CONFIG_TIGHT"] = tight.config_path();
+  env["KG_MCP_CONFIG_SLOW_BUILD"] = slow_build.config_path();
+  const CommandOutcome outcome =
+      run_command(node, {"failure_table.mjs"}, required_env("KG_MCP_NODE_DIR"), env);
+  slow_build.stop_gracefully();
+  tight.stop_gracefully();
+  daemon.stop_gracefully();
   INFO(outcome.output);
   CHECK(outcome.exit_code == 0);
-  CHECK(contains(outcome.output, "failure-table: all 28 checks passed"));
+  CHECK(contains(outcome.output, "failure-table: all 40 checks passed"));
 }
 
 TEST_CASE("go test and go vet through the TypeScript SDK client (execute_go_code action)") {

@@ -72,7 +72,7 @@ void send_all(Poco::Net::StreamSocket& socket, std::string_view bytes) {
 // the body, so the reason must say what the proxy tried. Control bytes become spaces (a reason
 // phrase is one line) and it is kept short.
 std::string reason_phrase(int status, const std::string& message) {
-  constexpr std::size_t kMaxDetail = 300;
+  constexpr std::size_t kMaxDetail = 600;  // an unreachable host's advice must fit (below)
   std::string detail = "kode-gopher egress proxy: " + message;
   if (detail.size() > kMaxDetail) detail = detail.substr(0, kMaxDetail) + "...";
   for (char& c : detail) {
@@ -103,6 +103,23 @@ void answer_proxy_client(Poco::Net::StreamSocket& socket, int status, const std:
 
 namespace {
 
+// An allowed host the proxy could not reach from the daemon's machine: its name did not resolve
+// there, or no address answered. The program gets a 502 whose reason phrase says so and what to
+// check, and the call a warning with the same text (EgressProxy::unreachable), so neither reads
+// like an outage or an answer of the cloud API (docs/egress.md, "`network = allowlist`: the
+// egress proxy").
+class UpstreamUnreachable : public ProxyRequestError {
+ public:
+  explicit UpstreamUnreachable(const std::string& what_failed)
+      : ProxyRequestError(502, what_failed + kAdvice) {}
+
+ private:
+  static constexpr const char* kAdvice =
+      ": the host is allowed, but the machine running the kode-gopher daemon could not reach "
+      "it; check that machine's DNS and network connection (this is kode-gopher's answer, not "
+      "the cloud API's)";
+};
+
 // Every address `host` resolves to (an IP literal is its own), each checked; throws
 // EgressRefusal when any one is refused, so a name with one private answer among public ones is
 // refused too. The name resolved is the validated one the allowlist admitted, byte for byte.
@@ -114,7 +131,7 @@ std::vector<Poco::Net::SocketAddress> checked_addresses(const net::Host& host, i
     try {
       addresses = Poco::Net::DNS::hostByName(host.name()->text()).addresses();
     } catch (const Poco::Exception& e) {
-      throw ProxyRequestError(502, "Cannot resolve " + host.text() + ": " + e.displayText());
+      throw UpstreamUnreachable("Cannot resolve " + host.text() + " (" + e.displayText() + ")");
     }
   }
   const auto host_addresses = host_interface_addresses();
@@ -127,7 +144,7 @@ std::vector<Poco::Net::SocketAddress> checked_addresses(const net::Host& host, i
     }
     checked.push_back(target);
   }
-  if (checked.empty()) throw ProxyRequestError(502, "Cannot resolve " + host.text() + ": no address");
+  if (checked.empty()) throw UpstreamUnreachable("Cannot resolve " + host.text() + " (no address)");
   return checked;
 }
 
@@ -147,7 +164,7 @@ Poco::Net::StreamSocket connect_to_first(const std::vector<Poco::Net::SocketAddr
       failures += (failures.empty() ? "" : "; ") + address.toString() + ": " + e.displayText();
     }
   }
-  throw ProxyRequestError(502, "Cannot connect to " + host + " (" + failures + ")");
+  throw UpstreamUnreachable("Cannot connect to " + host + " (" + failures + ")");
 }
 
 // Whether a tunnel's first bytes (a checked ClientHello) come from a client the proxy can serve
@@ -213,6 +230,9 @@ class ConnectionServer {
     } catch (const ProxyTargetRefused& e) {
       proxy_.refused(e.target(), e.what(), EgressRefusalKind::bad_target);
       try_answer(403, "refused " + e.target() + ": " + e.what());
+    } catch (const UpstreamUnreachable& e) {
+      proxy_.unreachable(what, e.what());
+      try_answer(e.status(), e.what());
     } catch (const ProxyRequestError& e) {
       if (e.status() == 408) proxy_.refused(what, e.what(), EgressRefusalKind::head_timeout);
       try_answer(e.status(), e.what());
@@ -412,6 +432,17 @@ void EgressProxy::refused(const std::string& what, const std::string& reason,
   logger_.log(plugin::LogLevel::warn, "Sandbox " + sandbox_id_ + ": " + line);
   const std::lock_guard lock(call_mutex_);
   ++refusal_counts_[std::string(egress_refusal_label(kind))];
+  if (refusals_.size() < kMaxKeptRefusals) {
+    refusals_.push_back(line);
+  } else {
+    ++dropped_refusals_;
+  }
+}
+
+void EgressProxy::unreachable(const std::string& what, const std::string& reason) {
+  const std::string line = "egress could not reach " + what + ": " + reason;
+  logger_.log(plugin::LogLevel::warn, "Sandbox " + sandbox_id_ + ": " + line);
+  const std::lock_guard lock(call_mutex_);
   if (refusals_.size() < kMaxKeptRefusals) {
     refusals_.push_back(line);
   } else {

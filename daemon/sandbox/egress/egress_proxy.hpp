@@ -77,8 +77,9 @@ class EgressProxy {
   // Starts one call: drops what earlier calls left and keeps `setup` for this call's requests.
   void begin_call(EgressCallSetup setup);
   // Ends it (after waiting up to kInFlightWait for requests in flight to be recorded): the
-  // refusals since begin_call, one line each ("egress refused CONNECT 10.0.0.1:443:
-  // IP address literals are refused ..."), at most kMaxKeptRefusals plus a count of the rest,
+  // refusals and unreachable hosts since begin_call, one line each ("egress refused CONNECT
+  // 10.0.0.1:443: IP address literals are refused ...", "egress could not reach CONNECT ..."),
+  // at most kMaxKeptRefusals plus a count of the rest,
   // and the API exchanges the proxy read.
   EgressCallReport end_call();
   // The current call's setup (empty between calls); a copy, so a handler keeps what it read.
@@ -93,6 +94,11 @@ class EgressProxy {
 
   // Records, counts and logs one refusal (called by the connection handlers).
   void refused(const std::string& what, const std::string& reason, EgressRefusalKind kind);
+  // Records and logs an allowed host the proxy could not reach (its name did not resolve on the
+  // daemon's machine, or no address answered): a line of the call's report beside the
+  // refusals ("egress could not reach CONNECT …"), so the call gets a warning, but no refusal
+  // is counted (it was not a policy decision).
+  void unreachable(const std::string& what, const std::string& reason);
   // Counts a request in flight (its head was read); record_exchange() counts it out.
   void exchange_started();
   // Keeps one request's exchange for the call's report (at most kMaxKeptExchanges, the rest

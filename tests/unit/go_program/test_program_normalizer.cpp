@@ -140,8 +140,29 @@ TEST_CASE("snippet errors") {
         "and sandboxes have no C compiler; use a pure-Go package instead");
   CHECK(error_of({{"main.go", kHello}, {"lib/c.go", "package lib\nimport (\n\t\"os\"\n\t\"C\"\n)\n"}})
             .starts_with("lib/c.go:4: imports \"C\", but cgo is not available"));
+  // A run whose signature is surely wrong: named at the caller's own line, before any build.
+  CHECK(error_of({{"helper.go", "package demo\nfunc helper() {}\n"},
+                  {"main.go", "package demo\n\nimport \"context\"\n\nfunc run(ctx context.Context)\n"
+                              "\t[]string {\n\treturn nil\n}\n"}}) ==
+        "main.go:5: `func run(ctx context.Context) []string` does not have the signature a "
+        "snippet's run needs: it returns one value, not two (a value and an error). Declare it as "
+        "`func run(ctx context.Context) (any, error)` and return your value as the first result "
+        "(it comes back JSON-encoded as result.value) with a nil error, or nil and an error; or "
+        "make the code a program (package main with func main)");
+  CHECK(error_of({{"main.go", "package demo\nimport \"context\"\nfunc run(ctx context.Context) "
+                              "(any, error) { return 1, nil }\n"}}) == "no error");
   CHECK(error_of({{"main.go", kHello}, {"kg_wrapper.go", "package main\n"}}) ==
         "kg_wrapper.go is a name kode-gopher generates; rename your file");
+  // cgo asked for through extra_imports: refused like `import "C"`, never dropped silently.
+  try {
+    normalize_program({{"main.go", kHello}}, {"fmt", "C"});
+    FAIL("expected an error");
+  } catch (const InvalidInputError& e) {
+    CHECK(std::string(e.what()) ==
+          "extra_imports: \"C\" is cgo, which is not available: kode-gopher builds with "
+          "CGO_ENABLED=0 and sandboxes have no C compiler; leave it out and use a pure-Go "
+          "package instead");
+  }
   try {
     normalize_program({{"main.go", kHello}}, {"evil\"; import \"os"});
     FAIL("expected an error");
