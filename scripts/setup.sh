@@ -8,7 +8,8 @@
 #   setup.sh --tests  (test.sh) also the test suites' Debian packages and the image tools
 #                     (packaging/debian-test-packages.txt, debian-image-build-packages.txt), a
 #                     build (-O2 -g) with the test suites and their peers and clients
-#                     (fake-gcs-server, google-auth); no prewarm: the tests keep their own caches.
+#                     (fake-gcs-server, pstest-tls, google-auth); no prewarm: the tests keep
+#                     their own caches.
 #                     --no-prewarm is its older name.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,6 +91,34 @@ fi
 if [ ! -x build/tests/tools/fake-gcs-server ]; then
   echo "setup: building fake-gcs-server for the egress tests (go install)" >&2
   GOFLAGS= GOBIN="$PWD/build/tests/tools" go install github.com/fsouza/fake-gcs-server@v1.56.1
+fi
+# The Pub/Sub peer of the hostile egress suite (tests/tools/pstest_tls: pstest over TLS, pinned
+# by its go.mod and go.sum), and the module mirror that suite's daemon runs go mod tidy against
+# for its Pub/Sub program (the test network reaches no module proxy): tidying that program
+# against the curated lockfile here downloads every module it needs; only the downloads
+# (cache/download, a file:// GOPROXY) are kept. Made again when the program or lockfile changes.
+if [ ! -x build/tests/tools/pstest-tls ]; then
+  echo "setup: building pstest-tls for the egress tests (go build)" >&2
+  mkdir -p build/tests/tools
+  (cd tests/tools/pstest_tls && GOFLAGS=-mod=readonly GOTOOLCHAIN=local CGO_ENABLED=0 \
+     go build -o ../../../build/tests/tools/pstest-tls .)
+fi
+pubsub_modules=build/tests/tools/pubsub-modules
+pubsub_stamp=$(cat tests/hostile/data/pubsub_program.go sandbox/lockfile/go.mod \
+               sandbox/lockfile/go.sum | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$pubsub_modules/stamp" 2>/dev/null)" != "$pubsub_stamp" ]; then
+  echo "setup: filling the Pub/Sub module mirror for the egress tests (go mod tidy)" >&2
+  rm -rf "$pubsub_modules"
+  tidy_dir=$(mktemp -d)
+  cp sandbox/lockfile/go.mod sandbox/lockfile/go.sum tests/hostile/data/pubsub_program.go "$tidy_dir/"
+  # The version the tests were written against, then whatever else the program needs.
+  (cd "$tidy_dir" && export GOMODCACHE="$OLDPWD/$pubsub_modules" GOFLAGS="-mod=mod -modcacherw" \
+     GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0 &&
+   go get cloud.google.com/go/pubsub/v2@v2.9.0 && go mod tidy >/dev/null)
+  rm -rf "$tidy_dir"
+  # Only the downloads: the unpacked trees are not needed by a file:// GOPROXY.
+  find "$pubsub_modules" -mindepth 1 -maxdepth 1 ! -name cache -exec rm -rf {} +
+  echo "$pubsub_stamp" > "$pubsub_modules/stamp"
 fi
 if [ ! -x build/tests/tools/google-auth-venv/bin/python ]; then
   echo "setup: installing google-auth for the metadata emulator tests (pip, into a venv)" >&2

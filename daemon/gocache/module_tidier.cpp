@@ -122,7 +122,10 @@ plugin::TidyOutcome ModuleTidier::tidy(std::string_view owner,
   }
   Poco::Process::Env env;
   env["GOMODCACHE"] = modcache;
-  env["GOPROXY"] = "file://" + base_modcache_ + "/cache/download," + upstream_proxy_;
+  // `|`, not `,`: go falls through a `,` only when a proxy knows nothing of the whole query, but
+  // for an import such as cloud.google.com/go/pubsub/v2 the curated modules answer with their
+  // cloud.google.com/go, which lacks the package, and tidy gave up before asking upstream.
+  env["GOPROXY"] = "file://" + base_modcache_ + "/cache/download|" + upstream_proxy_;
   env["GOFLAGS"] = "-mod=mod -modcacherw";
   env["GOTOOLCHAIN"] = "local";
   env["GOWORK"] = "off";

@@ -33,6 +33,7 @@ void write_hosts_file(const fs::path& scratch) {
                       << "198.51.100.1 " << kMixedHost << "\n"
                       // The real API name, so the default allowlist admits the fake's HTTPS.
                       << "198.51.100.1 storage.googleapis.com\n"
+                      << kPubsubAddress << " " << kPubsubName << "\n"
                       << "10.1.2.3 " << kMixedHost << "\n";
   if (::mount(file.c_str(), "/etc/hosts", nullptr, MS_BIND, nullptr) != 0) {
     throw std::runtime_error("bind-mounting the test's /etc/hosts failed");
@@ -45,7 +46,7 @@ void make_certificate(const fs::path& scratch) {
                               (scratch / "key.pem").string() + " -out " +
                               (scratch / "cert.pem").string() + " -subj /CN=" + kStorageHost +
                               " -addext subjectAltName=DNS:" + kStorageHost +
-                              ",DNS:storage.googleapis.com >/dev/null 2>&1";
+                              ",DNS:storage.googleapis.com,DNS:" + kPubsubName + " >/dev/null 2>&1";
   if (std::system(command.c_str()) != 0) throw std::runtime_error("openssl failed: " + command);
   std::ifstream in(scratch / "cert.pem");
   world().certificate_pem.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -77,8 +78,10 @@ void start_fake_gcs_server(TestNetwork& network, const std::string& scheme, int 
     const std::string public_host =
         scheme == "https" ? std::string("storage.googleapis.com")
                           : std::string(kStorageHost) + ":" + std::to_string(port);
+    // HTTPS on the "internet" address alone: port 443 of kPubsubAddress is the Pub/Sub peer's.
+    const std::string listen_host = scheme == "https" ? sandbox::testing::kInternetAddress : "0.0.0.0";
     ::execl(binary.c_str(), binary.c_str(), "-scheme", scheme.c_str(), "-backend", "memory",
-            "-host", "0.0.0.0", "-port", std::to_string(port).c_str(), "-data", data_dir.c_str(),
+            "-host", listen_host.c_str(), "-port", std::to_string(port).c_str(), "-data", data_dir.c_str(),
             "-public-host", public_host.c_str(), "-cert-location", certificate.c_str(),
             "-private-key-location", key.c_str(), "-log-level", "warn", nullptr);
     ::_exit(127);
@@ -116,6 +119,8 @@ void make_world() {
   made.internet_port = network.web_port();
   made.internet_fd = network.web_listener();
   make_certificate(network.scratch());
+  // Reached from the host's side through its default route (the veth to the internet side).
+  network.run(network.internet(), std::string("ip addr add ") + kPubsubAddress + "/32 dev lo");
   start_fake_gcs_server(network, "http", kStoragePort);
   start_fake_gcs_server(network, "https", kStorageTlsPort);
 }

@@ -11,7 +11,10 @@
 //     HTTP/2), the real peer for storage code in a sandbox. The test /etc/hosts also points
 //     storage.googleapis.com there, and the certificate names it too, so code using the real
 //     API name and the default allowlist reaches the fake (trusting its certificate is the
-//     only test-specific step).
+//     only test-specific step);
+//   - pubsub.googleapis.com → 203.0.113.10 (an address of its own on the "internet" side, so a
+//     test's Pub/Sub peer can have port 443: tests/hostile/pubsub_peer.hpp); the certificate
+//     names it too.
 // Needs root (namespaces, veth): main() skips the suite with a message otherwise. Tests only.
 #pragma once
 
@@ -33,6 +36,8 @@ inline constexpr int kStorageTlsPort = 443;   // https and gRPC
 inline constexpr const char* kBucket = "kg-bucket";
 inline constexpr const char* kObject = "hello.txt";
 inline constexpr const char* kObjectText = "hello from fake-gcs-server";
+inline constexpr const char* kPubsubName = "pubsub.googleapis.com";
+inline constexpr const char* kPubsubAddress = "203.0.113.10";  // public-looking (TEST-NET-3)
 
 struct EgressWorld {
   int host_service_port = 0;   // a TCP listener on the host's 127.0.0.1 (must stay untouched)
