@@ -27,6 +27,7 @@ std::string render_auth_status(const wire::daemon_api::AuthStatus& status) {
   line("token expiry", status.token_expiry);
   line("source", status.source);
   line("sealed", status.sealed);
+  line("program holds", status.program_holds);
   line("problem", status.problem);
   line("to log in", status.login_hint);
   if (!status.signed_in_users_mode.empty()) {

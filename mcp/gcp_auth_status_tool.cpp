@@ -30,6 +30,7 @@ constexpr std::string_view kOutputSchema = R"json({
     "problem": {"type": "string", "description": "why programs get no working credentials"},
     "login_hint": {"type": "string", "description": "how the user can log in or fix it"},
     "sealed": {"type": "string", "description": "mode sealed: what programs hold (a placeholder token) and what puts the real token in its place"},
+    "program_holds": {"type": "string", "description": "modes access-token, workload and forwarded: what programs hold (the real token; in forwarded also the ADC file) and where they can use it"},
     "signed_in_users_mode": {"type": "string", "enum": ["sealed", "access-token"],
                              "description": "team mode with run_as = user: each signed-in user's calls run as that user's own identity, in this mode; the other members then describe calls without a signed-in user"}
   },
@@ -55,6 +56,7 @@ std::string structured_auth_status(const wire::daemon_api::AuthStatus& status) {
       {"problem", &status.problem},
       {"login_hint", &status.login_hint},
       {"sealed", &status.sealed},
+      {"program_holds", &status.program_holds},
       {"signed_in_users_mode", &status.signed_in_users_mode}};
   rapidjson::Document structured(rapidjson::kObjectType);
   auto& allocator = structured.GetAllocator();
@@ -91,6 +93,7 @@ ToolResult auth_status_result(const wire::daemon_api::AuthStatus& status) {
             ".";
   }
   if (!status.sealed.empty()) text += " Sealed: " + status.sealed + ".";
+  if (!status.program_holds.empty()) text += " Exposure: " + status.program_holds + ".";
   if (!status.problem.empty()) text += " Problem: " + status.problem + ".";
   if (!status.login_hint.empty()) {
     text += " To fix it (the user, on the daemon's host): " + status.login_hint + ".";

@@ -116,7 +116,8 @@ std::string gcp_auth_status_description() {
          "Google API requests; forwarded: the user's own credentials; access-token: a "
          "short-lived token only; "
          "workload: the cluster's workload identity; none: no credentials), and, when known, "
-         "credential_type, email, project_id, quota_project_id and token_expiry; when programs "
+         "credential_type, email, project_id, quota_project_id and token_expiry; sealed or "
+         "program_holds: what programs themselves hold and where they can use it; when programs "
          "get no working credentials, problem and login_hint (what the user must do on the "
          "daemon's host). Takes no arguments.";
 }

@@ -17,6 +17,7 @@ wire::daemon_api::AuthStatus auth_status_message(const session::AuthStatus& stat
   message.problem = id.problem;
   message.login_hint = id.login_hint;
   message.sealed = status.sealed;
+  message.program_holds = status.program_holds;
   if (status.signed_in_users) message.signed_in_users_mode = plugin::to_string(*status.signed_in_users);
   return message;
 }

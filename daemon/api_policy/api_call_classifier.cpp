@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <set>
 
 #include "json_reader.hpp"
 #include "request_target.hpp"
@@ -58,11 +59,36 @@ bool rest_reads(std::string_view http_method) {
   return http_method == "GET" || http_method == "HEAD";
 }
 
+// Notes the first reason `call` cannot be classified for certain.
+void note_ambiguity(ApiCall& call, std::string why) {
+  if (call.ambiguous_because.empty()) call.ambiguous_because = std::move(why);
+}
+
 // A JSON body's member, read with the one JSON reader (docs/security.md): a program's bytes.
-const rapidjson::Value* body_member(const rapidjson::Value& object, const char* name) {
+// JSON leaves a repeated name open (RFC 8259 §4): RapidJSON's FindMember would take the first
+// and a server may take the last, so a repeated name the classifier reads makes `call`
+// ambiguous.
+const rapidjson::Value* body_member(const rapidjson::Value& object, const char* name, ApiCall& call) {
   if (!object.IsObject()) return nullptr;
-  const auto found = object.FindMember(name);
-  return found == object.MemberEnd() ? nullptr : &found->value;
+  const rapidjson::Value* found = nullptr;
+  const std::string_view wanted(name);
+  for (auto it = object.MemberBegin(); it != object.MemberEnd(); ++it) {
+    if (std::string_view(it->name.GetString(), it->name.GetStringLength()) != wanted) continue;
+    if (found != nullptr) {
+      note_ambiguity(call, "its JSON body names \"" + std::string(wanted) + "\" more than once");
+      return found;
+    }
+    found = &it->value;
+  }
+  return found;
+}
+
+// The first query parameter `name`; a repeated one makes `call` ambiguous.
+std::string query_param(const RequestTarget& target, std::string_view name, ApiCall& call) {
+  if (target.query_count(name) > 1) {
+    note_ambiguity(call, "its query names " + std::string(name) + " more than once");
+  }
+  return target.query_value(name);
 }
 
 bool is_true(const rapidjson::Value* value) { return value != nullptr && value->IsBool() && value->GetBool(); }
@@ -114,11 +140,11 @@ void classify_storage_json(const ApiRequestFacts& r, const RequestTarget& target
     return;
   }
   if (rest.size() == 1) {
-    call.project = target.query_value("project");
+    call.project = query_param(target, "project", call);
     if (m == "POST") {
       name("buckets.insert");
       const auto body = read_body(r.json_body);
-      if (const auto* bucket = body_member(body, "name"); bucket != nullptr && bucket->IsString()) {
+      if (const auto* bucket = body_member(body, "name", call); bucket != nullptr && bucket->IsString()) {
         call.buckets.emplace_back(bucket->GetString(), bucket->GetStringLength());
         call.resource = "b/" + call.buckets.back();
       }
@@ -142,10 +168,10 @@ void classify_storage_json(const ApiRequestFacts& r, const RequestTarget& target
       // POST starts an upload (media, multipart or resumable); PUT sends a resumable one's data.
       if (m == "POST" || m == "PUT") {
         name("objects.insert");
-        std::string object = target.query_value("name");
+        std::string object = query_param(target, "name", call);
         if (object.empty()) {
           const auto body = read_body(r.json_body);
-          if (const auto* n = body_member(body, "name"); n != nullptr && n->IsString()) object = n->GetString();
+          if (const auto* n = body_member(body, "name", call); n != nullptr && n->IsString()) object = n->GetString();
         }
         if (!object.empty()) call.resource += "/o/" + object;
       } else {
@@ -269,7 +295,7 @@ void classify_bigquery(const ApiRequestFacts& r, std::vector<std::string> rest, 
   }
   if (rest[2] == "queries") {
     name(rest.size() == 3 ? "jobs.query" : "jobs.getQueryResults");
-    if (rest.size() == 3) call.read = is_true(body_member(read_body(r.json_body), "dryRun"));
+    if (rest.size() == 3) call.read = is_true(body_member(read_body(r.json_body), "dryRun", call));
     return;
   }
   if (rest[2] == "jobs" && rest.size() == 5) {
@@ -283,8 +309,8 @@ void classify_bigquery(const ApiRequestFacts& r, std::vector<std::string> rest, 
   name(collection + "." + (custom.empty() ? verb_for(m, item) : custom));
   if (call.method == "bigquery.jobs.insert") {
     const auto body = read_body(r.json_body);
-    const rapidjson::Value* configuration = body_member(body, "configuration");
-    call.read = configuration != nullptr && is_true(body_member(*configuration, "dryRun"));
+    const rapidjson::Value* configuration = body_member(body, "configuration", call);
+    call.read = configuration != nullptr && is_true(body_member(*configuration, "dryRun", call));
   }
 }
 
@@ -296,7 +322,7 @@ void classify_rest(const ApiRequestFacts& r, const RequestTarget& target, ApiCal
   const std::string custom = take_custom_verb(rest);
   call.resource = join(rest, 0, "/");
   if (rest.size() >= 2 && rest[0] == "projects") call.project = rest[1];
-  if (call.project.empty()) call.project = target.query_value("project");
+  if (call.project.empty()) call.project = query_param(target, "project", call);
   std::string collections;
   for (std::size_t i = 0; i < rest.size(); i += 2) collections += "." + rest[i];
   const bool item = !rest.empty() && rest.size() % 2 == 0;
@@ -324,7 +350,14 @@ void classify_grpc(const ApiRequestFacts& r, const RequestTarget& target, ApiCal
       "google.cloud.bigquery.storage.v1.BigQueryRead/SplitReadStream"};
   call.read = is_read_method_name(method_name) ||
               std::find(kReadSessions.begin(), kReadSessions.end(), rpc) != kReadSessions.end();
-  for (const auto& [key, value] : parse_request_params(r.request_params)) {
+  const auto params = parse_request_params(r.request_params);
+  std::set<std::string_view> keys;
+  for (const auto& pair : params) {
+    if (!keys.insert(pair.first).second) {
+      note_ambiguity(call, "its x-goog-request-params names " + bounded(pair.first) + " more than once");
+    }
+  }
+  for (const auto& [key, value] : params) {
     if (call.resource.empty() || (value.starts_with("projects/") && !call.resource.starts_with("projects/"))) {
       call.resource = value;
     }
@@ -384,7 +417,8 @@ ApiCall classify_api_call(const ApiRequestFacts& request) {
   const RequestTarget target = parse_request_target(request.path);
   ApiCall call;
   call.service = service_of(host, target);
-  call.billing_project = target.query_value("userProject");
+  call.ambiguous_because = target.ambiguous_because;
+  call.billing_project = query_param(target, "userProject", call);
   if (request.grpc) {
     classify_grpc(request, target, call);
   } else {
@@ -407,6 +441,7 @@ ApiCall classify_api_call(const ApiRequestFacts& request) {
   }
   call.resource = bounded(std::move(call.resource));
   if (call.method.empty()) call.method = call.service + "." + lowercase(request.http_method);
+  if (!call.ambiguous_because.empty()) call.read = false;  // nothing says it only reads
   return call;
 }
 

@@ -29,6 +29,12 @@ struct ApiCall {
   // project-level calls): with `buckets` empty, its bucket cannot be told.
   bool needs_bucket = false;
   bool read = false;  // changes nothing (the table in docs/api-policy.md)
+  // Why the request cannot be classified for certain, or empty: it could be read two ways (a
+  // "." or ".." path segment, raw or percent-encoded; a target that is not a path; a query
+  // parameter, x-goog-request-params key or JSON body member the classifier reads given more
+  // than once). The rest is what one reading gives, `read` is false, and a policy that needs
+  // the classification refuses it (api_policy.hpp).
+  std::string ambiguous_because;
 };
 
 ApiCall classify_api_call(const sandbox::ApiRequestFacts& request);

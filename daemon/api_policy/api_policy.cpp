@@ -67,6 +67,23 @@ CallApiPolicy narrow_api_policy(const ApiPolicy& daemon,
 
 std::optional<ApiRefusal> decide(const CallApiPolicy& policy, const ApiCall& call) {
   const ApiPolicy& p = policy.effective;
+  if (!call.ambiguous_because.empty()) {
+    // Named after the first rule that needs to know what the request is.
+    const bool bucket_rule = !p.buckets.empty() && call.service == "storage";
+    const char* rule = p.read_only     ? "read_only"
+                       : bucket_rule   ? "buckets"
+                       : !p.projects.empty() ? "projects"
+                                             : nullptr;
+    if (rule != nullptr) {
+      const bool from_call = p.read_only ? policy.read_only_from_call
+                             : bucket_rule ? policy.buckets_from_call
+                                           : policy.projects_from_call;
+      return refusal(rule, "cannot classify " + target_of(call) + ": " + call.ambiguous_because +
+                               ", so it could be read two ways; " + who_sets(from_call, rule) +
+                               " needs to know what a request is, so it is refused; send it "
+                               "once, plainly (docs/api-policy.md)");
+    }
+  }
   if (p.read_only && !call.read) {
     return refusal("read_only",
                    "read-only refuses " + target_of(call) + " (not a read: docs/api-policy.md lists "

@@ -54,7 +54,9 @@ struct ApiRefusal {
 // an allowlist needs to know the target of, but whose target cannot be told, is refused (never
 // let through): a storage request with no bucket it names under a bucket allowlist; a request
 // naming no project under a project allowlist, unless it names only buckets the bucket
-// allowlist lists (that list then stands for the project).
+// allowlist lists (that list then stands for the project). So is a request that cannot be
+// classified for certain (ApiCall::ambiguous_because), under the first rule of the three that
+// applies to it.
 std::optional<ApiRefusal> decide(const CallApiPolicy& policy, const ApiCall& call);
 
 // EgressCallSetup::refuse for a call: classifies each request and returns the refusal's

@@ -45,8 +45,17 @@ std::string RequestTarget::query_value(std::string_view name) const {
   return {};
 }
 
+std::size_t RequestTarget::query_count(std::string_view name) const {
+  std::size_t count = 0;
+  for (const auto& pair : query) count += pair.first == name ? 1 : 0;
+  return count;
+}
+
 RequestTarget parse_request_target(std::string_view target) {
   RequestTarget parsed;
+  if (!target.starts_with('/')) {
+    parsed.ambiguous_because = "its request target is not a path starting with '/'";
+  }
   const auto question = target.find('?');
   const auto path = target.substr(0, question);
   if (question != std::string_view::npos) {
@@ -58,7 +67,14 @@ RequestTarget parse_request_target(std::string_view target) {
   while (start < path.size()) {
     const auto end = path.find('/', start);
     const auto segment = path.substr(start, end == std::string_view::npos ? path.npos : end - start);
-    if (!segment.empty()) parsed.segments.push_back(percent_decoded(segment, false));
+    if (!segment.empty()) {
+      parsed.segments.push_back(percent_decoded(segment, false));
+      const auto& decoded = parsed.segments.back();
+      if ((decoded == "." || decoded == "..") && parsed.ambiguous_because.empty()) {
+        parsed.ambiguous_because = "its path has a \"" + decoded + "\" segment (sent as \"" +
+                                   std::string(segment) + "\"), which a server may resolve";
+      }
+    }
     if (end == std::string_view::npos) break;
     start = end + 1;
   }

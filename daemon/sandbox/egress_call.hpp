@@ -30,7 +30,7 @@ struct SealedToken {
 struct ApiRequestFacts {
   std::string host;         // the validated host name the request went to
   std::string http_method;  // GET, POST, ... (POST for every gRPC call)
-  std::string path;         // the request target: path and query, as sent
+  std::string path;         // the request target: path and query, as sent (origin-form)
   bool grpc = false;        // content-type application/grpc*: `path` is /package.Service/Method
   std::string request_params;  // the x-goog-request-params header (URL-encoded), if any
   // The request body when it is JSON and at most 64 KiB (read-only POSTs such as dry runs are

@@ -1,6 +1,7 @@
 #include "call_credentials.hpp"
 
 #include "error_chain.hpp"
+#include "sealed_credentials.hpp"
 
 namespace kg::session {
 
@@ -56,6 +57,7 @@ AuthStatus CallCredentials::plugin_status() const {
   try {
     status.identity = plugin_->identity();
     if (status.identity.mode == plugin::CredentialMode::sealed) status.sealed = sealed_note_;
+    status.program_holds = unsealed_mode_note(status.identity.mode);
   } catch (...) {
     status.identity = {};
     status.identity.problem = "The credential plugin " + plugin_name_ + " failed to report its "
@@ -79,6 +81,7 @@ AuthStatus CallCredentials::owner_status(const std::string& email,
     status.identity.source += ", which stays in the daemon";
     status.sealed = sealed_note_;
   }
+  status.program_holds = unsealed_mode_note(mode);
   return status;
 }
 

@@ -34,6 +34,8 @@ struct AuthStatus {
   // Mode sealed: what programs hold and what unseals it with this daemon's sandboxes
   // (set_sealed_note); empty in other modes.
   std::string sealed;
+  // The other modes with credentials: what a program holds (unsealed_mode_note); else empty.
+  std::string program_holds;
   // Team mode with [team] run_as = user: the mode ([team] user_token_mode) in which each
   // signed-in user's calls carry that user's own token; the rest then speaks only of calls
   // without a signed-in user (docs/team-mode.md). Unset otherwise.

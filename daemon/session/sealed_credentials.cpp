@@ -54,4 +54,25 @@ std::string sealed_mode_note(const std::string& provider, const std::string& net
                        "plugin's mode = access-token";
 }
 
+std::string unsealed_mode_note(plugin::CredentialMode mode) {
+  constexpr const char* kAnywhere =
+      ", which it can read and use anywhere it can reach (not only through the egress proxy, "
+      "whose API policy and audit see only the requests sent through it) until the token expires";
+  switch (mode) {
+    case plugin::CredentialMode::access_token:
+      return std::string("programs hold the real access token (about an hour)") + kAnywhere;
+    case plugin::CredentialMode::workload:
+      return std::string("programs hold a real access token (about an hour) of the daemon's own "
+                         "identity") + kAnywhere;
+    case plugin::CredentialMode::forwarded:
+      return "programs hold the real access token and a copy of the ADC file, with its refresh "
+             "token or key: they can mint new tokens as this identity, anywhere, until those "
+             "credentials are revoked";
+    case plugin::CredentialMode::sealed:
+    case plugin::CredentialMode::none:
+      break;
+  }
+  return {};
+}
+
 }  // namespace kg::session

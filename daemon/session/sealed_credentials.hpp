@@ -1,4 +1,5 @@
-// Sealed credentials (docs/credentials.md): a call whose credentials come in mode sealed hands
+// Sealed credentials (docs/credentials.md), and what a program holds in every mode: a call
+// whose credentials come in mode sealed hands
 // its sandbox a placeholder token, random per call and worthless anywhere else, with the real
 // token's expiry, and keeps the real token for the sandbox's egress proxy, which puts it in the
 // placeholder's place on requests to Google API hosts. The real token never reaches the sandbox.
@@ -28,5 +29,11 @@ std::optional<sandbox::SealedToken> seal_for_sandbox(
 // the daemon's proxy).
 std::string sealed_mode_note(const std::string& provider, const std::string& network,
                              bool kubernetes_egress = false);
+
+// What a program holds in the other modes that give it credentials, one line each (`auth
+// status`, GET /v1/auth, gcp_auth_status: "program_holds"; docs/security.md says the same):
+// access-token and workload hand it a real token, forwarded also the ADC file. Empty for
+// sealed (sealed_mode_note says it) and none. This file is the one source of these sentences.
+std::string unsealed_mode_note(plugin::CredentialMode mode);
 
 }  // namespace kg::session

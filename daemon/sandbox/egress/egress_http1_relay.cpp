@@ -288,6 +288,36 @@ struct ExchangeRecorder {
 
 }  // namespace
 
+RelayedTarget read_relayed_target(std::string_view target, const std::string& host, int port) {
+  if (target.starts_with('/')) return {std::string(target), std::nullopt};
+  const auto shown = [&] {
+    std::string text(target.substr(0, 200));
+    for (char& c : text) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    }
+    return text + (target.size() > 200 ? "..." : "");
+  };
+  std::string_view rest;
+  for (const std::string_view scheme : {"https://", "http://"}) {
+    if (lower(std::string(target.substr(0, scheme.size()))) == scheme) {
+      rest = target.substr(scheme.size());
+      break;
+    }
+  }
+  if (rest.data() == nullptr) {
+    return {{}, "the request target " + shown() + " is neither a path nor an absolute URI"};
+  }
+  const auto end = rest.find_first_of("/?#");
+  const std::string authority = lower(std::string(rest.substr(0, end)));
+  if (authority != host && authority != host + ":" + std::to_string(port)) {
+    return {{}, "the request target " + shown() + " names another authority than " + host +
+                    ", the host this connection was admitted for"};
+  }
+  std::string path(end == std::string_view::npos ? std::string_view() : rest.substr(end));
+  if (!path.starts_with('/')) path.insert(0, "/");
+  return {std::move(path), std::nullopt};
+}
+
 std::string google_error_json(int code, const std::string& message, const std::string& status) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
@@ -326,10 +356,13 @@ void relay_http1(TlsStream& client, TlsStream* upstream, const Http1RelayContext
       facts.path = request.getURI();
       facts.grpc = grpc;
       facts.request_params = request.get("x-goog-request-params", "");
-      if (const auto problem = host_problem(request, context.host, context.port)) {
-        recorder.exchange.refusal = *problem;
-        throw BadRequest{403, "kode-gopher egress proxy refused the request: " + *problem};
+      auto target = read_relayed_target(facts.path, context.host, context.port);
+      if (!target.problem) target.problem = host_problem(request, context.host, context.port);
+      if (target.problem) {
+        recorder.exchange.refusal = *target.problem;
+        throw BadRequest{403, "kode-gopher egress proxy refused the request: " + *target.problem};
       }
+      facts.path = std::move(target.path);
       const BodyFraming body = framing_of(request, true);
       std::string held_body;
       if (body.framing == Framing::length && body.length <= kMaxJsonPeek &&

@@ -6,12 +6,14 @@
 // `refuse` what it asks). Keep-alive, Content-Length and chunked bodies are followed as RFC 9112
 // says. One ApiExchange is recorded per request, however it ended.
 //
-// A request whose Host is not the tunnel's host is refused (no fronting another site behind a
-// Google front end with the real token).
+// A request whose Host, or whose absolute-form target's authority, is not the tunnel's host is
+// refused (no fronting another site behind a Google front end with the real token).
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "egress_call.hpp"
 #include "egress_tls_stream.hpp"
@@ -36,6 +38,17 @@ struct Http1RelayContext {
 // upstream_failure is set. Throws TlsStreamError when a stream fails mid-request (the exchange
 // is recorded first).
 void relay_http1(TlsStream& client, TlsStream* upstream, const Http1RelayContext& context);
+
+// What a request target sent inside a tunnel to `host`:`port` asks for: `path`, the origin-form
+// path and query the classifier reads (RFC 9112 §3.2.1). An absolute URI (§3.2.2, "GET
+// https://host/path") is admitted only when its authority is `host` (with or without `port`, no
+// user info), and read as its path; any other target ("*", an authority) or authority is a
+// `problem`, named as for a mismatched Host. Pure.
+struct RelayedTarget {
+  std::string path;
+  std::optional<std::string> problem;  // set: refuse the request, saying why
+};
+RelayedTarget read_relayed_target(std::string_view target, const std::string& host, int port);
 
 // The 403 body a refused REST request gets: {"error":{"code":403,"message":...,
 // "status":"PERMISSION_DENIED"}}, as Google's APIs answer, so client libraries show the message.

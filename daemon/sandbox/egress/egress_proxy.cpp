@@ -23,7 +23,6 @@
 #include "egress_tls_stream.hpp"
 #include "egress_tunnel_check.hpp"
 #include "host_addresses.hpp"
-#include "tls_client_hello.hpp"
 #include "socket_relay.hpp"
 #include "unix_socket_listener.hpp"
 
@@ -167,21 +166,6 @@ Poco::Net::StreamSocket connect_to_first(const std::vector<Poco::Net::SocketAddr
   throw UpstreamUnreachable("Cannot connect to " + host + " (" + failures + ")");
 }
 
-// Whether a tunnel's first bytes (a checked ClientHello) come from a client the proxy can serve
-// once it terminates TLS: one offering h2 or http/1.1 among its ALPN protocols, or none at all
-// (HTTP/1.1 then).
-bool terminable(const std::string& hello) {
-  try {
-    const auto facts = read_client_hello(std::string_view(hello).substr(0, tls_record_size(hello)));
-    if (facts.alpn.empty()) return true;
-    for (const auto& protocol : facts.alpn) {
-      if (protocol == "http/1.1" || protocol == "h2") return true;
-    }
-  } catch (const std::invalid_argument&) {
-  }
-  return false;
-}
-
 // One program connection to one sandbox's proxy, from its request head on: what a local
 // sandbox's Unix socket and the Kubernetes sandboxes' gateway (egress_gateway.hpp) both serve.
 class ConnectionServer {
@@ -209,8 +193,16 @@ class ConnectionServer {
         std::string hello = check_tunnel_hello(client, rest, request.host, request.port,
                                                proxy_.allowlist(),
                                                ReceiveDeadline(limits.head_timeout));
-        if (proxy_.tls() != nullptr && request.host.name() != nullptr &&
-            is_google_api_host(request.host.text()) && terminable(hello)) {
+        const TunnelPlan plan = plan_tunnel(hello, request.host, proxy_.tls() != nullptr);
+        if (plan.refusal) {
+          try {
+            send_all(client, tls_fatal_alert(plan.alert));
+          } catch (const Poco::Exception&) {
+            // The client is gone; the refusal is still recorded.
+          }
+          throw *plan.refusal;
+        }
+        if (plan.terminate) {
           terminate(std::move(hello), upstream, request, what);
           return;
         }

@@ -11,11 +11,11 @@
 // multicast, metadata or host address.
 //
 // With an EgressTls (sealed credentials, docs/egress.md), a tunnel to a Google API host
-// (is_google_api_host) whose client offers h2 or HTTP/1.1 is not relayed blindly: the proxy
-// terminates its TLS with a certificate from the daemon's CA, verifies the real upstream, and
+// (is_google_api_host) is never relayed blindly (plan_tunnel): when its client offers h2 or
+// HTTP/1.1 (or no ALPN) the proxy terminates its TLS with a certificate from the daemon's CA, verifies the real upstream, and
 // relays each request or stream (egress_http1_relay.hpp, egress_http2_relay.hpp): the call's
 // `refuse` sees it, the sealed placeholder is replaced by the real token, and an ApiExchange is
-// recorded. Other tunnels are relayed as before.
+// recorded; any other such tunnel is refused. Other tunnels are relayed as before.
 //
 // Owned by the sandbox it serves. A local sandbox's proxy listens on its own Unix socket, with
 // its own threads, one per open connection, at most EgressProxyLimits::max_connections (the next

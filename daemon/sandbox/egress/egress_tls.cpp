@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -68,16 +69,19 @@ void set_random_serial(X509* cert) {
   ASN1_INTEGER_free(serial);
 }
 
-// A certificate for `subject_cn` valid from an hour ago for `lifetime`, with key `key`, to be
-// signed by `issuer` (nullptr: self-signed).
+// A certificate for `subject_cn` valid from an hour before `now` for `lifetime`, with key `key`,
+// to be signed by `issuer` (nullptr: self-signed).
 X509* new_certificate(const std::string& subject_cn, EVP_PKEY* key, X509* issuer,
-                      std::chrono::seconds lifetime) {
+                      std::chrono::system_clock::time_point now, std::chrono::seconds lifetime) {
   X509* cert = X509_new();
   if (cert == nullptr) fail("Cannot make a certificate");
   X509_set_version(cert, 2);
   set_random_serial(cert);
-  X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
-  X509_gmtime_adj(X509_getm_notAfter(cert), static_cast<long>(lifetime.count()));
+  const std::time_t at = std::chrono::system_clock::to_time_t(now);
+  if (ASN1_TIME_adj(X509_getm_notBefore(cert), at, 0, -3600) == nullptr ||
+      ASN1_TIME_adj(X509_getm_notAfter(cert), at, 0, static_cast<long>(lifetime.count())) == nullptr) {
+    fail("Cannot set a certificate's validity");
+  }
   X509_NAME* name = X509_get_subject_name(cert);
   X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8,
                              reinterpret_cast<const unsigned char*>("kode-gopher"), -1, -1, 0);
@@ -137,7 +141,8 @@ std::string openssl_errors() {
   return text.empty() ? "no OpenSSL error recorded" : text;
 }
 
-EgressTls::EgressTls(const std::string& ca_dir, const std::string& upstream_ca_file) {
+EgressTls::EgressTls(const std::string& ca_dir, const std::string& upstream_ca_file, Clock clock)
+    : clock_(clock ? std::move(clock) : Clock([] { return std::chrono::system_clock::now(); })) {
   const fs::path dir(ca_dir);
   const fs::path key_path = dir / "ca-key.pem";
   const fs::path cert_path = dir / "ca.pem";
@@ -168,7 +173,7 @@ EgressTls::EgressTls(const std::string& ca_dir, const std::string& upstream_ca_f
     char host[256] = "host";
     ::gethostname(host, sizeof host - 1);
     X509* cert = new_certificate("kode-gopher egress CA (" + std::string(host) + ")",
-                                 key_of(ca_key_), nullptr, std::chrono::hours(24 * 3650));
+                                 key_of(ca_key_), nullptr, clock_(), std::chrono::hours(24 * 3650));
     ca_cert_ = hold_cert(cert);
     add_extension(cert, cert, NID_basic_constraints, "critical,CA:TRUE,pathlen:0");
     add_extension(cert, cert, NID_key_usage, "critical,keyCertSign,cRLSign");
@@ -209,12 +214,36 @@ std::string EgressTls::trust_bundle_pem() const {
   return bundle + ca_pem_;
 }
 
+std::size_t EgressTls::cached_leaves() {
+  const std::lock_guard lock(leaves_mutex_);
+  return leaves_.size();
+}
+
+void EgressTls::make_room(std::chrono::system_clock::time_point now) {
+  std::erase_if(leaves_, [&](const auto& entry) {
+    return entry.second.not_after - now < kLeafRenewBefore;
+  });
+  while (leaves_.size() >= kMaxLeaves) {
+    auto oldest = leaves_.begin();
+    for (auto it = leaves_.begin(); it != leaves_.end(); ++it) {
+      if (it->second.last_used < oldest->second.last_used) oldest = it;
+    }
+    leaves_.erase(oldest);
+  }
+}
+
 SslContextPtr EgressTls::server_context(const std::string& host_name) {
-  const auto now = std::chrono::system_clock::now();
+  if (!is_google_api_host(host_name)) {
+    throw EgressTlsError("The egress CA vouches only for names under googleapis.com, not " +
+                         host_name);
+  }
+  const auto now = clock_();
   const std::lock_guard lock(leaves_mutex_);
   auto found = leaves_.find(host_name);
   if (found == leaves_.end() || found->second.not_after - now < kLeafRenewBefore) {
-    X509* cert = new_certificate(host_name, key_of(leaf_key_), cert_of(ca_cert_),
+    if (found != leaves_.end()) leaves_.erase(found);
+    make_room(now);
+    X509* cert = new_certificate(host_name, key_of(leaf_key_), cert_of(ca_cert_), now,
                                  std::chrono::duration_cast<std::chrono::seconds>(kLeafLifetime));
     const auto leaf_cert = hold_cert(cert);
     add_extension(cert, cert_of(ca_cert_), NID_subject_alt_name, ("DNS:" + host_name).c_str());
@@ -251,6 +280,7 @@ SslContextPtr EgressTls::server_context(const std::string& host_name) {
     Leaf leaf{std::move(context), now + kLeafLifetime};
     found = leaves_.insert_or_assign(host_name, std::move(leaf)).first;
   }
+  found->second.last_used = ++use_count_;
   SSL_CTX_up_ref(found->second.context.get());
   return SslContextPtr(found->second.context.get());
 }

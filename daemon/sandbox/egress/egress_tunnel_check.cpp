@@ -3,7 +3,9 @@
 #include <Poco/Exception.h>
 
 #include <stdexcept>
+#include <vector>
 
+#include "egress_tls.hpp"
 #include "tls_client_hello.hpp"
 
 namespace kg::sandbox {
@@ -99,6 +101,84 @@ std::string check_tunnel_hello(Poco::Net::StreamSocket& client, std::string firs
     }
   }
   return first;
+}
+
+namespace {
+
+constexpr unsigned char kAlertAccessDenied = 49;
+constexpr unsigned char kAlertNoApplicationProtocol = 120;
+
+TunnelPlan refuse(std::string reason, unsigned char alert) {
+  TunnelPlan plan;
+  plan.refusal = EgressRefusal{std::move(reason), EgressRefusalKind::tls_hello};
+  plan.alert = alert;
+  return plan;
+}
+
+std::string joined(const std::vector<std::string>& protocols) {
+  std::string text;
+  for (const auto& protocol : protocols) {
+    std::string shown;
+    for (const char c : protocol) {
+      shown += (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) ? '?' : c;
+    }
+    text += (text.empty() ? "\"" : ", \"") + shown + "\"";
+  }
+  return text;
+}
+
+}  // namespace
+
+TunnelPlan plan_tunnel(std::string_view first_bytes, const net::Host& host, bool terminating) {
+  if (!terminating) return {};
+  std::optional<ClientHelloFacts> facts;
+  if (starts_tls_handshake(first_bytes)) {
+    try {
+      facts = read_client_hello(first_bytes.substr(0, tls_record_size(first_bytes)));
+    } catch (const std::invalid_argument& e) {
+      // check_tunnel_hello admits no unreadable hello in a tunnel to a name; to an address it
+      // may be anything, but not something the proxy cannot tell from a Google API call.
+      return refuse(std::string("its TLS ClientHello could not be read (") + e.what() + ")",
+                    kAlertAccessDenied);
+    }
+  }
+  if (host.name() == nullptr) {
+    if (!facts || !facts->server_name) return {};
+    std::optional<net::HostName> asked;
+    try {
+      asked.emplace(net::HostName::parse(*facts->server_name));
+    } catch (const net::InvalidHost&) {
+      return {};  // check_tunnel_hello refused it already
+    }
+    if (!is_google_api_host(asked->text())) return {};
+    return refuse("the TLS server name " + asked->text() + " inside the tunnel to " +
+                      host.text() + " is a Google API host, which the proxy serves only through "
+                      "a tunnel by name (CONNECT " + asked->text() + ":443), so the API policy "
+                      "and the audit see its requests",
+                  kAlertAccessDenied);
+  }
+  if (!is_google_api_host(host.text())) return {};
+  if (!facts) {
+    return refuse("the tunnel to " + host.text() + " does not start with a TLS ClientHello",
+                  kAlertAccessDenied);
+  }
+  TunnelPlan terminate;
+  terminate.terminate = true;
+  if (facts->alpn.empty()) return terminate;
+  for (const auto& protocol : facts->alpn) {
+    if (protocol == "h2" || protocol == "http/1.1") return terminate;
+  }
+  return refuse("its TLS ClientHello offers only the application protocols (ALPN) " +
+                    joined(facts->alpn) + "; to " + host.text() + " the proxy serves HTTP/2 "
+                    "(h2) and HTTP/1.1 (http/1.1) only, since it never relays a Google API host "
+                    "unread (the API policy and the audit must see each request)",
+                kAlertNoApplicationProtocol);
+}
+
+std::string tls_fatal_alert(unsigned char description) {
+  // ContentType alert (21), legacy version TLS 1.2, length 2, level fatal (2), description.
+  return std::string{'\x15', '\x03', '\x03', '\x00', '\x02', '\x02',
+                     static_cast<char>(description)};
 }
 
 }  // namespace kg::sandbox

@@ -6,7 +6,9 @@
 #include <Poco/Net/StreamSocket.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "egress_allowlist.hpp"
 #include "host_name.hpp"
@@ -39,5 +41,25 @@ class ReceiveDeadline {
 std::string check_tunnel_hello(Poco::Net::StreamSocket& client, std::string first,
                                const net::Host& host, int port, const EgressAllowlist& allowlist,
                                const ReceiveDeadline& deadline);
+
+// How the proxy serves a tunnel whose first bytes check_tunnel_hello admitted. With TLS
+// terminated for Google API hosts (`terminating`: an EgressTls, docs/egress.md "Sealed
+// credentials"), a tunnel to such a host is never relayed unread, since a blind tunnel would
+// carry a program's own token past the API policy and the audit (access-token and forwarded
+// modes): it is terminated when the client speaks a protocol the proxy relays (ALPN h2 or
+// http/1.1, or no ALPN at all: HTTP/1.1), else refused. So is a tunnel to an IP literal whose
+// ClientHello asks for a Google API host: the proxy terminates only tunnels by name.
+struct TunnelPlan {
+  bool terminate = false;
+  std::optional<EgressRefusal> refusal;  // set: refuse (terminate is false)
+  // The TLS alert (RFC 8446 §6) a refused client gets before the tunnel closes, so its TLS
+  // library names the reason (the proxy's 200 was already sent): no_application_protocol (120)
+  // or access_denied (49).
+  unsigned char alert = 0;
+};
+TunnelPlan plan_tunnel(std::string_view first_bytes, const net::Host& host, bool terminating);
+
+// A fatal TLS alert record with `description` (RFC 8446 §6), as a TLS 1.2 record header.
+std::string tls_fatal_alert(unsigned char description);
 
 }  // namespace kg::sandbox

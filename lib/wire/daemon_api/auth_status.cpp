@@ -22,6 +22,7 @@ constexpr std::pair<const char*, std::string AuthStatus::*> kTexts[] = {
     {"problem", &AuthStatus::problem},
     {"login_hint", &AuthStatus::login_hint},
     {"sealed", &AuthStatus::sealed},
+    {"program_holds", &AuthStatus::program_holds},
     {"signed_in_users_mode", &AuthStatus::signed_in_users_mode},
 };
 

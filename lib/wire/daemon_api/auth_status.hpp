@@ -24,6 +24,9 @@ struct AuthStatus {
   std::string problem;     // what is wrong, when programs get no working credentials
   std::string login_hint;  // what the user runs on the daemon's host to fix it
   std::string sealed;      // in mode sealed: what a program holds instead of the token
+  // In modes access-token, workload and forwarded: what a program holds (a real token, in
+  // forwarded also the ADC file) and where it can use it.
+  std::string program_holds;
   // Team mode with [team] run_as = user: each signed-in user's calls run as that user's own
   // identity, in this mode ([team] user_token_mode: sealed or access-token); the members above
   // then describe only calls without a signed-in user (docs/team-mode.md).

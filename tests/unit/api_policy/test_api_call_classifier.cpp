@@ -240,3 +240,52 @@ TEST_CASE("read RPC names: a read verb first, no write word after") {
     CHECK_FALSE(is_read_method_name(name));
   }
 }
+
+TEST_CASE("requests that could be read two ways are marked ambiguous and never reads") {
+  const std::string host = "storage.googleapis.com";
+  const auto because = [](const ApiRequestFacts& facts) {
+    return classify_api_call(facts).ambiguous_because;
+  };
+  // Plain requests are not.
+  CHECK(because(rest(host, "GET", "/storage/v1/b/b1/o/a%2Fb?userProject=p")).empty());
+  CHECK(because(rest(host, "GET", "/b1/dir/.hidden/file")).empty());
+  // Dot segments, raw or percent-encoded in any case.
+  for (const char* path : {"/storage/v1/b/b1/o/../../b/b2/o/x", "/storage/v1/b/b1/./o",
+                           "/storage/v1/b/b1/o/%2e%2E/x", "/storage/v1/b/b1/%2E/o", "/b1/.%2e/b2/x"}) {
+    INFO(path);
+    const ApiCall call = classify_api_call(rest(host, "GET", path));
+    CHECK(call.ambiguous_because.find("segment") != std::string::npos);
+    CHECK_FALSE(call.read);
+  }
+  CHECK(because(rest(host, "GET", "https://other.example/storage/v1/b/b1/o")) ==
+        "its request target is not a path starting with '/'");
+  CHECK_FALSE(because(rest(host, "OPTIONS", "*")).empty());
+  // A query parameter the classifier reads, given twice (encoded or not).
+  CHECK(because(rest(host, "GET", "/storage/v1/b?project=a&project=b")) ==
+        "its query names project more than once");
+  CHECK(because(rest(host, "GET", "/storage/v1/b/b1/o?userProject=a&user%50roject=b")) ==
+        "its query names userProject more than once");
+  CHECK(because(rest(host, "POST", "/upload/storage/v1/b/b1/o?name=x&name=y")) ==
+        "its query names name more than once");
+  CHECK(because(rest("pubsub.googleapis.com", "GET", "/v1/topics?project=a&project=b")) ==
+        "its query names project more than once");
+  // Parameters it does not read may repeat.
+  CHECK(because(rest(host, "GET", "/storage/v1/b/b1/o?fields=a&fields=b")).empty());
+  // A JSON body member it reads, given twice: a dry run that may not be one is a write.
+  const ApiCall dry = classify_api_call(rest("bigquery.googleapis.com", "POST",
+                                             "/bigquery/v2/projects/p/queries",
+                                             R"({"query":"DELETE FROM d.t","dryRun":true,"dryRun":false})"));
+  CHECK(dry.ambiguous_because == "its JSON body names \"dryRun\" more than once");
+  CHECK_FALSE(dry.read);
+  CHECK(because(rest("bigquery.googleapis.com", "POST", "/bigquery/v2/projects/p/jobs",
+                     R"({"configuration":{"dryRun":true,"dryRun":false}})")) ==
+        "its JSON body names \"dryRun\" more than once");
+  CHECK(because(rest(host, "POST", "/storage/v1/b?project=p", R"({"name":"b1","name":"b2"})")) ==
+        "its JSON body names \"name\" more than once");
+  CHECK(because(rest("bigquery.googleapis.com", "POST", "/bigquery/v2/projects/p/queries",
+                     R"({"query":"SELECT 1","dryRun":true,"labels":{"a":"1"}})")).empty());
+  // gRPC request params naming a key twice.
+  CHECK(because(grpc(host, "/google.storage.v2.Storage/ReadObject",
+                     "bucket=projects%2F_%2Fbuckets%2Fb1&bucket=projects%2F_%2Fbuckets%2Fb2")) ==
+        "its x-goog-request-params names bucket more than once");
+}

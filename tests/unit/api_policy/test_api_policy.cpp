@@ -119,3 +119,29 @@ TEST_CASE("the project allowlist: named projects listed; an untold project refus
   billed.billing_project = "proj-z";
   CHECK(decide(both, billed)->message.find("project proj-z") != std::string::npos);
 }
+
+TEST_CASE("a request that cannot be classified for certain is refused by whichever rule applies") {
+  ApiCall ambiguous = storage_call("storage.objects.get", {"b1"}, false);
+  ambiguous.ambiguous_because = "its query names userProject more than once";
+  // No rule: nothing needs to know, so nothing is refused.
+  CHECK_FALSE(decide(narrow_api_policy({}, {}), ambiguous));
+  const auto read_only = decide(narrow_api_policy({}, ExecuteApiPolicy{.read_only = true}), ambiguous);
+  REQUIRE(read_only);
+  CHECK(read_only->rule == "read_only");
+  CHECK(read_only->message.find("cannot classify storage.objects.get on b/b1/o/x: its query names "
+                                "userProject more than once") != std::string::npos);
+  CHECK(read_only->message.find("this call's api_policy.read_only") != std::string::npos);
+  // Listed bucket, listed project: still refused, since the reading it was checked on may not be
+  // the one the server makes.
+  const auto buckets = decide(narrow_api_policy({.buckets = {"b1"}}, {}), ambiguous);
+  REQUIRE(buckets);
+  CHECK(buckets->rule == "buckets");
+  ApiCall project = project_call("proj-a", true);
+  project.ambiguous_because = "its path has a \"..\" segment";
+  const auto projects = decide(narrow_api_policy({.projects = {"proj-a"}}, {}), project);
+  REQUIRE(projects);
+  CHECK(projects->rule == "projects");
+  CHECK(projects->message.find("the daemon's [api_policy] projects") != std::string::npos);
+  // A bucket allowlist does not apply to another service's request.
+  CHECK_FALSE(decide(narrow_api_policy({.buckets = {"b1"}}, {}), project));
+}

@@ -54,14 +54,16 @@ TEST_CASE("auth status: who programs run as, or what is wrong and how to log in"
   const auto working = auth_answer(R"json({"plugin": "creds-adc", "plugin_loaded": true,
       "mode": "access-token", "credential_type": "authorized_user", "email": "dev@example.com",
       "project_id": "my-proj", "token_expiry": "2026-12-03T10:00:00Z",
-      "source": "/home/dev/.config/gcloud/application_default_credentials.json (gcloud's well-known file)"})json");
+      "source": "/home/dev/.config/gcloud/application_default_credentials.json (gcloud's well-known file)",
+      "program_holds": "programs hold the real access token (about an hour)"})json");
   CHECK(kg::cli::render_auth_status(working) ==
         "mode: access-token (creds-adc)\n"
         "credential type: authorized_user\n"
         "email: dev@example.com\n"
         "project: my-proj\n"
         "token expiry: 2026-12-03T10:00:00Z\n"
-        "source: /home/dev/.config/gcloud/application_default_credentials.json (gcloud's well-known file)\n");
+        "source: /home/dev/.config/gcloud/application_default_credentials.json (gcloud's well-known file)\n"
+        "program holds: programs hold the real access token (about an hour)\n");
   CHECK(working.usable());
   const auto none = auth_answer(R"({"plugin": "creds-adc", "plugin_loaded": true, "mode": "none",
       "problem": "No Application Default Credentials", "login_hint": "run `gcloud auth application-default login`"})");

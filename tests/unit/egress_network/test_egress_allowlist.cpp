@@ -6,9 +6,13 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "egress_allowlist.hpp"
+#include "egress_http1_relay.hpp"
 #include "egress_proxy_request.hpp"
+#include "egress_tunnel_check.hpp"
 #include "tls_client_hello.hpp"
 
 namespace kg::sandbox {
@@ -176,13 +180,19 @@ std::string be(std::size_t value, int width) {
 }
 
 // A ClientHello record, with a server_name extension when `name` is not empty, after another
-// extension (so the parser must skip one).
-std::string client_hello(const std::string& name) {
+// extension (so the parser must skip one), and an ALPN extension offering `alpn` when not empty.
+std::string client_hello(const std::string& name, const std::vector<std::string>& alpn = {}) {
   std::string extensions = be(0x000a, 2) + be(4, 2) + be(2, 2) + be(0x001d, 2);  // groups: x25519
   if (!name.empty()) {
     const std::string entry = be(0, 1) + be(name.size(), 2) + name;
     const std::string list = be(entry.size(), 2) + entry;
     extensions += be(0, 2) + be(list.size(), 2) + list;
+  }
+  if (!alpn.empty()) {
+    std::string protocols;
+    for (const auto& protocol : alpn) protocols += be(protocol.size(), 1) + protocol;
+    const std::string list = be(protocols.size(), 2) + protocols;
+    extensions += be(16, 2) + be(list.size(), 2) + list;
   }
   const std::string hello = be(0x0303, 2) + std::string(32, 'r') + be(0, 1) +
                             be(2, 2) + be(0x1301, 2) + be(1, 1) + be(0, 1) +
@@ -239,6 +249,74 @@ TEST_CASE("TLS ClientHello: anything but one well-formed hello is refused") {
   version[1] = 2;
   CHECK(refused_with(version) == "not a TLS record version");
   CHECK(refused_with(record.substr(0, 20)) == "truncated TLS ClientHello");
+}
+
+TEST_CASE("relayed HTTP/1.1 target: a path, or an absolute URI for the admitted host only") {
+  const std::string storage = "storage.googleapis.com";
+  const auto path = read_relayed_target("/storage/v1/b?project=p", storage, 443);
+  CHECK_FALSE(path.problem);
+  CHECK(path.path == "/storage/v1/b?project=p");
+  // Absolute-form for the admitted host, with or without the port, any case: read as its path.
+  CHECK(read_relayed_target("https://storage.googleapis.com/storage/v1/b/b1", storage, 443).path ==
+        "/storage/v1/b/b1");
+  CHECK(read_relayed_target("HTTPS://Storage.GoogleAPIs.com:443?x=1", storage, 443).path == "/?x=1");
+  CHECK_FALSE(read_relayed_target("http://storage.googleapis.com", storage, 443).problem);
+  // Another authority is refused like a mismatched Host, however it is dressed.
+  for (const char* target : {"https://other.example/storage/v1/b", "https://storage.googleapis.com:8443/",
+                             "https://user@storage.googleapis.com/", "https://storage.googleapis.com.evil/x"}) {
+    INFO(target);
+    const auto other = read_relayed_target(target, storage, 443);
+    REQUIRE(other.problem);
+    CHECK(other.problem->find("names another authority than storage.googleapis.com") != std::string::npos);
+  }
+  CHECK(read_relayed_target("*", storage, 443).problem ==
+        std::optional<std::string>("the request target * is neither a path nor an absolute URI"));
+  CHECK(read_relayed_target("storage.googleapis.com:443", storage, 443).problem);
+}
+
+TEST_CASE("tunnel plan: a Google API host is terminated or refused, never relayed unread") {
+  const auto storage = host("storage.googleapis.com");
+  const auto plan = [&](const std::string& hello, const net::Host& to, bool terminating = true) {
+    return plan_tunnel(hello, to, terminating);
+  };
+  // h2 or http/1.1 among the offers, or no ALPN at all (HTTP/1.1): terminated.
+  CHECK(plan(client_hello("storage.googleapis.com"), storage).terminate);
+  CHECK(plan(client_hello("storage.googleapis.com", {"foo", "h2"}), storage).terminate);
+  CHECK(plan(client_hello("storage.googleapis.com", {"http/1.1"}), storage).terminate);
+  // ALPN offered, neither protocol among it: refused with no_application_protocol, not relayed.
+  const auto foo = plan(client_hello("storage.googleapis.com", {"foo", "h3"}), storage);
+  CHECK_FALSE(foo.terminate);
+  REQUIRE(foo.refusal);
+  CHECK(foo.refusal->kind == EgressRefusalKind::tls_hello);
+  CHECK(foo.refusal->reason.find(R"(offers only the application protocols (ALPN) "foo", "h3")") !=
+        std::string::npos);
+  CHECK(foo.alert == 120);
+  // Without TLS termination (no EgressTls) every tunnel is relayed as before.
+  const auto blind = plan(client_hello("storage.googleapis.com", {"foo"}), storage, false);
+  CHECK_FALSE(blind.terminate);
+  CHECK_FALSE(blind.refusal);
+  // Other names are relayed, whatever they offer.
+  const auto other = plan(client_hello("a.example", {"foo"}), host("a.example"));
+  CHECK_FALSE(other.terminate);
+  CHECK_FALSE(other.refusal);
+  CHECK_FALSE(plan(client_hello("googleapis.com", {"foo"}), host("googleapis.com")).refusal);
+}
+
+TEST_CASE("tunnel plan: an IP literal tunnel asking for a Google API host is refused") {
+  const auto address = host("199.36.153.8");
+  const auto asked = plan_tunnel(client_hello("Storage.GoogleAPIs.com"), address, true);
+  CHECK_FALSE(asked.terminate);
+  REQUIRE(asked.refusal);
+  CHECK(asked.refusal->reason.find("storage.googleapis.com inside the tunnel to 199.36.153.8") !=
+        std::string::npos);
+  CHECK(asked.alert == 49);
+  // Another name, no name, or bytes that are not TLS: relayed as before.
+  CHECK_FALSE(plan_tunnel(client_hello("a.example"), address, true).refusal);
+  CHECK_FALSE(plan_tunnel(client_hello(""), address, true).refusal);
+  CHECK_FALSE(plan_tunnel("SSH-2.0-x\r\n", address, true).refusal);
+  const std::string whole = client_hello("storage.googleapis.com");
+  CHECK(plan_tunnel(whole.substr(0, whole.size() - 3), address, true).refusal);  // unreadable
+  CHECK(tls_fatal_alert(120) == std::string("\x15\x03\x03\x00\x02\x02\x78", 7));
 }
 
 }  // namespace kg::sandbox

@@ -199,6 +199,7 @@ TEST_CASE("an owner's call runs with the owner's token, sealed by default") {
   CHECK(status.identity.email == "alice@example.com");
   CHECK(status.identity.source.find("https://issuer.example") != std::string::npos);
   CHECK(status.sealed == "programs hold only a placeholder token");
+  CHECK(status.program_holds.empty());
 
   // The explicit opt-in: the sandbox gets the user's token itself.
   credentials.use_owner_credentials({source, CredentialMode::access_token});
@@ -211,5 +212,22 @@ TEST_CASE("an owner's call runs with the owner's token, sealed by default") {
   const auto plain_status = credentials.owner_status("bob@example.com", "https://issuer.example");
   CHECK(plain_status.identity.mode == CredentialMode::access_token);
   CHECK(plain_status.sealed.empty());
+  CHECK(plain_status.program_holds == kg::session::unsealed_mode_note(CredentialMode::access_token));
   CHECK(owners == std::vector<std::string>{"alice", "bob"});
+}
+
+// What a program holds is said for every mode with credentials: sealed by sealed_mode_note,
+// the others here, each naming the real token and where it can be used.
+TEST_CASE("each unsealed mode says what a program holds and where it can use it") {
+  using kg::session::unsealed_mode_note;
+  const std::string access = unsealed_mode_note(CredentialMode::access_token);
+  CHECK(access.starts_with("programs hold the real access token (about an hour)"));
+  CHECK(access.find("anywhere it can reach") != std::string::npos);
+  CHECK(unsealed_mode_note(CredentialMode::workload).find("the daemon's own identity") !=
+        std::string::npos);
+  const std::string forwarded = unsealed_mode_note(CredentialMode::forwarded);
+  CHECK(forwarded.find("a copy of the ADC file") != std::string::npos);
+  CHECK(forwarded.find("mint new tokens") != std::string::npos);
+  CHECK(unsealed_mode_note(CredentialMode::sealed).empty());
+  CHECK(unsealed_mode_note(CredentialMode::none).empty());
 }

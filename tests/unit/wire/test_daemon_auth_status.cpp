@@ -28,6 +28,14 @@ TEST_CASE("an AuthStatus survives encode and decode unchanged") {
   CHECK(decode_text(encode_auth_status(sealed)) == sealed);
   CHECK(sealed.usable());
 
+  AuthStatus opted_in = sealed;
+  opted_in.mode = "access-token";
+  opted_in.sealed.clear();
+  opted_in.program_holds = "programs hold the real access token (about an hour)";
+  CHECK(decode_text(encode_auth_status(opted_in)) == opted_in);
+  CHECK(encode_auth_status(opted_in).ends_with(
+      R"x(,"program_holds":"programs hold the real access token (about an hour)"})x"));
+
   AuthStatus team = sealed;
   team.signed_in_users_mode = "sealed";
   CHECK(decode_text(encode_auth_status(team)) == team);
