@@ -238,7 +238,8 @@ ApiResponse route_request(ApiContext& context, const ApiRequest& request) {
     }
     if (resource == "plugins") {
       require_method(request, "GET");
-      return {200, plugins_json(context.plugins, context.sessions.runtime_states())};
+      return {200, plugins_json(context.plugins, context.sessions.runtime_states(),
+                                context.sessions.limits())};
     }
     if (resource == "auth") {
       require_method(request, "GET");
