@@ -51,9 +51,11 @@ int run_cli(int argc, char** argv) {
     app.fallthrough();  // global options may follow the subcommand
     add_exec_command(app, globals, action);
     add_sessions_command(app, globals, action);
+    add_api_calls_command(app, globals, action);
     add_stats_command(app, globals, action);
     add_plugins_command(app, globals, action);
     add_auth_command(app, globals, action);
+    add_docs_command(app, globals, action);
     add_config_command(app, globals, action);
     DaemonCommandLine command_line = split_daemon_command_line(argc, argv);
     add_daemon_command(app, globals, action, std::move(command_line.passed_arguments));

@@ -5,7 +5,9 @@
 #pragma once
 
 #include "daemon_api/auth_status.hpp"
+#include "daemon_api/package_docs.hpp"
 #include "daemon_api/plugins_listing.hpp"
+#include "daemon_api/session_api_calls.hpp"
 #include "daemon_api/sessions_listing.hpp"
 #include "daemon_api/stats.hpp"
 
@@ -56,6 +58,11 @@ void add_sessions_command(CLI::App& app, const GlobalOptions& globals, CommandAc
 // The table of a GET /v1/sessions answer, or "no open sessions" / "no sessions" (with --all).
 std::string render_sessions(const wire::daemon_api::SessionsListing& listing, bool all);
 
+// api_calls_command.cpp: `api-calls SESSION [--json]` (GET /v1/sessions/{id}/api_calls).
+void add_api_calls_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+// The counts, then a table of the requests listed and the refusals' messages.
+std::string render_session_api_calls(const wire::daemon_api::SessionApiCalls& answer);
+
 // stats_command.cpp
 void add_stats_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 // The counts and the timing table of a GET /v1/stats answer.
@@ -68,6 +75,12 @@ std::string render_auth_status(const wire::daemon_api::AuthStatus& status);
 // plugins_command.cpp
 void add_plugins_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
 std::string render_plugins(const wire::daemon_api::PluginsListing& listing);
+
+// docs_command.cpp: `docs PACKAGE [SYMBOL] [--json] [--session ID]`
+// (POST /v1/sessions/{id}/docs).
+void add_docs_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);
+// The answer's docs, ending in one newline.
+std::string render_docs(const wire::daemon_api::DocsAnswer& answer);
 
 // config_command.cpp: `config check [FILE]`.
 void add_config_command(CLI::App& app, const GlobalOptions& globals, CommandAction& action);

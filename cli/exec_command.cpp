@@ -5,13 +5,13 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <optional>
 #include <string>
 
+#include "command_session.hpp"
 #include "commands.hpp"
 #include "daemon_api/api_policy_names.hpp"
 #include "daemon_api/execute_request.hpp"
-#include "daemon_api/open_session_request.hpp"
-#include "daemon_api/sessions_listing.hpp"
 #include "daemon_connection.hpp"
 #include "daemon_stream.hpp"
 #include "exit_codes.hpp"
@@ -43,28 +43,11 @@ int run_exec(const GlobalOptions& globals, const ExecOptions& options) {
   // --out needs the files after the call: a one-shot session would take them with it, so the
   // call runs in a session of its own, closed once they are saved.
   ExecOptions run_options = options;
-  const bool own_session = !options.out_dir.empty() && options.session_id.empty();
-  if (own_session) {
-    const rapidjson::Document session = with_daemon(connection, globals, std::cerr, [&] {
-      return connection.client.post("/v1/sessions",
-                                    wire::daemon_api::encode_open_session_request({"cli", ""}),
-                                    std::chrono::minutes(5));
-    });
-    run_options.session_id = wire::daemon_api::decode_session(session).id;
+  std::optional<CommandSession> own_session;
+  if (!options.out_dir.empty() && options.session_id.empty()) {
+    own_session.emplace(connection, globals, std::cerr);
+    run_options.session_id = own_session->id();
   }
-  struct SessionCloser {
-    const DaemonConnection& connection;
-    std::string id;
-    ~SessionCloser() {
-      if (id.empty()) return;
-      try {
-        kg::net::UnixHttpClient(connection.client.socket_path())
-            .request("DELETE", "/v1/sessions/" + net::percent_encode(id), {}, {});
-      } catch (...) {
-        // The daemon closes it when it stops; nothing the user can do here.
-      }
-    }
-  } closer{connection, own_session ? run_options.session_id : std::string()};
   // Live by default where a person watches: stdout is a terminal, and not --json.
   const bool live = options.stream.value_or(!options.json && ::isatty(STDOUT_FILENO) == 1);
   LiveOutput shown(std::cout, std::cerr);

@@ -26,7 +26,7 @@ int describe_runtimes(const std::optional<std::string>& config_path, std::ostrea
     for (auto& state : states) {
       state.reason = "not checked: no daemon is running (it checks each plugin when it starts)";
     }
-    out << api::runtimes_json(states) << '\n';
+    out << api::runtimes_json(states, config.limits) << '\n';
     return 0;
   } catch (const std::exception& error) {
     err << "kode-gopherd: " << describe_error_chain(error) << '\n';

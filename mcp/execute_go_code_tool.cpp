@@ -41,7 +41,7 @@ std::string input_schema(const std::optional<OfferedRuntimes>& offered) {
     "action": {"type": "string", "enum": ["run", "test", "vet"],
                "description": "run (the default): build and run the program. test: go test over every package sent; the *_test.go files' tests (and subtests) come back in the result's tests, one entry each (package, name, outcome pass/fail/skip, elapsed_ms, output), failures first in the text; a snippet (func run) has tests only if you send a _test.go file beside it that calls run. vet: go vet; its findings come back as diagnostics with the analyzer's name. test and vet need compiled-go (auto picks it; yaegi is refused). timeout_ms bounds the tests' run."},
     "timeout_ms": {"type": "integer", "minimum": 1,
-                   "description": "This call's run-phase wall-clock limit in milliseconds, for a program that needs longer (or should stop sooner) than the default (60000 unless the operator set another). At most the daemon's [limits] max_run_timeout_ms (600000 unless the operator set another); more is refused with a message naming the maximum. The build has its own limit."},
+                   "description": )json" + kg::cli::quoted_json(timeout_parameter_description(offered)) + R"json(},
     "api_policy": {
       "type": "object",
       "description": "Narrows what the program's Google API requests may do (never more than the daemon allows; holds in local sandboxes with network allowlist, else the call is not run). A refused request gets HTTP 403 or gRPC PERMISSION_DENIED in the program and a warning in the result.",

@@ -23,6 +23,7 @@ std::string join_names(const std::vector<std::string>& names) {
 
 OfferedRuntimes offered_runtimes_from(const wire::daemon_api::PluginsListing& listing) {
   OfferedRuntimes offered;
+  offered.limits = listing.limits;
   for (const auto& runtime : listing.runtimes) {
     offered.callable.push_back(runtime.name);
     offered.descriptions.emplace_back(runtime.name, runtime.description);

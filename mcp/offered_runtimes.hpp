@@ -1,7 +1,7 @@
 // The runtimes the daemon offers, as its GET /v1/plugins says (docs/daemon-api.md): no runtime
 // name is compiled into mcp/. Each runtime plugin declares its names and the config orders auto
 // (docs/configuration.md, "Runtimes"), so the tool's schemas and description are made from the
-// daemon's answer: the `runtime` enum of execute_go_code's input (what a call may ask for) and
+// daemon's answer (with the daemon's [limits], which the description states): the `runtime` enum of execute_go_code's input (what a call may ask for) and
 // output (what ran a call: auto always resolves to one of the plugins' runtimes).
 #pragma once
 
@@ -25,6 +25,9 @@ struct OfferedRuntimes {
   std::string default_name;                  // the daemon's [runtime] default
   // name -> what it does (its plugin's description line, or auto's choice), in callable order.
   std::vector<std::pair<std::string, std::string>> descriptions;
+  // The daemon's [limits] a call runs under, from the same answer; nullopt from a daemon that
+  // does not send them (the description then states the defaults as such).
+  std::optional<wire::daemon_api::CallLimits> limits;
 
   bool can_call(std::string_view name) const;
   // What the daemon says about a runtime not on the list (the same words).

@@ -1,8 +1,54 @@
 #include "tool_descriptions.hpp"
 
+#include <cstdint>
+
 #include "curated_package_list.hpp"
 
 namespace kg::mcp {
+namespace {
+
+// "60 s", or "1500 ms" when not whole seconds.
+std::string duration_text(std::uint64_t ms) {
+  return ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms";
+}
+
+// "4 MiB", "64 KiB", or "1500 bytes".
+std::string size_text(std::uint64_t bytes) {
+  if (bytes != 0 && bytes % (1ull << 20) == 0) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes != 0 && bytes % (1ull << 10) == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+// The limits the description states: the daemon's own ([limits], docs/configuration.md) when
+// it sent them, else the defaults, each marked as one the operator may have changed.
+struct StatedLimits {
+  std::string run;         // "60 s on this daemon" | "60 s unless the operator set another"
+  std::string build;       // "300 s" | "300 s by default"
+  std::string max_ms;      // "600000 ms" | "600000 ms unless the operator set another"
+  std::string output;      // "4 MiB" | "4 MiB ... by default"
+  std::string run_ms;      // "60000" | "60000 unless the operator set another"
+};
+
+StatedLimits stated_limits(const std::optional<OfferedRuntimes>& offered) {
+  if (offered && offered->limits) {
+    const auto& l = *offered->limits;
+    return {duration_text(l.run_timeout_ms) + " on this daemon", duration_text(l.build_timeout_ms),
+            std::to_string(l.max_run_timeout_ms) + " ms on this daemon",
+            size_text(l.output_bytes) + " of stdout or stderr",
+            std::to_string(l.run_timeout_ms) + " on this daemon"};
+  }
+  // [limits]' defaults (docs/configuration.md); mcp/ does not link config/, so a unit test
+  // (tests/unit/cli/test_tool_description_limits.cpp) holds these to config's.
+  const wire::daemon_api::CallLimits defaults{60'000, 600'000, 300'000, 4ull << 20};
+  const std::string caveat = " unless the operator set another";
+  return {duration_text(defaults.run_timeout_ms) + caveat,
+          duration_text(defaults.build_timeout_ms) + " by default",
+          std::to_string(defaults.max_run_timeout_ms) + " ms" + caveat,
+          size_text(defaults.output_bytes) + " of stdout or stderr by default",
+          std::to_string(defaults.run_timeout_ms) + caveat};
+}
+
+}  // namespace
 
 std::string curated_package_bullets() {
   std::string bullets;
@@ -38,7 +84,16 @@ std::string runtime_parameter_description(const std::optional<OfferedRuntimes>& 
   return text + ".";
 }
 
+std::string timeout_parameter_description(const std::optional<OfferedRuntimes>& offered) {
+  const StatedLimits limits = stated_limits(offered);
+  return "This call's run-phase wall-clock limit in milliseconds, for a program that needs "
+         "longer (or should stop sooner) than the default (" + limits.run_ms + "). At most the "
+         "daemon's [limits] max_run_timeout_ms (" + limits.max_ms + "); more is refused with a "
+         "message naming the maximum. The build has its own limit (" + limits.build + ").";
+}
+
 std::string execute_go_code_description(const std::optional<OfferedRuntimes>& offered) {
+  const StatedLimits limits = stated_limits(offered);
   return "Run Go code in a sandbox and get one structured result. Send exactly one of `code` "
          "(the source of main.go) or `files` (path -> source: files without '/' form the entry "
          "package; files in a subdirectory form helper packages, imported as "
@@ -93,12 +148,12 @@ std::string execute_go_code_description(const std::optional<OfferedRuntimes>& of
          "progressToken, the program's stdout and stderr arrive as progress notifications while "
          "it runs (at most 64 KiB per call). In protocol 2025-11-25 a long call can run as a "
          "task (tools/call with `task`), to be polled, cancelled and fetched later. The run "
-         "stops at a wall-clock limit (60 s unless the operator set another; the build has its own, 300 s "
-         "by default): status timeout, and run's ctx has no deadline of its own, so derive one. "
-         "`timeout_ms` asks for another run limit for one call, up to the daemon's maximum "
-         "(600000 ms unless the operator set another). "
-         "Memory, processes and output are limited too (oom; output_limit after 4 MiB of "
-         "stdout or stderr by default). Network: when the daemon has a credential plugin, a "
+         "stops at a wall-clock limit (" + limits.run + "; the build has its own, " +
+         limits.build + "): status timeout, and run's ctx has no deadline of its own, so derive "
+         "one. `timeout_ms` asks for another run limit for one call, up to the daemon's maximum "
+         "(" + limits.max_ms + "). "
+         "Memory, processes and output are limited too (oom; output_limit after " +
+         limits.output + "). Network: when the daemon has a credential plugin, a "
          "local sandbox reaches only the allowed Google API hosts (by default *.googleapis.com "
          "and accounts.google.com on 443) through the daemon's egress proxy, which Go's clients "
          "use on their own; other hosts are refused (HTTP 403, and a warning naming them); "

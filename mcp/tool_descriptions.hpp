@@ -12,8 +12,11 @@
 namespace kg::mcp {
 
 std::string server_instructions();
-// The runtimes part comes from what the daemon offers; without its answer it says how to find out.
+// The runtimes part and the limits come from the daemon's answer (GET /v1/plugins); without it
+// the runtimes part says how to find out and the limits are the defaults, said to be such.
 std::string execute_go_code_description(const std::optional<OfferedRuntimes>& offered);
+// The `timeout_ms` parameter's description, with the daemon's limits as above.
+std::string timeout_parameter_description(const std::optional<OfferedRuntimes>& offered);
 // The `runtime` parameter's description.
 std::string runtime_parameter_description(const std::optional<OfferedRuntimes>& offered);
 std::string gcp_auth_status_description();

@@ -16,6 +16,7 @@
 #include "malformed_message.hpp"
 #include "json_body.hpp"
 #include "response_json.hpp"
+#include "session_api_calls_json.hpp"
 
 namespace kg::api {
 namespace {
@@ -238,7 +239,8 @@ ApiResponse route_request(ApiContext& context, const ApiRequest& request) {
     }
     if (resource == "plugins") {
       require_method(request, "GET");
-      return {200, plugins_json(context.plugins, context.sessions.runtime_states())};
+      return {200, plugins_json(context.plugins, context.sessions.runtime_states(),
+                                context.sessions.limits())};
     }
     if (resource == "auth") {
       require_method(request, "GET");
@@ -274,6 +276,10 @@ ApiResponse route_request(ApiContext& context, const ApiRequest& request) {
   if (resource == "sessions" && parts.size() == 4 && parts[3] == "cancel") {
     require_method(request, "POST");
     return {200, wire::daemon_api::encode_cancel_answer({context.sessions.cancel(parts[2])})};
+  }
+  if (resource == "sessions" && parts.size() == 4 && parts[3] == "api_calls") {
+    require_method(request, "GET");
+    return {200, session_api_calls_json(context, parts[2])};
   }
   if (resource == "sessions" && parts.size() == 4 && parts[3] == "docs") {
     require_method(request, "POST");

@@ -158,8 +158,8 @@ namespace kg::api {
 
 wire::daemon_api::PluginsListing plugins_listing(
     const plugin_host::PluginRegistry& registry,
-    const std::vector<session::RuntimeState>& runtimes) {
-  wire::daemon_api::PluginsListing listing = runtimes_listing(runtimes);
+    const std::vector<session::RuntimeState>& runtimes, const config::LimitsConfig& limits) {
+  wire::daemon_api::PluginsListing listing = runtimes_listing(runtimes, limits);
   listing.plugins.emplace();
   for (const auto& p : registry.list()) {
     listing.plugins->push_back({p.name, p.kind, p.version, p.description, p.path, p.state,
@@ -169,22 +169,26 @@ wire::daemon_api::PluginsListing plugins_listing(
 }
 
 wire::daemon_api::PluginsListing runtimes_listing(
-    const std::vector<session::RuntimeState>& runtimes) {
+    const std::vector<session::RuntimeState>& runtimes, const config::LimitsConfig& limits) {
   wire::daemon_api::PluginsListing listing;
   for (const auto& r : runtimes) {
     listing.runtimes.push_back({r.name, r.available, r.is_default, r.description, r.chooses,
                                 r.reason});
   }
+  listing.limits = wire::daemon_api::CallLimits{limits.run_timeout_ms, limits.max_run_timeout_ms,
+                                                limits.build_timeout_ms, limits.output_bytes};
   return listing;
 }
 
 std::string plugins_json(const plugin_host::PluginRegistry& registry,
-                         const std::vector<session::RuntimeState>& runtimes) {
-  return wire::daemon_api::encode_plugins_listing(plugins_listing(registry, runtimes));
+                         const std::vector<session::RuntimeState>& runtimes,
+                         const config::LimitsConfig& limits) {
+  return wire::daemon_api::encode_plugins_listing(plugins_listing(registry, runtimes, limits));
 }
 
-std::string runtimes_json(const std::vector<session::RuntimeState>& runtimes) {
-  return wire::daemon_api::encode_plugins_listing(runtimes_listing(runtimes));
+std::string runtimes_json(const std::vector<session::RuntimeState>& runtimes,
+                          const config::LimitsConfig& limits) {
+  return wire::daemon_api::encode_plugins_listing(runtimes_listing(runtimes, limits));
 }
 
 }  // namespace kg::api

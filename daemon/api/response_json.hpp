@@ -27,18 +27,21 @@ std::string call_result_json(const session::CallResult& call);
 std::string session_json(const store::SessionRecord& session);
 std::string sessions_json(const std::vector<store::SessionRecord>& sessions);
 std::string stats_json(const store::Stats& stats);
-// The loaded plugins, and the runtimes a call may ask for with their state (GET /v1/plugins;
-// its codec: lib/wire/daemon_api/plugins_listing.hpp); without plugins for
-// `kode-gopherd --describe-runtimes`.
+// The loaded plugins, the runtimes a call may ask for with their state, and the [limits] a call
+// runs under (GET /v1/plugins; its codec: lib/wire/daemon_api/plugins_listing.hpp); without
+// plugins for `kode-gopherd --describe-runtimes`.
 wire::daemon_api::PluginsListing plugins_listing(
     const plugin_host::PluginRegistry& registry,
-    const std::vector<session::RuntimeState>& runtimes);
+    const std::vector<session::RuntimeState>& runtimes, const config::LimitsConfig& limits);
 wire::daemon_api::PluginsListing runtimes_listing(
-    const std::vector<session::RuntimeState>& runtimes);
+    const std::vector<session::RuntimeState>& runtimes, const config::LimitsConfig& limits);
 std::string plugins_json(const plugin_host::PluginRegistry& registry,
-                         const std::vector<session::RuntimeState>& runtimes);
-// {"runtimes": [...]}: the same rows alone (`kode-gopherd --describe-runtimes`).
-std::string runtimes_json(const std::vector<session::RuntimeState>& runtimes);
+                         const std::vector<session::RuntimeState>& runtimes,
+                         const config::LimitsConfig& limits);
+// {"runtimes": [...], "limits": {...}}: the same without plugins (`kode-gopherd
+// --describe-runtimes`).
+std::string runtimes_json(const std::vector<session::RuntimeState>& runtimes,
+                          const config::LimitsConfig& limits);
 // {"error": {"code", "message"}}: every non-2xx body and a failed stream's last line (its codec:
 // lib/wire/daemon_api/error_body.hpp).
 std::string error_json(const ApiError& error);

@@ -153,6 +153,8 @@ class SessionManager {
   // Every runtime a call may ask for (runtime_offer()), whether it can run now and
   // why not, and which one is the default: for GET /v1/plugins and `kode-gopher plugins`.
   std::vector<RuntimeState> runtime_states();
+  // The daemon's [limits], which GET /v1/plugins reports for the MCP tool's description.
+  const config::LimitsConfig& limits() const noexcept { return options_.limits; }
   // Started sandboxes waiting for new sessions (the warm pool).
   std::size_t warm_sandboxes_ready() { return warm_pool_->ready(); }
   std::optional<sandbox::ProviderMetrics> provider_metrics() { return provider_.metrics(); }

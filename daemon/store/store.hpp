@@ -230,6 +230,10 @@ class Store {
   void record_api_calls(std::int64_t call_id, const std::vector<ApiCallRecord>& records,
                         std::uint64_t dropped);
   std::vector<ApiCallRecord> list_api_calls(std::int64_t call_id);  // in the order recorded
+  // The first `limit` audited API requests of a session's calls, in the order recorded (GET
+  // /v1/sessions/{id}/api_calls; the session's SessionRecord counts them all).
+  std::vector<ApiCallRecord> list_session_api_calls(const std::string& session_id,
+                                                    std::size_t limit);
   // Adds a call's egress refusals by kind (a call with runtime auto may run twice).
   void record_egress_refusals(std::int64_t call_id,
                               const std::map<std::string, std::uint64_t>& counts);

@@ -53,16 +53,14 @@ void Store::record_api_calls(std::int64_t call_id, const std::vector<ApiCallReco
   transaction.commit();
 }
 
-std::vector<ApiCallRecord> Store::list_api_calls(std::int64_t call_id) {
-  std::lock_guard lock(mutex_);
-  SqliteStatement query(
-      db_,
-      "SELECT id, call_id, session_id, host, http_method, grpc, service, method, resource, "
-      "project, billing_project, buckets, read, http_status, COALESCE(grpc_status, -1), "
-      "refused_rule, refusal, request_bytes, response_bytes, duration_us, recorded_at "
-      "FROM api_calls WHERE call_id = ? ORDER BY id",
-      "Failed to list the API requests of call " + std::to_string(call_id));
-  query.bind_integer(1, call_id);
+namespace {
+
+constexpr const char* kApiCallColumns =
+    "id, call_id, session_id, host, http_method, grpc, service, method, resource, project, "
+    "billing_project, buckets, read, http_status, COALESCE(grpc_status, -1), refused_rule, "
+    "refusal, request_bytes, response_bytes, duration_us, recorded_at";
+
+std::vector<ApiCallRecord> read_api_call_rows(SqliteStatement& query) {
   std::vector<ApiCallRecord> records;
   while (query.step()) {
     ApiCallRecord r;
@@ -90,6 +88,28 @@ std::vector<ApiCallRecord> Store::list_api_calls(std::int64_t call_id) {
     records.push_back(std::move(r));
   }
   return records;
+}
+
+}  // namespace
+
+std::vector<ApiCallRecord> Store::list_api_calls(std::int64_t call_id) {
+  std::lock_guard lock(mutex_);
+  SqliteStatement query(
+      db_, std::string("SELECT ") + kApiCallColumns + " FROM api_calls WHERE call_id = ? ORDER BY id",
+      "Failed to list the API requests of call " + std::to_string(call_id));
+  query.bind_integer(1, call_id);
+  return read_api_call_rows(query);
+}
+
+std::vector<ApiCallRecord> Store::list_session_api_calls(const std::string& session_id,
+                                                         std::size_t limit) {
+  std::lock_guard lock(mutex_);
+  SqliteStatement query(db_,
+                        std::string("SELECT ") + kApiCallColumns +
+                            " FROM api_calls WHERE session_id = ? ORDER BY id LIMIT ?",
+                        "Failed to list the API requests of session \"" + session_id + "\"");
+  query.bind_text(1, session_id).bind_integer(2, to_sql_integer(limit));
+  return read_api_call_rows(query);
 }
 
 void Store::record_egress_refusals(std::int64_t call_id,

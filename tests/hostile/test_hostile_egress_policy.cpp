@@ -4,7 +4,8 @@
 // (`kode-gopher exec --read-only`); its program lists the buckets (a read: forwarded) and uploads
 // an object (a write: refused by the proxy before it leaves, with the rule, in the program). The
 // result's warnings name the rule, its `api_calls` list exactly those two requests, and the
-// session's counts in the daemon's records agree (docs/api-policy.md).
+// session's counts in the daemon's records agree, and `kode-gopher api-calls` reads the same two
+// requests back after the session closed (docs/api-policy.md).
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -120,6 +121,43 @@ TEST_CASE("hostile egress policy: read-only refuses a write in the program, and 
     }
   }
   CHECK(counted);
+
+  // After the fact, the one-shot session closed: `kode-gopher api-calls` reads the same two
+  // requests back from the daemon's records (GET /v1/sessions/{id}/api_calls).
+  const std::string session_id = json_string(result, "session_id");
+  const std::int64_t call_id = result["call_id"].GetInt64();
+  std::string audit_out;
+  REQUIRE(run_cli({"--config", daemon.config_path(), "api-calls", "--json", session_id}, audit_out,
+                  err) == 0);
+  INFO(audit_out);
+  kg::json::ReadJson audit_read = kg::test::read_test_json(audit_out);
+  const rapidjson::Document& audit = audit_read.document;
+  CHECK(json_string(audit, "session_id") == session_id);
+  CHECK(audit["count"].GetUint64() == 2);
+  CHECK(audit["refused"].GetUint64() == 1);
+  CHECK(audit["dropped"].GetUint64() == 0);
+  REQUIRE(audit["api_calls"].Size() == 2);
+  std::string audited;
+  for (const auto& call : audit["api_calls"].GetArray()) {
+    CHECK(call["call_id"].GetInt64() == call_id);
+    CHECK(json_string(call, "host") == "storage.googleapis.com");
+    audited += json_string(call, "http_method") + " " + json_string(call, "method") + " " +
+               json_string(call, "refused") + "|";
+  }
+  CHECK(audited == "GET storage.buckets.list |POST storage.objects.insert read_only|");
+  CHECK(contains(json_string(audit["api_calls"][1], "refusal"),
+                 "kode-gopher API policy: read-only refuses"));
+  std::string audit_text;
+  REQUIRE(run_cli({"--config", daemon.config_path(), "api-calls", session_id}, audit_text, err) == 0);
+  CHECK(audit_text.starts_with("session " + session_id + ": 2 API requests (1 refused)\n"));
+  CHECK(contains(audit_text, "storage.objects.insert"));
+  CHECK(contains(audit_text, "refused in call " + std::to_string(call_id) +
+                                 ": kode-gopher API policy: read-only refuses"));
+  // A session the daemon never had: 404 not_found, exit 64.
+  CHECK(daemon.get("/v1/sessions/no-such-session/api_calls").status == 404);
+  CHECK(run_cli({"--config", daemon.config_path(), "api-calls", "no-such-session"}, audit_text,
+                err) == 64);
+
   // And /metrics counts them by service and verdict (docs/metrics.md), naming no bucket.
   const auto metrics = daemon.get("/metrics");
   INFO(metrics.body);

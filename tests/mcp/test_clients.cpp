@@ -113,6 +113,13 @@ TEST_CASE("output while it runs, as progress notifications to the TypeScript SDK
   CHECK(contains(outcome.output, "live-output: all 5 checks passed"));
 }
 
+TEST_CASE("files out over stdio through the TypeScript SDK client (resources/read, resources/list)") {
+  const CommandOutcome outcome = run_node_client("out_files_stdio.mjs");
+  INFO(outcome.output);
+  CHECK(outcome.exit_code == 0);
+  CHECK(contains(outcome.output, "out-files-stdio: all 7 checks passed"));
+}
+
 TEST_CASE("the v2 TypeScript client in the 2026-07-28 era (@modelcontextprotocol/client)") {
   const CommandOutcome outcome = run_node_client("modern_client.mjs");
   INFO(outcome.output);

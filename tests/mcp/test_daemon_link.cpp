@@ -104,4 +104,36 @@ TEST_CASE("serve starts the daemon when none runs, and starts it again after it 
   stop_daemon(second_pid);
 }
 
+TEST_CASE("serve describes the running daemon's [limits] in tools/list") {
+  kg::test::DaemonFixtureOptions options;
+  options.extra_sections =
+      "[limits]\nrun_timeout_ms = 1500\nmax_run_timeout_ms = 90000\nbuild_timeout_ms = 240000\n"
+      "output_bytes = 1048576\n";
+  DaemonFixture daemon(options);
+  daemon.start();
+  ServeProcess serve(daemon.config_path());
+  serve.send(R"({"jsonrpc":"2.0","id":0,"method":"initialize",)"
+             R"("params":{"protocolVersion":"2025-11-25","capabilities":{}}})");
+  serve.read_message();
+  serve.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
+  const auto list = serve.read_message();
+  const auto& execute = list["result"]["tools"][0];
+  REQUIRE(json_string(execute, "name") == "execute_go_code");
+  const std::string description = json_string(execute, "description");
+  INFO(description);
+  for (const char* stated : {"wall-clock limit (1500 ms on this daemon; the build has its own, 240 s)",
+                             "up to the daemon's maximum (90000 ms on this daemon)",
+                             "output_limit after 1 MiB of stdout or stderr)"}) {
+    CAPTURE(stated);
+    CHECK(description.find(stated) != std::string::npos);
+  }
+  CHECK(description.find("unless the operator") == std::string::npos);
+  const std::string timeout =
+      json_string(execute["inputSchema"]["properties"]["timeout_ms"], "description");
+  CHECK(timeout.find("the default (1500 on this daemon)") != std::string::npos);
+  CHECK(timeout.find("max_run_timeout_ms (90000 ms on this daemon)") != std::string::npos);
+  CHECK(serve.close_and_wait() == 0);
+  daemon.stop_gracefully();
+}
+
 TEST_SUITE_END();

@@ -169,7 +169,8 @@ TEST_CASE("only the runtimes this build has are offered, and another is refused 
   CHECK(description.find("`runtime` picks the runtime (compiled-go, yaegi, auto)") !=
         std::string::npos);
   // The description alone tells an agent the sandbox's rules: persistence, limits, network, cgo.
-  for (const char* rule : {"/app/persist is the session's scratch folder", "60 s unless the operator",
+  // No daemon runs: serve asked the daemon binary, which read the config's (default) [limits].
+  for (const char* rule : {"/app/persist is the session's scratch folder", "60 s on this daemon",
                            "through the daemon's egress proxy", "cgo is not available",
                            "`action` test runs the tests", "status test_failed",
                            "under /app/out", "progress notifications while it runs",
@@ -189,14 +190,16 @@ TEST_CASE("only the runtimes this build has are offered, and another is refused 
 TEST_CASE("a runtime a plugin brings is offered: the names come from the plugins, not mcp/") {
   // No daemon runs: serve asks the daemon binary what it would offer (--describe-runtimes),
   // which reads the descriptors of the plugins in [plugins] dirs. The mock open-runtime offers
-  // "echo", a name compiled in nowhere.
+  // "echo", a name compiled in nowhere. The limits come from the same config, not from mcp/.
   const char* mocks = std::getenv("KG_MOCK_PLUGIN_DIR");
   REQUIRE(mocks != nullptr);
   const std::string dir = kg::test::unique_temp_dir("kg-mcp-open-runtime-");
   const std::string config = dir + "/kode-gopher.ini";
   std::ofstream(config) << "[daemon]\nsocket = " << dir << "/nobody-listens.sock\nstate_dir = "
                         << dir << "/state\n[plugins]\ndirs = " << mocks
-                        << "\n[runtime]\ndefault = echo\nauto_order = echo, good-runtime\n";
+                        << "\n[runtime]\ndefault = echo\nauto_order = echo, good-runtime\n"
+                        << "[limits]\nrun_timeout_ms = 2500\nmax_run_timeout_ms = 120000\n"
+                        << "build_timeout_ms = 45000\noutput_bytes = 65536\n";
   {
     ServeProcess process(config);
     process.send(R"({"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"protocol-test","version":"1"}}})");
@@ -217,6 +220,12 @@ TEST_CASE("a runtime a plugin brings is offered: the names come from the plugins
     CHECK(described.find("auto: gives the call to echo, which hands it to good-runtime") !=
           std::string::npos);
     CHECK(described.find("daemon's default (echo)") != std::string::npos);
+    const std::string description = kg::test::json_string(execute, "description");
+    CAPTURE(description);
+    CHECK(description.find("wall-clock limit (2500 ms on this daemon; the build has its own, 45 s)") !=
+          std::string::npos);
+    CHECK(description.find("maximum (120000 ms on this daemon)") != std::string::npos);
+    CHECK(description.find("output_limit after 64 KiB of stdout or stderr)") != std::string::npos);
     process.send(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"execute_go_code","arguments":{"code":"package main","runtime":"yaegi"}}})");
     const std::string refused = process.read_line();
     CHECK(refused.find(R"(runtime \"yaegi\" is not available; available runtimes: )") !=

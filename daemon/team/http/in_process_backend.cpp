@@ -136,7 +136,8 @@ wire::daemon_api::DocsAnswer InProcessSessionBackend::package_docs(
 }
 
 wire::daemon_api::PluginsListing InProcessSessionBackend::plugins() {
-  return api::plugins_listing(api_.plugins, api_.sessions.runtime_states());
+  return api::plugins_listing(api_.plugins, api_.sessions.runtime_states(),
+                              api_.sessions.limits());
 }
 
 wire::daemon_api::AuthStatus InProcessSessionBackend::auth_status() {

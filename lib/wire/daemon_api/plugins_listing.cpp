@@ -49,6 +49,16 @@ void write_runtime(JsonWriter& w, const RuntimeEntry& r) {
   w.EndObject();
 }
 
+void write_limits(JsonWriter& w, const CallLimits& l) {
+  w.Key("limits");
+  w.StartObject();
+  w.Key("run_timeout_ms"); w.Uint(l.run_timeout_ms);
+  w.Key("max_run_timeout_ms"); w.Uint(l.max_run_timeout_ms);
+  w.Key("build_timeout_ms"); w.Uint(l.build_timeout_ms);
+  w.Key("output_bytes"); w.Uint64(l.output_bytes);
+  w.EndObject();
+}
+
 const MemberReader& listing_reader() {
   static const MemberReader reader("the daemon's plugins listing");
   return reader;
@@ -87,6 +97,22 @@ RuntimeEntry read_runtime(const rapidjson::Value& v, const std::string& where) {
   return r;
 }
 
+CallLimits read_limits(const rapidjson::Value& v) {
+  CallLimits l;
+  for (const char* name : {"run_timeout_ms", "max_run_timeout_ms", "build_timeout_ms",
+                           "output_bytes"}) {
+    if (given(v, name) == nullptr) {
+      throw MalformedMessage(std::string("the daemon's plugins listing has \"limits\" without \"") +
+                             name + "\"");
+    }
+  }
+  listing_reader().read(v, "run_timeout_ms", "limits.", l.run_timeout_ms);
+  listing_reader().read(v, "max_run_timeout_ms", "limits.", l.max_run_timeout_ms);
+  listing_reader().read(v, "build_timeout_ms", "limits.", l.build_timeout_ms);
+  listing_reader().read(v, "output_bytes", "limits.", l.output_bytes);
+  return l;
+}
+
 }  // namespace
 
 std::string encode_plugins_listing(const PluginsListing& listing) {
@@ -103,6 +129,7 @@ std::string encode_plugins_listing(const PluginsListing& listing) {
   w.StartArray();
   for (const auto& r : listing.runtimes) write_runtime(w, r);
   w.EndArray();
+  if (listing.limits) write_limits(w, *listing.limits);
   w.EndObject();
   return {buffer.GetString(), buffer.GetSize()};
 }
@@ -124,6 +151,9 @@ PluginsListing decode_plugins_listing(const rapidjson::Value& value) {
   rapidjson::SizeType i = 0;
   for (const auto& r : runtimes->GetArray()) {
     listing.runtimes.push_back(read_runtime(r, "runtimes[" + std::to_string(i++) + "]"));
+  }
+  if (const rapidjson::Value* limits = listing_reader().object_member(value, "limits", "")) {
+    listing.limits = read_limits(*limits);
   }
   return listing;
 }

@@ -150,3 +150,29 @@ TEST_CASE("table widths count UTF-8 characters, missing cells are empty") {
         "héllo  x\n"
         "h      yy  z\n");
 }
+
+TEST_CASE("a session's API requests: the counts, a table, and the refusals' messages") {
+  const auto answer = kg::wire::daemon_api::decode_session_api_calls(parse_json(R"({
+      "session_id": "s-7", "count": 3, "refused": 1, "dropped": 4, "api_calls": [
+      {"id": 1, "call_id": 2, "recorded_at": "2026-01-02T03:04:05.100Z",
+       "host": "storage.googleapis.com", "http_method": "GET", "grpc": false,
+       "service": "storage", "method": "storage.objects.list", "resource": "b/logs/o",
+       "read": true, "http_status": 200, "request_bytes": 100, "response_bytes": 2000,
+       "duration_us": 12500},
+      {"id": 2, "call_id": 3, "recorded_at": "2026-01-02T03:05:00.000Z",
+       "host": "pubsub.googleapis.com", "http_method": "POST", "grpc": true,
+       "service": "pubsub", "method": "google.pubsub.v1.Publisher/Publish", "read": false,
+       "http_status": 200, "grpc_status": 7, "refused": "read_only",
+       "refusal": "kode-gopher API policy: read-only refuses Publish",
+       "request_bytes": 50, "response_bytes": 0, "duration_us": 300}]})", "test"));
+  CHECK(kg::cli::render_session_api_calls(answer) ==
+        "session s-7: 3 API requests (1 refused); 4 more past the egress proxy's bound per call "
+        "were counted, not recorded\n"
+        "CALL  RECORDED_AT               SERVICE  METHOD                              RESOURCE  STATUS  MS  BYTES  REFUSED\n"
+        "2     2026-01-02T03:04:05.100Z  storage  storage.objects.list                b/logs/o  200     12  2100   -\n"
+        "3     2026-01-02T03:05:00.000Z  pubsub   google.pubsub.v1.Publisher/Publish  -         grpc=7  0   50     read_only\n"
+        "refused in call 3: kode-gopher API policy: read-only refuses Publish\n"
+        "... 1 more (the first 2 are listed; the daemon's SQLite database holds them all, "
+        "docs/api-policy.md)\n");
+  CHECK(kg::cli::render_session_api_calls({"s-1", 0, 0, 0, {}}) == "session s-1: 0 API requests\n");
+}

@@ -70,6 +70,33 @@ TEST_CASE("a call's API requests are kept in order, refusals and gRPC statuses i
   CHECK(store.find_session("s-2")->api_calls == 0);
 }
 
+TEST_CASE("a session's API requests are listed across its calls, in order, up to the limit") {
+  TempDir dir;
+  Store store(dir / "kg.db");
+  store.insert_session(test::new_session("s-1"));
+  store.insert_session(test::new_session("s-2"));
+  const auto first = store.begin_call(test::new_call("s-1"));
+  const auto other = store.begin_call(test::new_call("s-2"));
+  const auto second = store.begin_call(test::new_call("s-1"));
+  store.record_api_calls(first, {api_call("s-1", first, "storage.objects.get"),
+                                 api_call("s-1", first, "storage.objects.insert", "read_only")},
+                         0);
+  store.record_api_calls(other, {api_call("s-2", other, "storage.buckets.list")}, 0);
+  store.record_api_calls(second, {api_call("s-1", second, "storage.objects.list")}, 0);
+  const auto listed = store.list_session_api_calls("s-1", 10);
+  REQUIRE(listed.size() == 3);
+  CHECK(listed[0].call_id == first);
+  CHECK(listed[0].method == "storage.objects.get");
+  CHECK(listed[1].refused_rule == "read_only");
+  CHECK(listed[2].call_id == second);
+  CHECK(listed[2].method == "storage.objects.list");
+  const auto bounded = store.list_session_api_calls("s-1", 2);
+  REQUIRE(bounded.size() == 2);
+  CHECK(bounded[1].method == "storage.objects.insert");
+  CHECK(store.list_session_api_calls("s-2", 10).size() == 1);
+  CHECK(store.list_session_api_calls("s-9", 10).empty());
+}
+
 TEST_CASE("an API request of an unknown session is refused, and nothing of the batch is kept") {
   TempDir dir;
   Store store(dir / "kg.db");

@@ -30,6 +30,14 @@ TEST_CASE("a plugins listing survives encode and decode unchanged") {
                       {"yaegi", false, false, "interprets", {}, "no runner"},
                       {"auto", false, true, "picks", {"yaegi", "compiled-go"}, "needs yaegi"}};
   CHECK(decode_text(encode_plugins_listing(listing)) == listing);
+  // The daemon's [limits], as the MCP tool's description states them.
+  listing.limits = CallLimits{1500, 90'000, 240'000, 1ull << 20};
+  const std::string with_limits = encode_plugins_listing(listing);
+  CHECK(with_limits.find(R"("limits":{"run_timeout_ms":1500,"max_run_timeout_ms":90000,)"
+                         R"("build_timeout_ms":240000,"output_bytes":1048576})") !=
+        std::string::npos);
+  CHECK(decode_text(with_limits) == listing);
+  listing.limits.reset();
 
   // --describe-runtimes: the runtimes alone, and "plugins" stays absent.
   PluginsListing runtimes_only;
@@ -51,4 +59,17 @@ TEST_CASE("a plugins listing out of shape is refused, naming the member") {
                        "the daemon's plugins listing has \"runtimes[0].name\" that is not a "
                        "runtime's name",
                        kg::wire::MalformedMessage);
+  CHECK_THROWS_WITH_AS(decode_text(R"({"runtimes": [], "limits": 60000})"),
+                       "the daemon's plugins listing has \"limits\" that is not an object",
+                       kg::wire::MalformedMessage);
+  CHECK_THROWS_WITH_AS(
+      decode_text(R"({"runtimes": [], "limits": {"run_timeout_ms": 1, "max_run_timeout_ms": 2,)"
+                  R"( "build_timeout_ms": 3}})"),
+      "the daemon's plugins listing has \"limits\" without \"output_bytes\"",
+      kg::wire::MalformedMessage);
+  CHECK_THROWS_WITH_AS(
+      decode_text(R"({"runtimes": [], "limits": {"run_timeout_ms": -1, "max_run_timeout_ms": 2,)"
+                  R"( "build_timeout_ms": 3, "output_bytes": 4}})"),
+      "the daemon's plugins listing has \"limits.run_timeout_ms\" that is not a whole number",
+      kg::wire::MalformedMessage);
 }
