@@ -18,8 +18,9 @@ working dir, on a read-only root.
       Unpacks every image in STORE (what a node's pull is to the pods after it).
   oci-run.py pod STORE tcp:HOST:PORT
       A pod of the k8s suite (the kubelet player's pod command): the image $KG_IMAGE with the
-      entrypoint's tcp:0.0.0.0:8888 made tcp:HOST:PORT, fresh tmpfs at $KG_POD_WRITABLE
-      (colon-separated: the pod's emptyDir mounts), the host's network (pod IPs are 127.0.0.N).
+      entrypoint's tcp:0.0.0.0:8888 made tcp:HOST:PORT and the container's args ($KG_POD_ARGS,
+      a JSON list) after it, fresh tmpfs at $KG_POD_WRITABLE (colon-separated: the pod's
+      emptyDir mounts), the host's network (pod IPs are 127.0.0.N).
   oci-run.py pod --only-reach HOST:PORT STORE tcp:HOST:PORT
       The same, but the pod runs in a network of its own whose only way out is HOST:PORT (the
       daemon's egress gateway), as a NetworkPolicy would admit (pod_network.py); its server
@@ -351,7 +352,8 @@ def main():
                 listen, listener = pod_network.server_listener(listen)
                 pass_fds = (listener.fileno(),)
                 pod_network.isolate(only_reach)
-            command, _ = bwrap_command(bundle, listen=listen, writable=writable)
+            pod_args = json.loads(os.environ.get("KG_POD_ARGS") or "[]")
+            command, _ = bwrap_command(bundle, args=pod_args, listen=listen, writable=writable)
         elif len(sys.argv) >= 4 and sys.argv[1] == "run" and "--" in sys.argv:
             store = sys.argv[2]
             split = sys.argv.index("--")
@@ -362,7 +364,7 @@ def main():
         else:
             print(__doc__, file=sys.stderr)
             return 2
-    except (Refused, pod_network.PodNetworkError, OSError) as error:
+    except (Refused, pod_network.PodNetworkError, OSError, ValueError) as error:
         print(f"oci-run: {error}", file=sys.stderr)
         return 1
     # A kubelet stops a container with SIGTERM: pass it on; bwrap's --die-with-parent does the rest.

@@ -15,10 +15,11 @@
 #   --sandbox-server  kode-gopher-sandbox (default $KG_SANDBOX_SERVER, else
 #                     <repo>/build/sandbox/server/kode-gopher-sandbox)
 #   --parent-pid      0 keeps the cluster until stop-cluster.sh
-#   --router-manifests  rendered manifests (e.g. kustomize build manifests/overlays/daemon): the
-#                     router runs with their Deployment sandbox-router's arguments (bind addresses
-#                     made loopback ones; kcluster's router_args.go). Without: a router over every
-#                     namespace. With it and $KG_K8S_ROUTER_COMMAND, that command runs the router
+#   --router-manifests  rendered manifests (e.g. kustomize build manifests/overlays/daemon),
+#                     applied before the router starts: the router runs with their Deployment
+#                     sandbox-router's arguments (bind addresses made loopback ones; kcluster's
+#                     router_args.go), signed in as its ServiceAccount (<state-dir>/kubeconfig-router,
+#                     router_account.go). Without: a router over every namespace, as the admin. With it and $KG_K8S_ROUTER_COMMAND, that command runs the router
 #                     (the Deployment's image in $KG_IMAGE, the arguments after the command).
 # $KG_K8S_POD_COMMAND, when set, runs each pod instead of the sandbox server
 # (tests/k8s/README.md).

@@ -4,7 +4,6 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
-#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -13,66 +12,10 @@
 #include <Poco/Process.h>
 
 #include "daemon_fixture.hpp"
+#include "kubernetes_daemon.hpp"
 #include "test_cluster.hpp"
 
 namespace kg::test {
-namespace {
-
-constexpr const char* kHello =
-    "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"hello from a pod\") }\n";
-
-// A daemon whose sandboxes are claims in the test cluster, labelled with `daemon_id`, signing in
-// with `kubeconfig` (default: the manifests' ServiceAccount kode-gopherd's token).
-DaemonFixtureOptions kubernetes_daemon(const std::string& daemon_id,
-                                       const std::string& warm_pool = TestCluster::kWarmPool,
-                                       int claim_timeout_s = 120, std::string kubeconfig = "",
-                                       const std::string& more_kubernetes_keys = "") {
-  auto& cluster = TestCluster::get();
-  if (kubeconfig.empty()) kubeconfig = cluster.daemon_kubeconfig();
-  DaemonFixtureOptions options;
-  // No host build cache: the sandbox image carries it (the fixture must not prewarm one).
-  options.empty_base_cache = true;
-  options.extra_sandbox_keys = "provider = kubernetes\n";
-  options.extra_sections = "[kubernetes]\nkubeconfig = " + kubeconfig +
-                           "\nnamespace = " + TestCluster::kNamespace +
-                           "\nwarm_pool = " + warm_pool + "\nrouter = " + cluster.router() +
-                           "\nclaim_timeout_s = " + std::to_string(claim_timeout_s) +
-                           "\ndaemon_id = " + daemon_id + "\n" + more_kubernetes_keys +
-                           // A retry after a dead sandbox is refused once a credentialed run began.
-                           "\n[credentials]\nplugin = none\n";
-  return options;
-}
-
-// The claims in the cluster that carry this daemon's identity.
-std::vector<std::string> claims_of(const std::string& daemon_id) {
-  std::vector<std::string> names;
-  for (const auto& [name, claim] : TestCluster::get().claims()) {
-    const auto& metadata = claim["metadata"];
-    if (!metadata.HasMember("labels")) continue;
-    for (const auto& label : metadata["labels"].GetObject()) {
-      if (label.value.IsString() && daemon_id == label.value.GetString()) names.push_back(name);
-    }
-  }
-  return names;
-}
-
-bool eventually(const std::function<bool()>& condition, std::chrono::seconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (condition()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return condition();
-}
-
-std::string file_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
 
 TEST_CASE("a session claims a sandbox from the warm pool, runs programs in it, and closing it deletes the claim") {
   auto& cluster = TestCluster::get();
@@ -191,6 +134,45 @@ TEST_CASE("the daemon's ServiceAccount may do what the provider does and nothing
     CAPTURE(method);
     CAPTURE(path);
     const auto answer = cluster.api(method, path, "", token);
+    INFO(answer.body);
+    CHECK(answer.status == 403);
+  }
+}
+
+TEST_CASE("the router signs in as the manifests' ServiceAccount, which may read pods in its namespace and nothing else") {
+  auto& cluster = TestCluster::get();
+  const std::string token = cluster.router_token();
+  CHECK(token != cluster.env("KG_K8S_TOKEN"));
+  // Who the router's token is (every claim test goes through the router signed in with it).
+  const auto who = cluster.api("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                               R"({"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"})",
+                               token);
+  INFO(who.body);
+  CHECK(who.status == 201);
+  CHECK(who.body.find(std::string(R"("username":"system:serviceaccount:)") +
+                      TestCluster::kNamespace + ":" + TestCluster::kRouterAccount + "\"") !=
+        std::string::npos);
+  const std::string ns = std::string("/namespaces/") + TestCluster::kNamespace;
+  // Granted: what its pod cache does (--cache-namespace: list and watch pods, get one).
+  CHECK(cluster.api("GET", "/api/v1" + ns + "/pods?labelSelector=x%3Dy", "", token).status == 200);
+  CHECK(cluster.api("GET", "/api/v1" + ns + "/pods/any", "", token).status == 404);  // not 403
+  // Refused (403): the rest (manifests/base/router-rbac.yaml).
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"GET", "/api/v1/pods"},                                        // other namespaces
+      {"GET", "/api/v1/namespaces/default/pods"},
+      {"DELETE", "/api/v1" + ns + "/pods/any"},                       // pods: read only
+      {"POST", "/api/v1" + ns + "/pods"},
+      {"GET", "/api/v1" + ns + "/secrets"},
+      {"GET", "/api/v1" + ns + "/services"},
+      {"GET", "/apis/agents.x-k8s.io/v1beta1" + ns + "/sandboxes"},
+      {"GET", claims_path()},
+      {"POST", "/api/v1" + ns + "/serviceaccounts/" + TestCluster::kDaemonAccount + "/token"},
+  };
+  for (const auto& [method, path] : refused) {
+    CAPTURE(method);
+    CAPTURE(path);
+    const auto answer =
+        cluster.api(method, path, method == "POST" ? R"({"apiVersion":"v1","kind":"Pod"})" : "", token);
     INFO(answer.body);
     CHECK(answer.status == 403);
   }

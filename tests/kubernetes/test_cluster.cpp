@@ -66,9 +66,18 @@ std::string claims_path() {
          TestCluster::kNamespace + "/sandboxclaims";
 }
 std::string claim_path(const std::string& name) { return claims_path() + "/" + name; }
-std::string sandbox_path(const std::string& name) {
+std::string sandboxes_path() {
   return std::string("/apis/agents.x-k8s.io/v1beta1/namespaces/") + TestCluster::kNamespace +
-         "/sandboxes/" + name;
+         "/sandboxes";
+}
+std::string sandbox_path(const std::string& name) { return sandboxes_path() + "/" + name; }
+std::string warm_pools_path() {
+  return std::string("/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/") +
+         TestCluster::kNamespace + "/sandboxwarmpools";
+}
+std::string templates_path() {
+  return std::string("/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/") +
+         TestCluster::kNamespace + "/sandboxtemplates";
 }
 
 TestCluster& TestCluster::get() {
@@ -171,10 +180,8 @@ void TestCluster::start() {
     const auto equals = line.find('=');
     if (equals != std::string::npos) env_[line.substr(0, equals)] = line.substr(equals + 1);
   }
-  // Namespace, SandboxTemplate, SandboxWarmPool, the router, the daemon's RBAC.
-  const auto applied = run_command(env_.at("KG_K8S_BIN_DIR") + "/kcluster",
-                                   {"apply", "--kubeconfig", kubeconfig(), manifests});
-  if (applied.rc != 0) throw std::runtime_error("kcluster apply failed:\n" + applied.output);
+  // start-cluster.sh --router-manifests applied them (namespace, template, warm pool, the
+  // router's and the daemon's accounts and RBAC) before it started the router as its account.
   write_daemon_kubeconfig();
   wait_for_ready_pool(1, 120);
 }
@@ -267,9 +274,21 @@ std::map<std::string, rapidjson::Document> TestCluster::claims() const {
   return claims;
 }
 
-void TestCluster::wait_for_ready_pool(int ready, int timeout_s) const {
-  const std::string path = std::string("/apis/extensions.agents.x-k8s.io/v1beta1/namespaces/") +
-                           kNamespace + "/sandboxwarmpools/" + kWarmPool;
+std::string TestCluster::router_token() const {
+  // clientcmd's kubeconfig (tests/k8s/cluster/cmd/kcluster/router_account.go): one user, one
+  // "token: " line.
+  std::istringstream lines(read_file(env("KG_K8S_STATE_DIR") + "/kubeconfig-router"));
+  const std::string key = "token: ";
+  for (std::string line; std::getline(lines, line);) {
+    const auto at = line.find(key);
+    if (at != std::string::npos) return line.substr(at + key.size());
+  }
+  throw std::runtime_error("the router's kubeconfig " + env("KG_K8S_STATE_DIR") +
+                           "/kubeconfig-router has no token");
+}
+
+void TestCluster::wait_for_ready_pool(int ready, int timeout_s, const std::string& pool) const {
+  const std::string path = warm_pools_path() + "/" + pool;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
   std::string last;
   while (std::chrono::steady_clock::now() < deadline) {
@@ -284,7 +303,7 @@ void TestCluster::wait_for_ready_pool(int ready, int timeout_s) const {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
-  throw std::runtime_error("the warm pool " + std::string(kWarmPool) + " has no " +
+  throw std::runtime_error("the warm pool " + pool + " has no " +
                            std::to_string(ready) + " ready sandbox(es) after " +
                            std::to_string(timeout_s) + " s: " + last);
 }

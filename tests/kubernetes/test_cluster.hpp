@@ -2,11 +2,11 @@
 // kube-apiserver, the agent-sandbox controller and router built from the Go proxy
 // (tests/k8s/build-cluster-tools.sh), started once per test process by tests/k8s/start-cluster.sh
 // on loopback, with the test playing the kubelet: each pod runs the sandbox image's layout in
-// bubblewrap (tests/manifests/test-sandbox-image.py run-pod) on an address 127.0.0.N. The
-// project's own manifests (manifests/overlays/daemon, rendered with the pinned kustomize) are
-// applied to it, so their SandboxTemplate and SandboxWarmPool are what the provider claims from,
-// the router runs with their Deployment's arguments, and the daemon signs in with a token of their
-// ServiceAccount kode-gopherd, so it has only what their Role grants.
+// bubblewrap (tests/images/oci-run.py pod) on an address 127.0.0.N. The project's own manifests
+// (manifests/overlays/daemon, rendered with the pinned kustomize) are applied to it, so their
+// SandboxTemplate and SandboxWarmPool are what the provider claims from, the router runs with
+// their Deployment's arguments as their ServiceAccount sandbox-router, and the daemon signs in
+// with a token of their ServiceAccount kode-gopherd: each has only what its Role grants.
 #pragma once
 
 #include <map>
@@ -38,19 +38,24 @@ class TestCluster {
   const std::string& daemon_kubeconfig() const { return daemon_kubeconfig_; }
   const std::string& daemon_token() const { return daemon_token_; }
   std::string router() const { return env("KG_K8S_ROUTER_ADDR"); }
+  // The token the router signs in with: its Deployment's ServiceAccount's, from the kubeconfig
+  // start-cluster.sh made for it (<state-dir>/kubeconfig-router).
+  std::string router_token() const;
   static constexpr const char* kNamespace = "kode-gopher";     // manifests/base
   static constexpr const char* kWarmPool = "kode-gopher-pool";  // manifests/base
+  static constexpr const char* kTemplate = "kode-gopher-sandbox";  // manifests/base
   static constexpr const char* kDaemonAccount = "kode-gopherd";  // manifests/components/daemon
+  static constexpr const char* kRouterAccount = "sandbox-router";  // manifests/base
 
   // One request to the API server as the admin token user (or with `token`); `path` starts with
-  // /api or /apis.
+  // /api or /apis. PATCH sends a JSON merge patch, other bodies are JSON.
   ApiAnswer api(const std::string& method, const std::string& path, const std::string& body = "",
                 const std::string& token = "") const;
   rapidjson::Document api_json(const std::string& path) const;
   // The claims in the test namespace, by name.
   std::map<std::string, rapidjson::Document> claims() const;
   // Waits until the warm pool has `ready` ready sandboxes; throws after the timeout.
-  void wait_for_ready_pool(int ready, int timeout_s) const;
+  void wait_for_ready_pool(int ready, int timeout_s, const std::string& pool = kWarmPool) const;
 
   ~TestCluster();
 
@@ -67,5 +72,8 @@ class TestCluster {
 std::string claims_path();
 std::string claim_path(const std::string& name);
 std::string sandbox_path(const std::string& name);
+std::string sandboxes_path();
+std::string warm_pools_path();
+std::string templates_path();
 
 }  // namespace kg::test

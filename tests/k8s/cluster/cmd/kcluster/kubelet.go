@@ -28,8 +28,10 @@ import (
 // the pod's IP), then reports the pod Running and Ready. When a pod is deleted it stops that
 // process, frees the address and finishes the deletion the way a kubelet does (grace period 0).
 // A server that exits on its own is started again at the same address with restartCount + 1, or,
-// with restartPolicy Never, the pod becomes Failed (OnFailure is treated as Always). There is no
-// container, image or isolation: the pod's image and command are ignored.
+// with restartPolicy Never, the pod becomes Failed (OnFailure is treated as Always); one that exits
+// before it was ever ready is started again (with the work queue's back-off), or, under Never,
+// fails the pod. The first container's args are passed on after the server's own; its command
+// is ignored. Without --pod-command there is no container, image or isolation.
 func kubeletCommand(args []string) error {
 	fs := flag.NewFlagSet("kubelet", flag.ContinueOnError)
 	var p player
@@ -209,6 +211,15 @@ func (p *player) sync(ctx context.Context, key string) error {
 	}
 	if server == nil {
 		if server, err = p.startServer(key, pod); err != nil {
+			// A server that crashes at its start, under restartPolicy Never: the pod is Failed,
+			// as a kubelet reports a container that exits before it was ever ready. Otherwise
+			// the start is retried (a crash loop, with the work queue's back-off).
+			var exited *exitedBeforeReady
+			if errors.As(err, &exited) && pod.Spec.RestartPolicy == corev1.RestartPolicyNever {
+				log.Printf("pod %s: %v\npod %s: restartPolicy Never; reporting the pod Failed", key, err, key)
+				p.markExited(ctx, pod, exited.terminated, true)
+				return nil
+			}
 			return err
 		}
 	}
@@ -303,6 +314,13 @@ func (p *player) markExited(ctx context.Context, pod *corev1.Pod, terminated *co
 			fresh.Status.Conditions[i].Status = corev1.ConditionFalse
 			fresh.Status.Conditions[i].Reason = "ContainersNotReady"
 			fresh.Status.Conditions[i].LastTransitionTime = now
+		}
+	}
+	if len(fresh.Status.ContainerStatuses) == 0 {
+		// It never ran long enough to be reported (a crash at its start).
+		for _, c := range fresh.Spec.Containers {
+			fresh.Status.ContainerStatuses = append(fresh.Status.ContainerStatuses,
+				corev1.ContainerStatus{Name: c.Name, Image: c.Image})
 		}
 	}
 	for i := range fresh.Status.ContainerStatuses {

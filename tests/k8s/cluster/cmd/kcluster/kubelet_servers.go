@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -120,13 +121,20 @@ func (p *player) launch(key string, pod *corev1.Pod, ip string, port int, restar
 		}
 	}
 	listen := net.JoinHostPort(ip, strconv.Itoa(port))
-	argv := []string{p.sandboxServer, "--listen", "tcp:" + listen, "--workdir", work, "--shares-host-network"}
+	// The first container's args come after the server's own, as a container's args follow its
+	// image's entrypoint.
+	args := pod.Spec.Containers[0].Args
+	argv := append([]string{p.sandboxServer, "--listen", "tcp:" + listen, "--workdir", work, "--shares-host-network"}, args...)
 	env := []string{"HOME=" + home}
 	if len(p.podCommand) > 0 {
-		// The pod command runs the pod's image: it gets the first container's image reference
-		// and the mount paths of its emptyDir volumes (the only writable folders).
+		// The pod command runs the pod's image: it gets the first container's image reference,
+		// its args (JSON) and the mount paths of its emptyDir volumes (the only writable folders).
+		encodedArgs, err := json.Marshal(append([]string{}, args...))
+		if err != nil {
+			return nil, fmt.Errorf("encoding the container's args: %w", err)
+		}
 		argv = append(append([]string{}, p.podCommand...), "tcp:"+listen)
-		env = append(env, "KG_IMAGE="+pod.Spec.Containers[0].Image,
+		env = append(env, "KG_IMAGE="+pod.Spec.Containers[0].Image, "KG_POD_ARGS="+string(encodedArgs),
 			"KG_POD_WRITABLE="+strings.Join(emptyDirMounts(pod), ":"))
 	}
 	process, err := startChild("kode-gopher-sandbox of "+key, filepath.Join(dir, "server.log"), argv, env)
@@ -136,7 +144,13 @@ func (p *player) launch(key string, pod *corev1.Pod, ip string, port int, restar
 	server := &podServer{uid: pod.UID, ip: ip, port: port, process: process, started: time.Now(), restarts: restarts}
 	client := &http.Client{Timeout: time.Second}
 	if err := waitHTTP(process, client, "http://"+listen+readinessPath(pod), "", "", 15*time.Second); err != nil {
+		exitedOnItsOwn := !process.running()
 		process.stop(2 * time.Second)
+		if exitedOnItsOwn {
+			return nil, &exitedBeforeReady{cause: err, terminated: &corev1.ContainerStateTerminated{
+				ExitCode: exitCode(process.err), Reason: "Error", Message: fmt.Sprint(process.err),
+				StartedAt: metav1.NewTime(server.started), FinishedAt: metav1.Now()}}
+		}
 		return nil, err
 	}
 	p.mu.Lock()
@@ -146,6 +160,15 @@ func (p *player) launch(key string, pod *corev1.Pod, ip string, port int, restar
 	go p.watchExit(key, pod, server)
 	return server, nil
 }
+
+// exitedBeforeReady: the pod's server exited on its own before its readiness path answered (a
+// container that crashes at start).
+type exitedBeforeReady struct {
+	cause      error
+	terminated *corev1.ContainerStateTerminated
+}
+
+func (e *exitedBeforeReady) Error() string { return e.cause.Error() }
 
 // watchExit handles the server exiting without the player stopping it, as a kubelet handles its
 // container exiting: with restartPolicy Never the pod becomes Failed; otherwise the pod turns not

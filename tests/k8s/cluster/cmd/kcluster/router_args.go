@@ -6,7 +6,9 @@ package main
 // processes cannot share with a cluster is changed, and the log says so:
 //   --http-bind-address, --health-probe-bind-address, --metrics-bind-address  free loopback
 //       ports (every process here shares one network namespace, so :8080 cannot be everyone's)
-//   --kubeconfig  added (there is no in-cluster service account mount)
+//   --kubeconfig  added (there is no in-cluster service account mount); it holds a token of the
+//       Deployment's own serviceAccountName (router_account.go), so only the manifests' RBAC
+//       for it is open to the router
 //   --allow-loopback-pod-ip  added (the kubelet player's pod IPs are 127.0.0.N)
 // $(VAR) references are expanded from the container's env as a kubelet does: literal values and
 // the fieldRef metadata.namespace (the Deployment's namespace); any other reference is an error.
@@ -25,13 +27,22 @@ const routerDeployment, routerContainer = "sandbox-router", "sandbox-router"
 
 var envReference = regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
 
+// routerDeploymentFacts: what the test cluster takes from the router's Deployment.
+type routerDeploymentFacts struct {
+	args           []string // the container's args, rewritten (rewriteRouterArgs)
+	image          string   // the container's image
+	namespace      string   // the Deployment's
+	serviceAccount string   // spec.template.spec.serviceAccountName ("default" when unset)
+}
+
 // routerArgsFromManifests reads the router container's args from the rendered manifests in file
 // and returns them with the loopback replacements (in `replaced`, by flag name) and additions,
-// and the container's image.
-func routerArgsFromManifests(file string, replaced map[string]string, added []string) ([]string, string, error) {
+// with the container's image and the namespace and ServiceAccount it runs as.
+func routerArgsFromManifests(file string, replaced map[string]string, added []string) (routerDeploymentFacts, error) {
+	var none routerDeploymentFacts
 	objects, err := readManifests(file)
 	if err != nil {
-		return nil, "", err
+		return none, err
 	}
 	for _, obj := range objects {
 		if obj.GetKind() != "Deployment" || obj.GetName() != routerDeployment {
@@ -39,14 +50,14 @@ func routerArgsFromManifests(file string, replaced map[string]string, added []st
 		}
 		var deployment appsv1.Deployment
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &deployment); err != nil {
-			return nil, "", fmt.Errorf("reading Deployment %s in %s: %w", routerDeployment, file, err)
+			return none, fmt.Errorf("reading Deployment %s in %s: %w", routerDeployment, file, err)
 		}
 		for _, container := range deployment.Spec.Template.Spec.Containers {
 			if container.Name != routerContainer {
 				continue
 			}
 			if len(container.Command) != 0 {
-				return nil, "", fmt.Errorf("Deployment %s in %s sets command %q; the test cluster runs the router binary itself, so only args are supported",
+				return none, fmt.Errorf("Deployment %s in %s sets command %q; the test cluster runs the router binary itself, so only args are supported",
 					routerDeployment, file, container.Command)
 			}
 			values := map[string]string{}
@@ -59,11 +70,16 @@ func routerArgsFromManifests(file string, replaced map[string]string, added []st
 				}
 			}
 			args, err := rewriteRouterArgs(container.Args, values, replaced, added)
-			return args, container.Image, err
+			account := deployment.Spec.Template.Spec.ServiceAccountName
+			if account == "" {
+				account = "default"
+			}
+			return routerDeploymentFacts{args: args, image: container.Image,
+				namespace: deployment.Namespace, serviceAccount: account}, err
 		}
-		return nil, "", fmt.Errorf("Deployment %s in %s has no container %s", routerDeployment, file, routerContainer)
+		return none, fmt.Errorf("Deployment %s in %s has no container %s", routerDeployment, file, routerContainer)
 	}
-	return nil, "", fmt.Errorf("%s has no Deployment %s (render manifests/overlays/daemon into it)", file, routerDeployment)
+	return none, fmt.Errorf("%s has no Deployment %s (render manifests/overlays/daemon into it)", file, routerDeployment)
 }
 
 func rewriteRouterArgs(args []string, values, replaced map[string]string, added []string) ([]string, error) {

@@ -23,6 +23,7 @@ spec:
   template:
     metadata: {labels: {app: r}}
     spec:
+      serviceAccountName: sandbox-router
       containers:
       - name: sandbox-router
         image: r
@@ -43,7 +44,7 @@ func writeManifest(t *testing.T, text string) string {
 }
 
 func TestRouterArgsComeFromTheDeploymentWithLoopbackAddresses(t *testing.T) {
-	args, image, err := routerArgsFromManifests(writeManifest(t, routerManifest),
+	facts, err := routerArgsFromManifests(writeManifest(t, routerManifest),
 		map[string]string{"http-bind-address": "127.0.0.1:1", "metrics-bind-address": "127.0.0.1:2"},
 		[]string{"--allow-loopback-pod-ip"})
 	if err != nil {
@@ -51,23 +52,26 @@ func TestRouterArgsComeFromTheDeploymentWithLoopbackAddresses(t *testing.T) {
 	}
 	want := []string{"--http-bind-address=127.0.0.1:1", "--proxy-timeout=600s", "--cache-namespace=kode-gopher",
 		"--x=v", "--metrics-bind-address=127.0.0.1:2", "--allow-loopback-pod-ip"}
-	if image != "r" {
-		t.Fatalf("image %q, want the container's, r", image)
+	if facts.image != "r" {
+		t.Fatalf("image %q, want the container's, r", facts.image)
 	}
-	if !reflect.DeepEqual(args, want) {
-		t.Fatalf("args %q, want %q", args, want)
+	if facts.namespace != "kode-gopher" || facts.serviceAccount != "sandbox-router" {
+		t.Fatalf("runs as %s/%s, want the Deployment's kode-gopher/sandbox-router", facts.namespace, facts.serviceAccount)
+	}
+	if !reflect.DeepEqual(facts.args, want) {
+		t.Fatalf("args %q, want %q", facts.args, want)
 	}
 }
 
 func TestRouterArgsRefuseAnUnknownEnvReference(t *testing.T) {
-	_, _, err := routerArgsFromManifests(writeManifest(t, strings.Replace(routerManifest, "$(LITERAL)", "$(NOPE)", 1)), nil, nil)
+	_, err := routerArgsFromManifests(writeManifest(t, strings.Replace(routerManifest, "$(LITERAL)", "$(NOPE)", 1)), nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "$(NOPE)") {
 		t.Fatalf("error %v, want one naming $(NOPE)", err)
 	}
 }
 
 func TestRouterArgsNeedTheDeployment(t *testing.T) {
-	_, _, err := routerArgsFromManifests(writeManifest(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n"), nil, nil)
+	_, err := routerArgsFromManifests(writeManifest(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n"), nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "no Deployment sandbox-router") {
 		t.Fatalf("error %v, want one saying the Deployment is missing", err)
 	}

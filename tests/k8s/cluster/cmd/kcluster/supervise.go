@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -196,7 +197,7 @@ func (s *supervisor) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	routerArgv, routerEnv, err := s.routerCommand()
+	routerArgv, routerEnv, err := s.routerCommand(ctx, config)
 	if err != nil {
 		return err
 	}
@@ -221,32 +222,45 @@ func (s *supervisor) start(ctx context.Context) error {
 	return nil
 }
 
-// routerCommand: with KG_K8S_ROUTER_MANIFESTS (start-cluster.sh --router-manifests), the router
-// Deployment's own arguments from those rendered manifests (router_args.go), and with
-// KG_K8S_ROUTER_COMMAND too, run by that command from the Deployment's image (KG_IMAGE, as the
-// kubelet player runs pods); without, the built router over every namespace (the e2e and by-hand
-// namespaces differ from the manifests' one).
-func (s *supervisor) routerCommand() ([]string, []string, error) {
+// routerCommand: with KG_K8S_ROUTER_MANIFESTS (start-cluster.sh --router-manifests), those
+// rendered manifests are applied (an install, as `kubectl apply` of them), and the router runs
+// with its Deployment's own arguments (router_args.go), signed in as the Deployment's
+// ServiceAccount (router_account.go), and with KG_K8S_ROUTER_COMMAND too, run by that command from
+// the Deployment's image (KG_IMAGE, as the kubelet player runs pods); without, the built router
+// as the cluster admin over every namespace (the e2e and by-hand namespaces differ from the
+// manifests' one).
+func (s *supervisor) routerCommand(ctx context.Context, admin *rest.Config) ([]string, []string, error) {
 	e := s.env
 	loopback := map[string]string{"http-bind-address": e["KG_K8S_ROUTER_ADDR"],
 		"metrics-bind-address": e["KG_K8S_ROUTER_METRICS_ADDR"], "health-probe-bind-address": e["KG_K8S_ROUTER_PROBE_ADDR"]}
-	added := []string{"--kubeconfig=" + e["KG_K8S_KUBECONFIG"], "--allow-loopback-pod-ip"}
 	file := e["KG_K8S_ROUTER_MANIFESTS"]
 	if file == "" {
+		added := []string{"--kubeconfig=" + e["KG_K8S_KUBECONFIG"], "--allow-loopback-pod-ip"}
 		args, err := rewriteRouterArgs([]string{"--cache-enabled"}, nil, loopback, added)
 		return append([]string{s.bin("sandbox-router")}, args...), nil, err
 	}
-	args, image, err := routerArgsFromManifests(file, loopback, added)
+	kubeconfig := s.path("kubeconfig-router")
+	router, err := routerArgsFromManifests(file, loopback, []string{"--kubeconfig=" + kubeconfig, "--allow-loopback-pod-ip"})
 	if err != nil {
 		return nil, nil, fmt.Errorf("the router's arguments from the manifests: %w", err)
 	}
-	log.Printf("sandbox-router arguments from %s (bind addresses replaced by loopback ones, --kubeconfig and --allow-loopback-pod-ip added): %s",
-		file, strings.Join(args, " "))
-	if command := strings.Fields(e["KG_K8S_ROUTER_COMMAND"]); len(command) > 0 {
-		log.Printf("sandbox-router runs from its image %s", image)
-		return append(command, args...), []string{"KG_IMAGE=" + image}, nil
+	applyCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := applyFiles(applyCtx, admin, []string{file}); err != nil {
+		return nil, nil, fmt.Errorf("applying the manifests %s: %w", file, err)
 	}
-	return append([]string{s.bin("sandbox-router")}, args...), nil, nil
+	if err := writeServiceAccountKubeconfig(applyCtx, admin, router.namespace, router.serviceAccount,
+		e["KG_K8S_API_URL"], e["KG_K8S_CA_FILE"], kubeconfig); err != nil {
+		return nil, nil, fmt.Errorf("the router's kubeconfig: %w", err)
+	}
+	log.Printf("applied %s; sandbox-router signs in as ServiceAccount %s/%s (%s)", file, router.namespace, router.serviceAccount, kubeconfig)
+	log.Printf("sandbox-router arguments from %s (bind addresses replaced by loopback ones, --kubeconfig and --allow-loopback-pod-ip added): %s",
+		file, strings.Join(router.args, " "))
+	if command := strings.Fields(e["KG_K8S_ROUTER_COMMAND"]); len(command) > 0 {
+		log.Printf("sandbox-router runs from its image %s", router.image)
+		return append(command, router.args...), []string{"KG_IMAGE=" + router.image}, nil
+	}
+	return append([]string{s.bin("sandbox-router")}, router.args...), nil, nil
 }
 
 func waitFile(c *child, path string, timeout time.Duration) error {
