@@ -60,8 +60,9 @@ AuditedRun audit_egress_report(const sandbox::EgressCallReport& report,
     }
   }
   if (refusals > run.warnings.size()) {
-    run.warnings.push_back("kode-gopher API policy refused " + std::to_string(refusals) +
-                           " requests in all; the result's api_calls lists them");
+    run.warnings.push_back("kode-gopher's egress proxy refused " + std::to_string(refusals) +
+                           " API requests in all; the result's api_calls lists each with its "
+                           "rule");
   }
   return run;
 }

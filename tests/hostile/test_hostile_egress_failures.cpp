@@ -126,11 +126,15 @@ TEST_CASE("hostile egress failures: an upstream the proxy cannot verify is refus
   CHECK(contains(rest_error, "403"));
   CHECK(contains(rest_error, "cannot reach storage.googleapis.com securely"));
   CHECK(has_warning(warnings_of(run.result()), "cannot reach storage.googleapis.com securely"));
-  // Each request is recorded with what the program got: 403, or gRPC status 7.
+  // Each request is recorded with what the program got: 403, or gRPC status 7, and as refused
+  // by the proxy itself, since no policy rule explains it (docs/api-policy.md).
   REQUIRE(run.result().HasMember("api_calls"));
+  CHECK(run.result()["api_calls"]["refused"].GetInt() ==
+        static_cast<int>(run.result()["api_calls"]["calls"].Size()));
   bool grpc_seen = false;
   for (const auto& call : run.result()["api_calls"]["calls"].GetArray()) {
     CAPTURE(member_text(call, "method"));
+    CHECK(member_text(call, "refused") == "proxy");
     if (member_text(call, "method") == "google.storage.v1.Storage/ListBuckets") {
       grpc_seen = true;
       CHECK(call["grpc_status"].GetInt() == 7);

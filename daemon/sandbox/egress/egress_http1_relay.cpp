@@ -383,9 +383,11 @@ void relay_http1(TlsStream& client, TlsStream* upstream, const Http1RelayContext
       }
       if (upstream == nullptr) {
         // 403, not 502: client libraries retry a 5xx until their deadline, hiding the reason,
-        // and an unverifiable upstream is no passing failure.
-        throw BadRequest{403, "kode-gopher egress proxy: " + context.upstream_failure +
-                                  "; the request was not sent"};
+        // and an unverifiable upstream is no passing failure. Recorded as refused by the proxy
+        // itself (docs/api-policy.md: `refused: proxy`).
+        recorder.exchange.refusal = "kode-gopher egress proxy: " + context.upstream_failure +
+                                    "; the request was not sent";
+        throw BadRequest{403, *recorder.exchange.refusal};
       }
       upstream->write_all(setup.sealed ? swap_placeholder(head, *setup.sealed) : head);
       std::string ignored_trailers;

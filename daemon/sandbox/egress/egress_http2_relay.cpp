@@ -415,8 +415,10 @@ class Http2Relay {
       }
     }
     if (up_ == nullptr) {
-      answer_here(pair, 403, "kode-gopher egress proxy: " + context_.upstream_failure +
-                                 "; the request was not sent");
+      // Recorded as refused by the proxy itself (docs/api-policy.md: `refused: proxy`).
+      pair.exchange.refusal = "kode-gopher egress proxy: " + context_.upstream_failure +
+                              "; the request was not sent";
+      answer_here(pair, 403, *pair.exchange.refusal);
       return;
     }
     if (upstream_done_) {

@@ -137,7 +137,8 @@ TEST_CASE("the result's list is bounded; refused requests claim the room first; 
   // Five distinct refusals, then one line for them all.
   REQUIRE(call.result.warnings.size() == kMaxRefusalWarnings + 1);
   CHECK(call.result.warnings.back() ==
-        "kode-gopher API policy refused 7 requests in all; the result's api_calls lists them");
+        "kode-gopher's egress proxy refused 7 API requests in all; "
+        "the result's api_calls lists each with its rule");
   // A refusal no rule of the policy explains is the proxy's own.
   sandbox::EgressCallReport odd;
   odd.exchanges.push_back(exchange("GET", "/b1/x", 502, "the upstream's certificate failed"));
