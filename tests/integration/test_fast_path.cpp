@@ -168,8 +168,11 @@ func main() {
      {{"main.go", "package main\n\nimport \"kode_gopher_user/util\"\n\nfunc main() { util.Do() }\n"},
       {"util/util.go", "package util\n\nfunc Do() { return 1 }\n"}}},
     {"a syntax error", {{"main.go", "package main\n\nfunc main() {\n\tx := \n}\n"}}},
-    {"a snippet with the wrong run signature",
-     {{"main.go", kRunHeader + "func run(ctx context.Context) error { return nil }\n"}}},
+    // A named result type might be an alias, so the snippet check leaves it to the compiler
+    // (a surely wrong one, such as a missing result, is refused before any build).
+    {"a snippet whose run returns a named type, not any",
+     {{"main.go", kRunHeader + "type answer int\n\n"
+                               "func run(ctx context.Context) (answer, error) { return 0, nil }\n"}}},
 };
 
 // Programs the fast path leaves to go build, and the words its warning must use.
