@@ -68,8 +68,10 @@ CallApiPolicy narrow_api_policy(const ApiPolicy& daemon,
 std::optional<ApiRefusal> decide(const CallApiPolicy& policy, const ApiCall& call) {
   const ApiPolicy& p = policy.effective;
   if (!call.ambiguous_because.empty()) {
-    // Named after the first rule that needs to know what the request is.
-    const bool bucket_rule = !p.buckets.empty() && call.service == "storage";
+    // Named after the first rule that needs to know what the request is. Its service is in
+    // doubt too (www.googleapis.com names it in the path that is ambiguous), so a bucket
+    // allowlist refuses it whatever service it seems to be.
+    const bool bucket_rule = !p.buckets.empty();
     const char* rule = p.read_only     ? "read_only"
                        : bucket_rule   ? "buckets"
                        : !p.projects.empty() ? "projects"
