@@ -61,8 +61,8 @@ AuditedRun audit_egress_report(const sandbox::EgressCallReport& report,
   }
   if (refusals > run.warnings.size()) {
     run.warnings.push_back("kode-gopher's egress proxy refused " + std::to_string(refusals) +
-                           " API requests in all; the result's api_calls lists each with its "
-                           "rule");
+                           " API requests in all; the result's api_calls lists the first, "
+                           "kode-gopher api-calls SESSION every one");
   }
   return run;
 }

@@ -38,7 +38,7 @@ struct SessionRecord {
   std::int64_t calls = 0;  // number of calls recorded for it (computed)
   std::string identity;    // who its newest credentialed call ran as (computed); empty: none
   std::int64_t api_calls = 0;          // Google API requests its calls made (computed)
-  std::int64_t api_calls_refused = 0;  // of those, refused by the API policy (computed)
+  std::int64_t api_calls_refused = 0;  // of those, refused by the proxy (computed)
   // Team mode: the signed-in user it belongs to (stable id, and email); empty for sessions of
   // the Unix-socket API.
   std::string owner;

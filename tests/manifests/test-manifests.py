@@ -437,7 +437,7 @@ def check_rendering(f, name, documents, expected_kinds, runtime_class, gke, sche
                     f"{name}: {kind}/{object_name} is not in namespace {NAMESPACE}")
         group, _, version = document["apiVersion"].rpartition("/")
         if document["apiVersion"] == POD_MONITORING_API and kind == POD_MONITORING[0]:
-            pass  # no schema of it is served offline: team_checks.check_pod_monitoring
+            pass  # no schema of it is served offline: team_checks.check_metrics_scraping
         elif (group, kind) in schemas:
             served = schemas[(group, kind)]
             if f.check(version in served, f"{name}: {kind} {document['apiVersion']} is not a "

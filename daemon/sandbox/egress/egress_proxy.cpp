@@ -486,7 +486,7 @@ EgressCallReport EgressProxy::end_call() {
   refusal_counts_.clear();
   if (dropped_refusals_ > 0) {
     report.refusals.push_back("... and " + std::to_string(dropped_refusals_) +
-                              " more egress refusals");
+                              " more egress problems");
     dropped_refusals_ = 0;
   }
   report.exchanges = std::move(exchanges_);

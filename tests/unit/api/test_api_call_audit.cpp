@@ -138,7 +138,7 @@ TEST_CASE("the result's list is bounded; refused requests claim the room first; 
   REQUIRE(call.result.warnings.size() == kMaxRefusalWarnings + 1);
   CHECK(call.result.warnings.back() ==
         "kode-gopher's egress proxy refused 7 API requests in all; "
-        "the result's api_calls lists each with its rule");
+        "the result's api_calls lists the first, kode-gopher api-calls SESSION every one");
   // A refusal no rule of the policy explains is the proxy's own.
   sandbox::EgressCallReport odd;
   odd.exchanges.push_back(exchange("GET", "/b1/x", 502, "the upstream's certificate failed"));
